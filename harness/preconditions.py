@@ -1,0 +1,79 @@
+"""What a kernel needs of its problem, as data the registry declares and the launchers enforce."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harness.problems import Problem
+
+INT32_MAX = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Precondition:
+    """A condition on the problem, with the text a user sees when it fails (and in `rosetta list`)."""
+
+    text: str
+    holds: Callable[[Problem], bool]
+    # For shape derivation: (dimension, multiple) when the condition is "dimension % multiple == 0".
+    multiple: tuple[str, int] | None = None
+    square: bool = False
+    product_only: bool = False
+
+
+def multiple_of(dim: str, m: int, why: str = "no bounds checks") -> Precondition:
+    return Precondition(f"{dim} % {m} == 0 ({why})", lambda p: getattr(p, dim) % m == 0, multiple=(dim, m))
+
+
+def square(why: str = "the kernel takes one size N") -> Precondition:
+    return Precondition(f"M == N == K ({why})", lambda p: p.M == p.N == p.K, square=True)
+
+
+def product_only() -> Precondition:
+    return Precondition(
+        "alpha == 1 and beta == 0 (the kernel computes C = A*B only)",
+        lambda p: p.alpha == 1.0 and p.beta == 0.0,
+        product_only=True,
+    )
+
+
+def indices_fit_int32() -> Precondition:
+    def holds(p: Problem) -> bool:
+        return max(p.M * p.K, p.K * p.N, p.M * p.N) <= INT32_MAX
+
+    return Precondition("every element index fits in int32 (32-bit index arithmetic)", holds)
+
+
+def unmet(preconditions: tuple[Precondition, ...], problem: Problem) -> list[str]:
+    return [c.text for c in preconditions if not c.holds(problem)]
+
+
+def dimension_multiple(preconditions: tuple[Precondition, ...], dim: str) -> int:
+    """The least common multiple a dimension must be of (1 when free)."""
+    from math import lcm
+
+    out = 1
+    for c in preconditions:
+        if c.multiple and c.multiple[0] == dim:
+            out = lcm(out, c.multiple[1])
+    return out
+
+
+def allowed_shape(preconditions: tuple[Precondition, ...], want: Problem) -> Problem:
+    """The problem nearest above `want` that the preconditions allow (rounds dimensions up to multiples)."""
+    from dataclasses import replace
+
+    def up(dim: str) -> int:
+        m = dimension_multiple(preconditions, dim)
+        return -(-getattr(want, dim) // m) * m
+
+    if any(c.square for c in preconditions):
+        m = max(dimension_multiple(preconditions, d) for d in ("M", "N", "K"))
+        n = -(-max(want.M, want.N, want.K) // m) * m
+        got = replace(want, M=n, N=n, K=n)
+    else:
+        got = replace(want, M=up("M"), N=up("N"), K=up("K") if want.op == "sgemm" else 1)
+    if any(c.product_only for c in preconditions):
+        got = replace(got, alpha=1.0, beta=0.0)
+    return got

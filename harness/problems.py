@@ -1,0 +1,91 @@
+"""Problems (op, shape, alpha, beta) and the shapes the suite runs by default."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+Op = Literal["sgemm", "sgemv"]
+OPS: tuple[Op, ...] = ("sgemm", "sgemv")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One instance of an op. sgemm: C = alpha*A@B + beta*C with A MxK, B KxN. sgemv: y = A@x, A MxN."""
+
+    op: Op
+    M: int
+    N: int
+    K: int = 1
+    alpha: float = 1.0
+    beta: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.op not in OPS:
+            raise ValueError(f"unknown op {self.op!r}: expected one of {', '.join(OPS)}")
+        for name in ("M", "N", "K"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{self.op} dimension {name}={value!r} must be a positive integer")
+        if self.op == "sgemv" and (self.K != 1 or self.alpha != 1.0 or self.beta != 0.0):
+            raise ValueError("sgemv problems are y = A @ x: K, alpha and beta do not apply")
+
+    @property
+    def shape_label(self) -> str:
+        return f"{self.M}x{self.N}" if self.op == "sgemv" else f"{self.M}x{self.N}x{self.K}"
+
+    @property
+    def label(self) -> str:
+        if self.op == "sgemv":
+            return f"sgemv {self.shape_label}"
+        return f"sgemm {self.shape_label} alpha={self.alpha:g} beta={self.beta:g}"
+
+    def with_scalars(self, alpha: float, beta: float) -> Problem:
+        return replace(self, alpha=alpha, beta=beta)
+
+    def to_json(self) -> dict:
+        return {"op": self.op, "M": self.M, "N": self.N, "K": self.K, "alpha": self.alpha, "beta": self.beta}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Problem:
+        return cls(data["op"], int(data["M"]), int(data["N"]), int(data.get("K", 1)),
+                   float(data.get("alpha", 1.0)), float(data.get("beta", 0.0)))
+
+
+_SHAPE_RE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)(?:\s*[xX×]\s*(\d+))?\s*$")
+
+
+def parse_shape(text: str, op: Op) -> Problem:
+    """Parse 'MxNxK' (sgemm) or 'MxN' (sgemv) into a Problem, with a message that says what is accepted."""
+    match = _SHAPE_RE.match(text or "")
+    want = "MxNxK, e.g. 4096x4096x4096" if op == "sgemm" else "MxN, e.g. 16384x16384"
+    if not match:
+        raise ValueError(f"malformed shape {text!r}: expected {want}")
+    dims = [int(g) for g in match.groups() if g is not None]
+    if op == "sgemm" and len(dims) != 3:
+        raise ValueError(f"shape {text!r} has {len(dims)} dimensions: sgemm takes {want}")
+    if op == "sgemv" and len(dims) != 2:
+        raise ValueError(f"shape {text!r} has {len(dims)} dimensions: sgemv takes {want}")
+    if any(d < 1 for d in dims):
+        raise ValueError(f"shape {text!r}: every dimension must be at least 1")
+    return Problem(op, *dims)
+
+
+# The seeds' own problem: M = N = K = 4096, C = A*B (alpha 1, beta 0).
+DEFAULT_SGEMM = (Problem("sgemm", 4096, 4096, 4096),)
+# Issue-driven sgemv shapes: square near and far above L2, wide, tall/skinny, short/wide.
+DEFAULT_SGEMV = (
+    Problem("sgemv", 4096, 4096),
+    Problem("sgemv", 16384, 16384),
+    Problem("sgemv", 8192, 32768),
+    Problem("sgemv", 65536, 1024),
+    Problem("sgemv", 1024, 65536),
+)
+# `rosetta run --sweep`: square sizes plus a few LLM-shaped projections (tokens x hidden x hidden).
+SWEEP_SGEMM = (
+    *(Problem("sgemm", n, n, n) for n in (256, 512, 1024, 2048, 4096, 8192)),
+    Problem("sgemm", 4096, 4096, 11008),
+    Problem("sgemm", 8192, 1024, 4096),
+    Problem("sgemm", 2048, 14336, 4096),
+)

@@ -1,0 +1,100 @@
+"""FLOPs, bytes and operational intensity of a problem, and the device peaks, measured not quoted."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+
+from harness.problems import Problem
+
+FP32 = 4
+
+
+def flops(p: Problem) -> float:
+    """2*M*N*K for sgemm (the alpha/beta epilogue is not counted), 2*M*N for sgemv."""
+    return 2.0 * p.M * p.N * (p.K if p.op == "sgemm" else 1)
+
+
+def operand_bytes(p: Problem) -> int:
+    """The fewest bytes any implementation must move: every input read once, the output written once."""
+    if p.op == "sgemv":
+        return FP32 * (p.M * p.N + p.N + p.M)
+    c_reads = p.M * p.N if p.beta != 0.0 else 0
+    return FP32 * (p.M * p.K + p.K * p.N + p.M * p.N + c_reads)
+
+
+def tile_bytes(p: Problem, tile_m: int, tile_n: int, reads_c: bool) -> int:
+    """Bytes a tiled kernel moves from global memory when each block reads its A rows and B columns once.
+
+    A is read once per column of blocks (N / tile_n times), B once per row of blocks (M / tile_m);
+    a kernel with no on-chip reuse is the 1 x 1 tile. Caches can only lower this.
+    """
+    if p.op == "sgemv":
+        return operand_bytes(p)
+    a = p.M * p.K * -(-p.N // tile_n)
+    b = p.K * p.N * -(-p.M // tile_m)
+    c = p.M * p.N * (2 if reads_c or p.beta != 0.0 else 1)
+    return FP32 * (a + b + c)
+
+
+def intensity(p: Problem, moved_bytes: int) -> float:
+    return flops(p) / moved_bytes
+
+
+@dataclass
+class Peaks:
+    fp32_tflops: float      # FFMA throughput, all SMs
+    copy_gbps: float        # device-to-device copy, bytes read + written
+    device: str
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+_FMA_SOURCE = r"""
+extern "C" __global__ void fma_peak(float* out, float a, float b, int iters) {
+    // Eight independent chains per thread: enough instruction-level parallelism to fill the FMA pipes.
+    float x0 = threadIdx.x, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3, x4 = x0 + 4, x5 = x0 + 5, x6 = x0 + 6,
+          x7 = x0 + 7;
+    for (int i = 0; i < iters; ++i) {
+        #pragma unroll
+        for (int j = 0; j < 16; ++j) {
+            x0 = fmaf(x0, a, b); x1 = fmaf(x1, a, b); x2 = fmaf(x2, a, b); x3 = fmaf(x3, a, b);
+            x4 = fmaf(x4, a, b); x5 = fmaf(x5, a, b); x6 = fmaf(x6, a, b); x7 = fmaf(x7, a, b);
+        }
+    }
+    float s = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;
+    if (s == 1234.5f) out[blockIdx.x * blockDim.x + threadIdx.x] = s;  // keeps the chains alive
+}
+"""
+
+
+def measure_peaks(device: torch.device | None = None) -> Peaks:
+    """FP32 FMA throughput from a micro-kernel and copy bandwidth from a 1 GiB device-to-device copy."""
+    import cupy as cp
+    import numpy as np
+
+    from harness.cuda import torch_stream
+    from harness.timing import time_gpu
+
+    device = device or torch.device("cuda", torch.cuda.current_device())
+    props = torch.cuda.get_device_properties(device)
+    kernel = cp.RawKernel(_FMA_SOURCE, "fma_peak")
+    threads, blocks, iters = 256, props.multi_processor_count * 8, 2048
+    out = cp.empty(threads * blocks, dtype=cp.float32)
+    args = (out, np.float32(0.999), np.float32(0.001), np.int32(iters))
+
+    stream = torch_stream(device)
+
+    def fma() -> None:
+        with stream:
+            kernel((blocks,), (threads,), args)
+
+    t = time_gpu(fma, flush_l2=False, device=device)
+    fma_flops = 2.0 * 8 * 16 * iters * threads * blocks
+    n = 2**28  # 1 GiB of fp32: far past L2
+    src = torch.ones(n, dtype=torch.float32, device=device)
+    dst = torch.empty_like(src)
+    c = time_gpu(lambda: dst.copy_(src), flush_l2=False, device=device)
+    return Peaks(fma_flops / (t.median_ms * 1e-3) / 1e12, 2 * n * FP32 / (c.median_ms * 1e-3) / 1e9, props.name)

@@ -1,0 +1,82 @@
+"""`rosetta sanitize`: compute-sanitizer memcheck and racecheck over every CUDA kernel.
+
+Each kernel runs in its own compute-sanitizer process (python -m harness.sanitize --one ID) at the
+smallest shape its preconditions allow above a modest, odd-where-allowed target, so one kernel's
+report (or crash) cannot hide another's. The summary lands in results/sanitize-<time>.json.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from harness.preconditions import allowed_shape
+from harness.problems import Problem
+from harness.registry import Kernel, get
+
+TARGET = {"sgemm": Problem("sgemm", 300, 200, 136), "sgemv": Problem("sgemv", 300, 1001)}
+
+
+def shape_for(kernel: Kernel) -> Problem:
+    return allowed_shape(kernel.preconditions, TARGET[kernel.op])
+
+
+def run_one(kernel_id: str) -> None:
+    """Launch the kernel once on shape_for(kernel) with real data (the process compute-sanitizer watches)."""
+    import torch
+
+    from harness import numerics
+    from harness.implementations import Impl
+    from harness.runner import tensors
+
+    kernel = get(kernel_id)
+    p = shape_for(kernel)
+    if kernel.computes_alpha_beta:
+        p = p.with_scalars(*numerics.RANDOM_SCALARS)
+    ops = numerics.make_operands(p, "random", 1, "cuda")
+    out = ops.fresh_output(numerics.poison_for(kernel.reads_c_when_beta_zero))
+    Impl("cuda", kernel.op, kernel).bind(tensors(ops, out), p.alpha, p.beta)()
+    torch.cuda.synchronize()
+
+
+_SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: (\d+) hazard")
+
+
+def sanitize(kernels: list[Kernel], tools: list[str], out_dir: Path, console) -> int:
+    exe = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    if not Path(exe).exists():
+        raise ValueError("compute-sanitizer not found on PATH or in /usr/local/cuda/bin")
+    rows, bad = [], 0
+    for kernel in kernels:
+        for tool in tools:
+            cmd = [exe, "--tool", tool, "--error-exitcode", "99", sys.executable, "-m", "harness.sanitize", "--one",
+                   kernel.id]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            found = [int(a or b) for a, b in _SUMMARY.findall(proc.stdout + proc.stderr)]
+            count = sum(found) if found else None
+            ok = proc.returncode == 0 and count == 0
+            bad += not ok
+            rows.append({"kernel": kernel.id, "tool": tool, "shape": shape_for(kernel).shape_label,
+                         "errors": count, "exit": proc.returncode, "ok": ok,
+                         "tail": "" if ok else (proc.stdout + proc.stderr)[-1500:]})
+            console.print(f"{'ok  ' if ok else 'FAIL'} {tool:9s} {kernel.id} {shape_for(kernel).shape_label}: "
+                          f"{count if count is not None else '?'} {'errors' if tool == 'memcheck' else 'hazards'}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = out_dir / f"sanitize-{stamp}.json"
+    path.write_text(json.dumps({"finished": stamp, "rows": rows}, indent=1))
+    errors = sum(r["errors"] or 0 for r in rows if r["tool"] == "memcheck")
+    hazards = sum(r["errors"] or 0 for r in rows if r["tool"] == "racecheck")
+    console.print(f"sanitize: {len(kernels)} kernels, {errors} memcheck errors, {hazards} racecheck hazards, "
+                  f"{bad} failed runs; {path}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--one":
+        run_one(sys.argv[2])

@@ -1,0 +1,100 @@
+"""One timer for CUDA, Triton and cuBLAS alike.
+
+The method is triton.testing.do_bench's (CUDA events around each run, L2 flushed by writing a
+256 MiB buffer before each run, warm-up first, the median reported), written out here so that every
+sample is kept (spread, min, max) and a minimum number of runs is guaranteed: do_bench may time a
+slow kernel once. The SM clock is read before and after, so a throttled measurement is flagged
+rather than silently reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+L2_FLUSH_BYTES = 256 * 2**20
+SPREAD_LIMIT = 0.05     # (p80 - p20) / median above this is flagged
+CLOCK_DROP_LIMIT = 0.05  # an SM clock that fell by more than this during the runs is flagged
+
+
+@dataclass
+class Timing:
+    median_ms: float
+    p20_ms: float
+    p80_ms: float
+    min_ms: float
+    max_ms: float
+    runs: int
+    clock_mhz_before: int | None = None
+    clock_mhz_after: int | None = None
+    flags: list[str] = field(default_factory=list)
+
+    @property
+    def spread(self) -> float:
+        return (self.p80_ms - self.p20_ms) / self.median_ms if self.median_ms > 0 else 0.0
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "spread": self.spread}
+
+
+def sm_clock_mhz(device: torch.device) -> int | None:
+    """The current SM clock through NVML (None where NVML is not available)."""
+    try:
+        return int(torch.cuda.clock_rate(device))
+    except Exception:
+        return None
+
+
+def _quantile(sorted_ms: list[float], q: float) -> float:
+    pos = q * (len(sorted_ms) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_ms) - 1)
+    return sorted_ms[lo] + (sorted_ms[hi] - sorted_ms[lo]) * (pos - lo)
+
+
+def time_gpu(fn: Callable[[], None], *, warmup_ms: float = 25.0, rep_ms: float = 100.0, min_runs: int = 10,
+             max_runs: int = 1000, budget_ms: float = 4000.0, flush_l2: bool = True,
+             device: torch.device | None = None) -> Timing:
+    """Median device time of fn() over many runs, each after an L2 flush, bracketed by CUDA events."""
+    device = device or torch.device("cuda", torch.cuda.current_device())
+    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device=device) if flush_l2 else None
+
+    def one() -> None:
+        if flush is not None:
+            flush.zero_()
+        fn()
+
+    fn()  # compile / load / create handles outside the measurement
+    torch.cuda.synchronize(device)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(3):
+        one()
+    end.record()
+    torch.cuda.synchronize(device)
+    estimate = max(start.elapsed_time(end) / 3, 1e-3)
+    runs = int(min(max(rep_ms / estimate, min_runs), max_runs))
+    runs = max(3, min(runs, int(budget_ms / estimate)))
+    for _ in range(max(1, int(warmup_ms / estimate))):
+        one()
+    clock_before = sm_clock_mhz(device)
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
+    for s, e in zip(starts, ends, strict=True):
+        if flush is not None:
+            flush.zero_()
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize(device)
+    clock_after = sm_clock_mhz(device)
+    samples = sorted(s.elapsed_time(e) for s, e in zip(starts, ends, strict=True))
+    t = Timing(_quantile(samples, 0.5), _quantile(samples, 0.2), _quantile(samples, 0.8), samples[0], samples[-1],
+               runs, clock_before, clock_after)
+    if t.spread > SPREAD_LIMIT:
+        t.flags.append(f"spread {100 * t.spread:.1f}% > {100 * SPREAD_LIMIT:.0f}%")
+    if clock_before and clock_after and clock_after < (1 - CLOCK_DROP_LIMIT) * clock_before:
+        t.flags.append(f"SM clock fell {clock_before} -> {clock_after} MHz")
+    return t

@@ -1,0 +1,66 @@
+// seed:       000_680cc5a5f868a384.txt ("CUDA 007 - GEMM")
+// section:    "2D block tiling GEMM (outer product)"
+// kernel:     gemm_block_tiling_v4<Bm, Bn, Bk, BLOCK_DIM_Y, BLOCK_DIM_X>
+// launch:     not in the text for v4; as for v3 (same template parameters and thread indexing): threads (BLOCK_DIM_X, BLOCK_DIM_Y); blocks (cdiv(N, Bn), cdiv(M, Bm)); the text's setting is BATCH_Y = BATCH_X = 8, Bk = 8, i.e. <128, 128, 8, 16, 16> with threads (16, 16)
+// computes:   C = alpha*A*B + beta*C, row-major; reads C even when beta == 0
+// limits:     no bounds checks: M % Bm == 0, N % Bn == 0, K % Bk == 0; (Bm * Bk) % (BLOCK_DIM_Y * BLOCK_DIM_X) == 0 and (Bk * Bn) % (BLOCK_DIM_Y * BLOCK_DIM_X) == 0; Bm % BLOCK_DIM_Y == 0, Bn % BLOCK_DIM_X == 0; blockDim must be (BLOCK_DIM_X, BLOCK_DIM_Y)
+// edits:      none (indentation restored: it was lost in extraction; 4 spaces per level, nothing else changed)
+template<int Bm, int Bn, int Bk, int BLOCK_DIM_Y, int BLOCK_DIM_X>
+__global__ void gemm_block_tiling_v4(const int M, const int N, const int K,
+    const float alpha, const float* A,
+    const float* B, const float beta, float* C) {
+    // shared memory used to store the tiles of A and B
+    __shared__ float As[Bm][Bk];
+    __shared__ float Bs[Bk][Bn];
+    // thread id in thread block
+    int tid = blockDim.x * threadIdx.y + threadIdx.x;
+    // the left upper corner of tile C in matrix C
+    const unsigned int cx = blockIdx.x * Bn;
+    const unsigned int cy = blockIdx.y * Bm;
+    constexpr int BLOCK_SIZE = BLOCK_DIM_Y * BLOCK_DIM_X;
+    constexpr int BATCH_X = Bn / BLOCK_DIM_X;
+    constexpr int BATCH_Y = Bm / BLOCK_DIM_Y;
+    float accum[BATCH_Y][BATCH_X] = {0.0};
+    float a[BATCH_Y];
+    float b[BATCH_X];
+    for (int k = 0; k < K; k += Bk) {
+        for (int i = 0; i < Bm * Bk; i += BLOCK_SIZE) {
+            const int idx = i + tid;
+            int y = idx / Bk; // index in As
+            int x = idx % Bk;
+            As[y][x] = A[(cy + y) * K + k + x];
+        }
+        for (int i = 0; i < Bk * Bn; i += BLOCK_SIZE) {
+            const int idx = i + tid;
+            int y = idx / Bn; // index in Bs
+            int x = idx % Bn;
+            Bs[y][x] = B[(k + y) * N + cx + x];
+        }
+        __syncthreads();
+        for (int p = 0; p < Bk; p++) {
+            for (int i = 0; i < BATCH_Y; i++) {
+                int y = threadIdx.y + i * BLOCK_DIM_Y;
+                a[i] = As[y][p];
+            }
+            for (int i = 0; i < BATCH_X; i++) {
+                int x = threadIdx.x + i * BLOCK_DIM_X;
+                b[i] = Bs[p][x];
+            }
+            for (int i = 0; i < BATCH_Y; i++) {
+                for (int j = 0; j < BATCH_X; j++) {
+                    accum[i][j] += a[i] * b[j];
+                }
+            }
+        }
+        __syncthreads();
+    }
+    for (int i = 0; i < BATCH_Y; i++) {
+        for (int j = 0; j < BATCH_X; j++) {
+            int y = threadIdx.y + i * BLOCK_DIM_Y;
+            int x = threadIdx.x + j * BLOCK_DIM_X;
+            y = cy + y; // index in matrix C
+            x = cx + x;
+            C[y * N + x] = alpha * accum[i][j] + beta * C[y * N + x];
+        }
+    }
+}

@@ -1,0 +1,26 @@
+"""Two tiers: the CPU tier runs everywhere (Triton in its interpreter when there is no GPU); tests marked
+`gpu` need a CUDA GPU and CuPy and are skipped, with the reason, where there is none."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import env
+
+# Before any test module imports kernels_triton: Triton reads TRITON_INTERPRET when kernels are defined.
+INTERPRETING = env.use_interpreter_without_gpu()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if env.has_gpu():
+        return
+    skip = pytest.mark.skip(reason=f"GPU tier: {env.gpu_reason()}")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def device() -> str:
+    """Where Triton counterparts and baselines run in the CPU tier: the interpreter's CPU, or the GPU."""
+    return "cpu" if INTERPRETING else "cuda"

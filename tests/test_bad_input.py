@@ -1,0 +1,138 @@
+"""Every public entry point refuses bad input with a clear ValueError (or a one-line CLI error and
+exit code 2) before any launch."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from harness import cublas, cuda
+from harness.cli import main
+from harness.operands import fits_in_memory
+from harness.problems import Problem, parse_shape
+from harness.registry import get
+from harness.results import load
+from kernels_triton import gemm_tile, gemv_rows
+
+TILE = {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 4}
+
+
+def _gemm(device: str, m: int = 32, n: int = 32, k: int = 32, dtype=torch.float32):
+    return (torch.ones(m, k, dtype=dtype, device=device), torch.ones(k, n, dtype=dtype, device=device),
+            torch.zeros(m, n, dtype=dtype, device=device))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.int32])
+def test_wrong_dtype_is_refused_by_every_launcher(dtype, device):
+    A, B, C = _gemm(device, dtype=dtype)
+    with pytest.raises(ValueError, match=r"dtype .*fp32"):
+        gemm_tile.launch(A, B, C, **TILE)
+    with pytest.raises(ValueError, match=r"dtype .*fp32"):
+        cuda.check_launch(get("s004.block_tiling_gemm<32>"), {"A": A, "B": B, "C": C}, device_type=device)
+    with pytest.raises(ValueError, match=r"dtype .*fp32"):
+        cublas.bind("cublas", {"A": A, "B": B, "C": C}, device_type=device)
+
+
+def test_cpu_tensor_for_a_gpu_launch_is_refused():
+    A, B, C = _gemm("cpu")
+    with pytest.raises(ValueError, match=r"CUDA kernel s004.block_tiling_gemm<32>: A is on cpu; .*cuda"):
+        cuda.check_launch(get("s004.block_tiling_gemm<32>"), {"A": A, "B": B, "C": C})
+
+
+@pytest.mark.parametrize("view", ["transposed", "strided"])
+def test_non_contiguous_operand_is_refused(view, device):
+    A, B, C = _gemm(device)
+    A = A.t() if view == "transposed" else torch.ones(32, 64, device=device)[:, ::2]
+    with pytest.raises(ValueError, match="not contiguous"):
+        gemm_tile.launch(A, B, C, **TILE)
+    with pytest.raises(ValueError, match="not contiguous"):
+        cuda.check_launch(get("s000.gemm_naive"), {"A": A, "B": B, "C": C}, device_type=device)
+
+
+def test_mismatched_inner_dimensions_are_refused(device):
+    A, _, C = _gemm(device)
+    B = torch.ones(31, 32, device=device)
+    with pytest.raises(ValueError, match="inner dimensions differ: A is 32x32, B is 31x32"):
+        gemm_tile.launch(A, B, C, **TILE)
+    with pytest.raises(ValueError, match="x has 31 elements, A has 32 columns"):
+        gemv_rows.launch(A, torch.ones(31, device=device), torch.ones(32, device=device), block_m=1, block_n=32,
+                         num_warps=1)
+
+
+def test_zero_size_operand_is_refused(device):
+    A, B, C = _gemm(device, m=0)
+    with pytest.raises(ValueError, match="empty"):
+        gemm_tile.launch(A, B, C, **TILE)
+
+
+@pytest.mark.parametrize("dims", [(0, 4, 4), (-1, 4, 4), (4, 4, 0)])
+def test_zero_or_negative_dimension_is_not_a_problem(dims):
+    with pytest.raises(ValueError, match="must be a positive integer"):
+        Problem("sgemm", *dims)
+
+
+def test_shape_outside_the_preconditions_is_refused_naming_kernel_and_condition(device):
+    A, B, C = _gemm(device, m=48)
+    with pytest.raises(ValueError, match=r"s004.block_tiling_gemm<32> cannot run .*M % 32 == 0"):
+        cuda.check_launch(get("s004.block_tiling_gemm<32>"), {"A": A, "B": B, "C": C}, device_type=device)
+    with pytest.raises(ValueError, match=r"alpha == 1 and beta == 0"):
+        cuda.check_launch(get("s001.v1_naive"), {"A": A, "B": B, "C": C}, alpha=2.0, device_type=device)
+
+
+def test_problem_too_large_for_device_memory_is_refused():
+    with pytest.raises(ValueError, match=r"needs about .* GiB on the device"):
+        fits_in_memory("rosetta run", Problem("sgemm", 65536, 65536, 65536), free_bytes=80 * 2**30)
+
+
+@pytest.mark.parametrize("text", ["4096x4096", "4096*4096*4096", "ax4x4", "", "4x4x4x4", "0x4x4"])
+def test_malformed_sgemm_shape_is_refused(text):
+    with pytest.raises(ValueError, match="shape"):
+        parse_shape(text, "sgemm")
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["explain", "no_such_kernel"], "unknown kernel id"),
+    (["run", "--only", "no_such_kernel"], "no kernel id matches"),
+    (["run", "--shape", "12x"], "malformed shape"),
+    (["run", "--op", "sgemv", "--shape", "4x4x4"], "sgemv takes MxN"),
+])
+def test_cli_reports_bad_arguments_in_one_line_with_exit_code_2(capsys, argv, message):
+    code, err = _cli(capsys, *argv)
+    assert code == 2 and message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "is empty"),
+    ("this is not json\n", "not JSON"),
+    ('{"record": "result"}\n', "expected the run header"),
+])
+def test_bad_results_file_is_refused(tmp_path, capsys, content, message):
+    path = tmp_path / "r.jsonl"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=message):
+        load(path)
+    code, err = _cli(capsys, "report", str(path))
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_truncated_results_file_keeps_what_was_written(tmp_path):
+    path = tmp_path / "r.jsonl"
+    header = {"record": "run", "schema": 1, "mode": "cpu"}
+    one = {"record": "result", "kernel": "k", "impl": "cuda", "status": "ok"}
+    path.write_text(json.dumps(header) + "\n" + json.dumps(one) + "\n" + json.dumps(one)[:20])
+    results = load(path)
+    assert len(results.results) == 1 and not results.complete
+    assert any("cut off" in n for n in results.notes)
+
+
+def test_missing_results_file_is_refused(tmp_path, capsys):
+    code, err = _cli(capsys, "report", str(tmp_path / "nope.jsonl"))
+    assert code == 2 and "no results file" in err

@@ -1,0 +1,89 @@
+"""GPU tier: every CUDA kernel, counterpart and baseline on the GPU through both numerics layers and
+the beta == 0 test, at the seed's problem and at another shape each kernel's preconditions allow."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from harness.implementations import Impl, all_impls, baselines
+from harness.preconditions import allowed_shape
+from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
+from harness.runner import ProblemContext, check_numerics, tensors
+
+pytestmark = pytest.mark.gpu
+
+# Non-square, odd where allowed; rounded up to each kernel's multiples (and squared for square-only kernels).
+OTHER = {"sgemm": Problem("sgemm", 1000, 1531, 771), "sgemv": Problem("sgemv", 3001, 1537)}
+SEED = {"sgemm": DEFAULT_SGEMM[0], "sgemv": DEFAULT_SGEMV[1]}
+IMPLS = all_impls()
+
+
+def _shape(impl: Impl, which: str) -> Problem:
+    want = SEED[impl.op] if which == "seed" else OTHER[impl.op]
+    return allowed_shape(impl.kernel.preconditions, want) if impl.model == "cuda" else want
+
+
+_contexts: dict = {}
+
+
+def _ctx(problem: Problem) -> ProblemContext:
+    # Operands and references are shared by every implementation of a problem, as in `rosetta run`.
+    if problem not in _contexts:
+        _contexts.clear()
+        _contexts[problem] = ProblemContext(problem, torch.device("cuda"), seed=77)
+    return _contexts[problem]
+
+
+@pytest.mark.parametrize("which", ["seed", "other"])
+@pytest.mark.parametrize("impl", IMPLS, ids=lambda i: i.label)
+def test_implementation_passes_numerics_on_the_gpu(impl, which):
+    result = check_numerics(impl, _ctx(_shape(impl, which)), "cuda")
+    assert result["passed"], result
+
+
+@pytest.mark.parametrize("impl", [*baselines("sgemm"), *baselines("sgemv")], ids=lambda i: i.name)
+def test_baseline_passes_numerics_and_tf32_is_only_where_labelled(impl):
+    result = check_numerics(impl, _ctx(SEED[impl.op]), "cuda")
+    assert result["passed"], result
+    if impl.name == "cublas":
+        assert not torch.backends.cuda.matmul.allow_tf32
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=lambda i: i.label)
+def test_same_inputs_give_bit_identical_outputs(impl):
+    p = _shape(impl, "other")
+    ctx = _ctx(p)
+    ops = ctx.operands(ctx.numerics_problem("random", impl), "random")
+    outs = []
+    for _ in range(2):
+        out = ops.fresh_output(0.0)
+        impl.bind(tensors(ops, out), ops.problem.alpha, ops.problem.beta)()
+        torch.cuda.synchronize()
+        outs.append(out)
+    assert torch.equal(outs[0], outs[1])
+
+
+def test_a_cupy_launch_is_enclosed_by_the_timer_events():
+    """The timer's events and CuPy's own events agree on a CUDA kernel: both see the same launch."""
+    import cupy as cp
+
+    from harness.registry import get
+    from harness.timing import time_gpu
+
+    impl = Impl("cuda", "sgemm", get("s000.gemm_block_tiling_v3<64,64,16,16,16>"))
+    ctx = _ctx(DEFAULT_SGEMM[0])
+    ops = ctx.operands(DEFAULT_SGEMM[0], "random")
+    out = ops.fresh_output(0.0)
+    fn = impl.bind(tensors(ops, out))
+    ours = time_gpu(fn).median_ms
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    samples = []
+    for _ in range(10):
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        samples.append(cp.cuda.get_elapsed_time(start, end))
+    theirs = sorted(samples)[5]
+    assert abs(ours - theirs) / theirs < 0.10, (ours, theirs)
