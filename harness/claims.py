@@ -77,7 +77,7 @@ def unroll_ratio(results: Results | None) -> str:
         return "unroll ratio: not measured"
     ratio = b["timing"]["median_ms"] / a["timing"]["median_ms"]
     return (f"unroll ratio (i = tid time / i = 0; idx = i + tid time): {ratio:.2f}x here; the document: "
-            f"'{PUBLISHED_CLAIMS['000.unroll'].split(': ')[1]}'")
+            f"{PUBLISHED_CLAIMS['000.unroll'].split(': ')[1]}")
 
 
 def stride_sweep(results: Results | None) -> list[dict]:

@@ -174,7 +174,8 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
 
     if not env.has_gpu():
         raise UserError(f"sanitize needs a GPU and compute-sanitizer ({env.gpu_reason()})")
-    return sanitize(select(args.only, None), tools=args.tool, out_dir=Path(args.out), console=_console())
+    return sanitize(select(args.only, None), tools=args.tool, out_dir=Path(args.out), console=_console(),
+                    jobs=args.jobs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -212,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--only", nargs="+", metavar="ID")
     s.add_argument("--tool", nargs="+", default=["memcheck", "racecheck"], choices=("memcheck", "racecheck"))
     s.add_argument("--out", default="results")
+    s.add_argument("--jobs", type=int, default=8, help="sanitizer processes at once")
     s.set_defaults(func=cmd_sanitize)
     return p
 

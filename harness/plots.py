@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from harness.registry import BY_ID, KERNELS, SEEDS, Kernel
+from harness.registry import BY_ID, KERNELS, SEEDS
 from harness.results import Results
 
 CUDA_COLOUR = "#2f5d9e"
@@ -74,10 +74,6 @@ def problem_flops(problem: dict | None) -> float:
 def timed(records: Iterable[dict]) -> list[dict]:
     """Records with a measured time: the only ones that can be plotted against time or cuBLAS."""
     return [r for r in records if r.get("status") == "ok" and (r.get("timing") or {}).get("median_ms")]
-
-
-def kernel_of(rec: dict) -> Kernel | None:
-    return BY_ID.get(rec.get("kernel") or "")
 
 
 _KERNEL_ORDER = {k.id: i for i, k in enumerate(KERNELS)}

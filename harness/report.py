@@ -439,7 +439,7 @@ def _occupancy(rec: dict, res: dict) -> tuple[str, str]:
     return f"{100 * occ.fraction:.0f}%", f"{occ.blocks_per_sm} blocks × {threads} thr; {occ.limiter}"
 
 
-def resources_table(ctx: _Ctx, rows: list[tuple[dict, dict]]) -> Table:
+def resources_table(rows: list[tuple[dict, dict]]) -> Table:
     table = Table([("kernel", False), ("implementation", False), ("registers", True),
                    ("shared / block", True), ("spills", True), ("local", True), ("occupancy (sm_90)", True),
                    ("limited by", False), ("compiled by", False)], cls="resources")
@@ -623,7 +623,7 @@ class _SourceBlock:
     code: str
 
 
-def _source_blocks(kernels: list[Kernel], ctx: _Ctx) -> tuple[list[_SourceBlock], list[_SourceBlock]]:
+def _source_blocks(kernels: list[Kernel]) -> tuple[list[_SourceBlock], list[_SourceBlock]]:
     """Each distinct CUDA file and Triton module of an idea once, with the kernels that use it."""
     cuda: dict[str, _SourceBlock] = {}
     tri: dict[str, _SourceBlock] = {}
@@ -768,7 +768,7 @@ def _markdown(results: Results, figures: list[plots.Plot], image_names: dict[str
 def _markdown_idea(ctx: _Ctx, idea: Idea, kernels: list[Kernel]) -> list[str]:
     out = [f"### {idea.title}", "", idea.lesson, "", _md_table(kernels_table(kernels)), ""]
     out += _notes(kernels, md=True)
-    cuda, tri = _source_blocks(kernels, ctx)
+    cuda, tri = _source_blocks(kernels)
     for block in [*cuda, *tri]:
         lang = "cuda" if block.language == "cuda" else "python"
         out += [f"**{'CUDA' if lang == 'cuda' else 'Triton'}: `{block.path}`**, used by "
@@ -778,7 +778,7 @@ def _markdown_idea(ctx: _Ctx, idea: Idea, kernels: list[Kernel]) -> list[str]:
     rows, missing = _resource_rows(ctx, kernels)
     out += ["**Compiled resources**", ""]
     if rows:
-        out += [_md_table(resources_table(ctx, rows)), ""]
+        out += [_md_table(resources_table(rows)), ""]
         sass = sass_table(rows)
         if sass:
             out += ["SASS instruction mix (static counts in the compiled kernel):", "", _md_table(sass), ""]
@@ -961,7 +961,7 @@ def _html_idea(ctx: _Ctx, idea: Idea, kernels: list[Kernel]) -> str:
     notes = _notes(kernels, md=False)
     if notes:
         out.append(f'<ul class="notes">{"".join(notes)}</ul>')
-    cuda, tri = _source_blocks(kernels, ctx)
+    cuda, tri = _source_blocks(kernels)
     out.append('<div class="code-pair">')
     out.append(_html_sources("CUDA (as published, header comment included)", "cuda", cuda))
     out.append(_html_sources("Triton counterpart (KERNEL and the helpers it calls)", "triton", tri))
@@ -970,7 +970,7 @@ def _html_idea(ctx: _Ctx, idea: Idea, kernels: list[Kernel]) -> str:
     rows, missing = _resource_rows(ctx, kernels)
     out.append("<h4>Compiled resources</h4>")
     if rows:
-        out.append(_html_table(resources_table(ctx, rows)))
+        out.append(_html_table(resources_table(rows)))
         sass = sass_table(rows)
         if sass:
             out += ['<p class="src-head">SASS instruction mix (static counts in the compiled kernel)</p>',

@@ -805,7 +805,13 @@ def triton_resources(
     a launch with freshly allocated tensors gets.  Without the mark Triton
     cannot vectorise, so the SASS mix would not match the kernel that runs.
     ``options`` are extra compile options (e.g. ``maxnreg``).
+
+    Under TRITON_INTERPRET=1 (the CPU tier) the kernel's helpers are interpreter objects that the
+    compiler cannot lower, so the compile runs in a child process with the interpreter off.
     """
+    if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
+        return _triton_resources_in_child(fn, signature, constexprs, num_warps, num_stages, arch,
+                                          divisible_by_16, options)
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -860,3 +866,45 @@ def triton_resources(
     )
     _cache_store(key, resources)
     return resources
+
+
+def _triton_resources_in_child(fn: Any, signature: dict[str, str], constexprs: dict[str, object], num_warps: int,
+                               num_stages: int, arch: int, divisible_by_16: Iterable[str] | None,
+                               options: Mapping[str, Any] | None) -> KernelResources:
+    """triton_resources in a fresh interpreter with TRITON_INTERPRET unset; fn must be importable."""
+    import json
+    import subprocess
+    import sys
+
+    inner = getattr(fn, "fn", fn)
+    request = {"module": inner.__module__, "name": inner.__name__, "signature": signature,
+               "constexprs": constexprs, "num_warps": num_warps, "num_stages": num_stages, "arch": arch,
+               "divisible_by_16": list(divisible_by_16) if divisible_by_16 is not None else None,
+               "options": dict(options or {})}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([os.getcwd(), str(Path(__file__).resolve().parents[1]),
+                                         env.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, "-m", "harness.resources"], input=json.dumps(request), env=env,
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"Triton compile of {inner.__name__} failed: {proc.stderr.strip()[-2000:]}")
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    return KernelResources(**data)
+
+
+def _child_main() -> None:
+    import dataclasses
+    import importlib
+    import json
+    import sys
+
+    request = json.loads(sys.stdin.read())
+    fn = getattr(importlib.import_module(request["module"]), request["name"])
+    r = triton_resources(fn, request["signature"], request["constexprs"], request["num_warps"],
+                         request["num_stages"], request["arch"], divisible_by_16=request["divisible_by_16"],
+                         options=request["options"])
+    print(json.dumps(dataclasses.asdict(r)))
+
+
+if __name__ == "__main__":
+    _child_main()

@@ -54,11 +54,13 @@ class RunSession:
                 self.console.print("measuring peaks (FP32 FMA micro-kernel, 1 GiB device copy)...")
                 peaks = measure_peaks(device)
                 header["peaks"] = peaks.to_json()
-            out.write(header)
             if self.gpu:
                 plan = [(p, [i for i in all_impls(self.kernels) if i.op == p.op]) for p in self.problems]
             else:
                 plan = _cpu_plan(self.kernels, self.problems)
+                compiled = {_compile_problem(k) for k in self.kernels}
+                header["problems"] = [p.to_json() for p in [*(p for p, _ in plan), *sorted(compiled, key=str)]]
+            out.write(header)
             total = sum(len(impls) + (2 if p.op == "sgemm" and self.gpu else 1) for p, impls in plan)
             total += 0 if self.gpu else len(self.kernels)
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -126,12 +128,17 @@ def _resources(impl: Impl, gpu: bool) -> dict | None:
     return triton_side.aot_resources(impl.counterpart)
 
 
-def _compile_record(kernel: Kernel) -> dict:
-    """CPU tier: the CUDA source compiled for sm_90, its resources recorded (it cannot run here)."""
+def _compile_problem(kernel: Kernel) -> Problem:
+    """The seed's problem (as the kernel's preconditions allow it): what a compile record is filed under."""
     from harness.preconditions import allowed_shape
     from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV
 
-    problem = allowed_shape(kernel.preconditions, DEFAULT_SGEMM[0] if kernel.op == "sgemm" else DEFAULT_SGEMV[0])
+    return allowed_shape(kernel.preconditions, DEFAULT_SGEMM[0] if kernel.op == "sgemm" else DEFAULT_SGEMV[0])
+
+
+def _compile_record(kernel: Kernel) -> dict:
+    """CPU tier: the CUDA source compiled for sm_90, its resources recorded (it cannot run here)."""
+    problem = _compile_problem(kernel)
     rec = {"record": "result", "kernel": kernel.id, "impl": "cuda", "model": "cuda", "op": kernel.op,
            "problem": problem.to_json(), "tf32": False}
     if not env.has_nvcc():

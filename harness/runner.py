@@ -119,9 +119,9 @@ def figures(impl: Impl, problem: Problem, median_ms: float, cublas_ms: float | N
         "gbps": operand_bytes(problem) / seconds / 1e9,
         "intensity": intensity(problem, moved),
         "bytes_model": moved,
-        "pct_cublas": 100.0 * cublas_ms / median_ms if cublas_ms else None,
+        "pct_cublas": 100.0 * cublas_ms / median_ms if cublas_ms and not impl.tf32 else None,
     }
-    if peaks:
+    if peaks and not impl.tf32:  # TF32 rows are labelled on their own, never in fp32 ratios
         out["pct_peak"] = (100.0 * out["tflops"] / peaks.fp32_tflops if problem.op == "sgemm"
                            else 100.0 * out["gbps"] / peaks.copy_gbps)
     return out
@@ -191,7 +191,8 @@ def run_problem(problem: Problem, impls: Iterable[Impl], ctx: ProblemContext, op
     """Baselines, then the implementations; each record is emitted (written) as soon as it exists."""
     records = []
     cublas_ms = None
-    for impl in [*baselines(problem.op), *impls]:
+    vendor = [b for b in baselines(problem.op) if opts.device_type == "cuda" or not b.tf32]  # TF32: GPU only
+    for impl in [*vendor, *impls]:
         if progress:
             progress(f"{problem.label}: {impl.label}")
         rec = measure(impl, ctx, opts, cublas_ms, peaks, resources if impl.kernel else None)

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -47,25 +48,33 @@ def run_one(kernel_id: str) -> None:
 _SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: (\d+) hazard")
 
 
-def sanitize(kernels: list[Kernel], tools: list[str], out_dir: Path, console) -> int:
+def sanitize(kernels: list[Kernel], tools: list[str], out_dir: Path, console, jobs: int = 8) -> int:
     exe = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     if not Path(exe).exists():
         raise ValueError("compute-sanitizer not found on PATH or in /usr/local/cuda/bin")
-    rows, bad = [], 0
-    for kernel in kernels:
-        for tool in tools:
-            cmd = [exe, "--tool", tool, "--error-exitcode", "99", sys.executable, "-m", "harness.sanitize", "--one",
-                   kernel.id]
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-            found = [int(a or b) for a, b in _SUMMARY.findall(proc.stdout + proc.stderr)]
-            count = sum(found) if found else None
-            ok = proc.returncode == 0 and count == 0
-            bad += not ok
-            rows.append({"kernel": kernel.id, "tool": tool, "shape": shape_for(kernel).shape_label,
-                         "errors": count, "exit": proc.returncode, "ok": ok,
-                         "tail": "" if ok else (proc.stdout + proc.stderr)[-1500:]})
-            console.print(f"{'ok  ' if ok else 'FAIL'} {tool:9s} {kernel.id} {shape_for(kernel).shape_label}: "
-                          f"{count if count is not None else '?'} {'errors' if tool == 'memcheck' else 'hazards'}")
+    def one(job: tuple[Kernel, str]) -> dict:
+        kernel, tool = job
+        cmd = [exe, "--tool", tool, "--error-exitcode", "99", sys.executable, "-m", "harness.sanitize", "--one",
+               kernel.id]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+            text, code = proc.stdout + proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired:
+            text, code = "timed out after 900 s", -1
+        found = [int(a or b) for a, b in _SUMMARY.findall(text)]
+        count = sum(found) if found else None
+        ok = code == 0 and count == 0
+        row = {"kernel": kernel.id, "tool": tool, "shape": shape_for(kernel).shape_label, "errors": count,
+               "exit": code, "ok": ok, "tail": "" if ok else text[-1500:]}
+        console.print(f"{'ok  ' if ok else 'FAIL'} {tool:9s} {kernel.id} {row['shape']}: "
+                      f"{count if count is not None else '?'} {'errors' if tool == 'memcheck' else 'hazards'}",
+                      markup=False)
+        return row
+
+    # Each job is its own process under the sanitizer; several at once keep the GPU and CPUs busy.
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        rows = list(pool.map(one, [(k, t) for k in kernels for t in tools]))
+    bad = sum(not r["ok"] for r in rows)
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"sanitize-{stamp}.json"
