@@ -743,12 +743,16 @@ def _reinterpreted_as_jit(interp: Any, memo: dict[int, Any], jit_cls: type, inte
 
 
 def _triton_env_key() -> Any:
+    # TRITON_INTERPRET only decides where the compile runs (here or in a child), not what it produces.
     try:
         from triton._C.libtriton import get_cache_invalidating_env_vars
 
-        return get_cache_invalidating_env_vars()
+        env = get_cache_invalidating_env_vars()
     except (ImportError, AttributeError):
-        return sorted((k, v) for k, v in os.environ.items() if k.startswith("TRITON_"))
+        env = dict(sorted((k, v) for k, v in os.environ.items() if k.startswith("TRITON_")))
+    if isinstance(env, dict):
+        return sorted((k, v) for k, v in env.items() if k != "TRITON_INTERPRET")
+    return env
 
 
 def _triton_compile(src: Any, target: Any, options: Mapping[str, Any]) -> tuple[Any, str]:
@@ -809,9 +813,6 @@ def triton_resources(
     Under TRITON_INTERPRET=1 (the CPU tier) the kernel's helpers are interpreter objects that the
     compiler cannot lower, so the compile runs in a child process with the interpreter off.
     """
-    if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
-        return _triton_resources_in_child(fn, signature, constexprs, num_warps, num_stages, arch,
-                                          divisible_by_16, options)
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -839,6 +840,9 @@ def triton_resources(
     )
     if (cached := _cache_load(key)) is not None:
         return cached
+    if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
+        return _triton_resources_in_child(fn, signature, constexprs, num_warps, num_stages, arch,
+                                          divisible_by_16, options)
 
     compiled, log = _triton_compile(src, GPUTarget("cuda", arch, 32), compile_options)
     kernel = compiled.metadata.name
