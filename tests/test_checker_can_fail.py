@@ -88,3 +88,11 @@ def test_tf32_kernel_is_rejected_on_the_gpu():
     p = Problem("sgemm", 256, 192, 1024)
     verdicts = _verdicts(lambda ops, c: wrong_kernels.launch("tf32", ops.A, ops.B, c, p.alpha, p.beta), "cuda", p)
     assert verdicts[0].passed and not verdicts[1].passed, verdicts
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("bug", [b for b in wrong_kernels.BUGS if b != "tf32"])
+def test_wrong_kernel_is_rejected_on_the_gpu(bug):
+    verdicts = _verdicts(lambda ops, c: wrong_kernels.launch(bug, ops.A, ops.B, c, PROBLEM.alpha, PROBLEM.beta),
+                         "cuda")
+    assert not all(v.passed for v in verdicts), f"the checker let '{bug}' through: {verdicts}"
