@@ -4,6 +4,7 @@ exit code 2) before any launch."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import torch
@@ -12,7 +13,7 @@ from harness import cublas, cuda
 from harness.cli import main
 from harness.operands import fits_in_memory
 from harness.problems import Problem, parse_shape
-from harness.registry import get
+from harness.registry import KERNELS, get
 from harness.results import load
 from kernels_triton import gemm_tile, gemv_rows
 
@@ -136,3 +137,30 @@ def test_truncated_results_file_keeps_what_was_written(tmp_path):
 def test_missing_results_file_is_refused(tmp_path, capsys):
     code, err = _cli(capsys, "report", str(tmp_path / "nope.jsonl"))
     assert code == 2 and "no results file" in err
+
+
+def _violating_shape(kernel) -> Problem | None:
+    """A shape one short of the kernel's first dimension multiple (None when no dimension is constrained)."""
+    from dataclasses import replace
+
+    from harness.preconditions import allowed_shape
+
+    ok = allowed_shape(kernel.preconditions, Problem(kernel.op, 64, 64, 64 if kernel.op == "sgemm" else 1))
+    for c in kernel.preconditions:
+        if c.multiple:
+            dim, m = c.multiple
+            return replace(ok, **{dim: getattr(ok, dim) + m // 2 or 1})
+    return None
+
+
+@pytest.mark.parametrize("kernel", [k for k in KERNELS if _violating_shape(k)], ids=lambda k: k.id)
+def test_every_kernel_refuses_a_shape_off_its_tile_before_launch(kernel, device):
+    p = _violating_shape(kernel)
+    if kernel.op == "sgemv":
+        tensors = {"A": torch.ones(p.M, p.N, device=device), "x": torch.ones(p.N, device=device),
+                   "y": torch.ones(p.M, device=device)}
+    else:
+        tensors = {"A": torch.ones(p.M, p.K, device=device), "B": torch.ones(p.K, p.N, device=device),
+                   "C": torch.ones(p.M, p.N, device=device)}
+    with pytest.raises(ValueError, match=re.escape(kernel.id) + r" cannot run .*% \d+ == 0"):
+        cuda.check_launch(kernel, tensors, device_type=device)
