@@ -50,4 +50,4 @@ def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0
                        num_warps, num_stages, BLOCK_K=block_k)
 
 
-__all__ = ["KERNEL", "SIGNATURE", "constexprs", "launch", "triton"]
+__all__ = ["KERNEL", "SIGNATURE", "constexprs", "launch"]
