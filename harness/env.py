@@ -6,8 +6,8 @@ imports kernels_triton.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 from functools import cache
 
 
@@ -31,24 +31,48 @@ def has_gpu() -> bool:
     return gpu_reason() is None
 
 
+def interpreting() -> bool:
+    """True when Triton runs kernels in its CPU interpreter (operands are then CPU tensors)."""
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+def device_type() -> str:
+    """Where operands live for this process: the interpreter's CPU, or the GPU."""
+    return "cpu" if interpreting() else "cuda"
+
+
 def use_interpreter_without_gpu() -> bool:
     """Switch Triton to its CPU interpreter when there is no GPU. Returns whether it is on."""
     if not has_gpu():
         os.environ["TRITON_INTERPRET"] = "1"
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
-
-
-def has_nvcc() -> bool:
-    return shutil.which("nvcc") is not None or any(
-        os.path.exists(os.path.join(d, "bin", "nvcc")) for d in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda")
-        if d)
+    return interpreting()
 
 
 def versions() -> dict[str, str]:
+    """The toolchain a run used: Python packages, and where present nvcc, CuPy's NVRTC and the GPU driver."""
+    import shutil
+    import subprocess
+
     out = {}
     for name in ("torch", "triton", "cupy", "numpy"):
         try:
             out[name] = __import__(name).__version__
         except Exception:
             out[name] = "absent"
+    try:
+        from cupy.cuda import nvrtc
+
+        major, minor = nvrtc.getVersion()
+        out["nvrtc"] = f"{major}.{minor}"
+    except Exception:
+        pass
+    commands = {"nvcc": (["nvcc", "--version"],
+                         lambda t: next(ln for ln in t.splitlines() if "release" in ln).rsplit(",", 1)[-1].strip()),
+                "driver": (["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                           lambda t: t.strip().splitlines()[0])}
+    for name, (cmd, parse) in commands.items():
+        if shutil.which(cmd[0]) is None:
+            continue
+        with contextlib.suppress(Exception):
+            out[name] = parse(subprocess.run(cmd, capture_output=True, text=True, timeout=20, check=True).stdout)
     return out

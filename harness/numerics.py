@@ -2,8 +2,11 @@
 
 Two layers (see DESIGN):
 - exact: integers in [-3, 3] and power-of-two alpha/beta. Every partial sum is an integer below 2^24,
-  so fp32 (and tf32) arithmetic is exact in any order and a correct kernel equals the float64
-  reference bit for bit: indexing and tiling bugs show with no tolerance to argue about.
+  so fp32 arithmetic is exact in any order and a correct kernel equals the float64 reference bit for
+  bit: indexing and tiling bugs show with no tolerance to argue about. The layer holds for tensor
+  cores too: tf32 keeps 10 mantissa bits, so it rounds integers only above 2^11, and these inputs are
+  at most 3 (3xTF32's remainder is then 0); products are summed in fp32. It would not hold for
+  integer inputs above 2^11, which is why they are kept this small.
 - random: uniform inputs in [-1, 1), fresh per check (the seed is recorded). The error is measured in
   forward-error units, max|out - ref| / max(|alpha|*|A|@|B| + |beta|*|C|), against K*u (u = 2^-24,
   the worst-case bound of fp32 recursive summation) and against a small multiple of the vendor
@@ -115,6 +118,11 @@ class Verdict:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> Verdict:
+        return cls(bool(data["passed"]), str(data["layer"]), data.get("error"), data.get("bound"),
+                   data.get("vendor_error"), str(data.get("reason") or ""), data.get("seed"))
 
 
 def check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,

@@ -58,6 +58,33 @@ def sgemv_problem(who: str, A: object, x: object, y: object, device_type: str = 
     return Problem("sgemv", M, N)
 
 
+def problem_of(who: str, op: str, tensors: dict[str, object], alpha: float = 1.0, beta: float = 0.0,
+               device_type: str = "cuda") -> Problem:
+    """The problem a set of named operands describes, checked: one entry point for every launcher."""
+    if op == "sgemv":
+        if "x" not in tensors:
+            raise ValueError(f"{who} is an sgemv implementation: it takes A, x, y")
+        return sgemv_problem(who, tensors["A"], tensors["x"], tensors["y"], device_type)
+    if "B" not in tensors:
+        raise ValueError(f"{who} is an sgemm implementation: it takes A, B, C")
+    return sgemm_problem(who, tensors["A"], tensors["B"], tensors["C"], alpha, beta, device_type)
+
+
+def check_alignment(who: str, tensors: dict[str, torch.Tensor], alignment: int) -> None:
+    """Vector loads need aligned base pointers: a view that starts mid-vector is refused, not misread."""
+    if alignment <= 4:
+        return
+    for name, t in tensors.items():
+        if t.data_ptr() % alignment:
+            raise ValueError(f"{who}: {name} starts at an address that is not {alignment}-byte aligned (a view "
+                             f"into a larger tensor?); this kernel's vector loads need it: pass .clone()")
+
+
+def pack_b(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """For kernels that read B K-major: B^T made contiguous (N x K), once, outside any timed region."""
+    return {**tensors, "B": tensors["B"].t().contiguous()}
+
+
 def fits_in_memory(who: str, problem: Problem, free_bytes: int) -> None:
     """Refuse a problem whose operands, reference and scratch cannot fit in device memory."""
     from harness.roofline import operand_bytes

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from harness.problems import Problem
 
@@ -16,25 +17,33 @@ class Precondition:
 
     text: str
     holds: Callable[[Problem], bool]
+    # What kind of limit this is, so that shapes can be derived from it and the .cu header checked against it.
+    kind: Literal["multiple", "square", "product_only", "int32_indices", "int32_dims"]
     # For shape derivation: (dimension, multiple) when the condition is "dimension % multiple == 0".
     multiple: tuple[str, int] | None = None
-    square: bool = False
-    product_only: bool = False
+
+    @property
+    def square(self) -> bool:
+        return self.kind == "square"
+
+    @property
+    def product_only(self) -> bool:
+        return self.kind == "product_only"
 
 
 def multiple_of(dim: str, m: int, why: str = "no bounds checks") -> Precondition:
-    return Precondition(f"{dim} % {m} == 0 ({why})", lambda p: getattr(p, dim) % m == 0, multiple=(dim, m))
+    return Precondition(f"{dim} % {m} == 0 ({why})", lambda p: getattr(p, dim) % m == 0, "multiple", (dim, m))
 
 
 def square(why: str = "the kernel takes one size N") -> Precondition:
-    return Precondition(f"M == N == K ({why})", lambda p: p.M == p.N == p.K, square=True)
+    return Precondition(f"M == N == K ({why})", lambda p: p.M == p.N == p.K, "square")
 
 
 def product_only() -> Precondition:
     return Precondition(
         "alpha == 1 and beta == 0 (the kernel computes C = A*B only)",
         lambda p: p.alpha == 1.0 and p.beta == 0.0,
-        product_only=True,
+        "product_only",
     )
 
 
@@ -42,7 +51,16 @@ def indices_fit_int32() -> Precondition:
     def holds(p: Problem) -> bool:
         return max(p.M * p.K, p.K * p.N, p.M * p.N) <= INT32_MAX
 
-    return Precondition("every element index fits in int32 (32-bit index arithmetic)", holds)
+    return Precondition("every element index fits in int32 (32-bit index arithmetic)", holds, "int32_indices")
+
+
+def dims_fit_int32() -> Precondition:
+    """For kernels that form row offsets in 64 bits: only each dimension must fit the int parameters."""
+
+    def holds(p: Problem) -> bool:
+        return max(p.M, p.N, p.K) <= INT32_MAX
+
+    return Precondition("M, N and K each fit in int32 (64-bit row offsets: any element count)", holds, "int32_dims")
 
 
 def unmet(preconditions: tuple[Precondition, ...], problem: Problem) -> list[str]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # for annotations only: the registry sits above this module
+    from harness.registry import Counterpart, Kernel
 
 Op = Literal["sgemm", "sgemv"]
 OPS: tuple[Op, ...] = ("sgemm", "sgemv")
@@ -37,9 +40,20 @@ class Problem:
 
     @property
     def label(self) -> str:
-        if self.op == "sgemv":
-            return f"sgemv {self.shape_label}"
-        return f"sgemm {self.shape_label} alpha={self.alpha:g} beta={self.beta:g}"
+        """The one way a problem is named, in the terminal, the report and the files (scalars only when not 1, 0)."""
+        text = f"{self.op} {self.shape_label}"
+        if (self.alpha, self.beta) != (1.0, 0.0):
+            text += f" alpha={self.alpha:g} beta={self.beta:g}"
+        return text
+
+    @property
+    def key(self) -> tuple:
+        return (self.op, self.M, self.N, self.K, self.alpha, self.beta)
+
+    @property
+    def flops(self) -> float:
+        """2*M*N*K for sgemm (the alpha/beta epilogue is not counted), 2*M*N for sgemv."""
+        return 2.0 * self.M * self.N * (self.K if self.op == "sgemm" else 1)
 
     def with_scalars(self, alpha: float, beta: float) -> Problem:
         return replace(self, alpha=alpha, beta=beta)
@@ -49,6 +63,8 @@ class Problem:
 
     @classmethod
     def from_json(cls, data: dict) -> Problem:
+        if not isinstance(data, dict) or "op" not in data or "M" not in data or "N" not in data:
+            raise ValueError(f"not a problem (op, M, N[, K, alpha, beta]): {data!r}")
         return cls(data["op"], int(data["M"]), int(data["N"]), int(data.get("K", 1)),
                    float(data.get("alpha", 1.0)), float(data.get("beta", 0.0)))
 
@@ -82,10 +98,35 @@ DEFAULT_SGEMV = (
     Problem("sgemv", 65536, 1024),
     Problem("sgemv", 1024, 65536),
 )
+# The CPU tier: small odd shapes, every Triton counterpart in the interpreter in seconds.
+CPU_SGEMM = Problem("sgemm", 37, 45, 29)
+CPU_SGEMV = Problem("sgemv", 37, 45)
 # `rosetta run --sweep`: square sizes plus a few LLM-shaped projections (tokens x hidden x hidden).
 SWEEP_SGEMM = (
     *(Problem("sgemm", n, n, n) for n in (256, 512, 1024, 2048, 4096, 8192)),
     Problem("sgemm", 4096, 4096, 11008),
     Problem("sgemm", 8192, 1024, 4096),
     Problem("sgemm", 2048, 14336, 4096),
+    # One off either side of a power of two: what edge handling costs the kernels that have it.
+    Problem("sgemm", 4095, 4095, 4095),
+    Problem("sgemm", 4097, 4097, 4097),
 )
+
+
+def cpu_problem(kernel: Kernel, counterpart: Counterpart) -> Problem:
+    """The CPU tier's shape for a counterpart: odd, two partial tiles a side, K with a partial step.
+
+    The interpreter's cost grows with programs x K steps, so tiny tiles get small problems.
+    """
+    if kernel.op == "sgemv":
+        return CPU_SGEMV
+    cfg = counterpart.config(kernel)
+    m = min(CPU_SGEMM.M, 2 * int(cfg["block_m"]) + 3)
+    return Problem("sgemm", m, min(CPU_SGEMM.N, 2 * int(cfg["block_n"]) + 5), CPU_SGEMM.K)
+
+
+def seed_problem(kernel: Kernel) -> Problem:
+    """The seeds' default problem of the kernel's op, as near as the kernel's preconditions allow."""
+    from harness.preconditions import allowed_shape
+
+    return allowed_shape(kernel.preconditions, DEFAULT_SGEMM[0] if kernel.op == "sgemm" else DEFAULT_SGEMV[0])

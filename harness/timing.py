@@ -42,6 +42,15 @@ class Timing:
     def to_json(self) -> dict:
         return {**asdict(self), "spread": self.spread}
 
+    @classmethod
+    def from_json(cls, data: dict) -> Timing:
+        fields = ("median_ms", "p20_ms", "p80_ms", "min_ms", "max_ms")
+        missing = [f for f in (*fields, "runs") if f not in data]
+        if missing:
+            raise ValueError(f"timing lacks {', '.join(missing)}")
+        return cls(*(float(data[f]) for f in fields), int(data["runs"]), data.get("clock_mhz_before"),
+                   data.get("clock_mhz_after"), list(data.get("flags") or []))
+
 
 def sm_clock_mhz(device: torch.device) -> int | None:
     """The current SM clock through NVML (None where NVML is not available)."""

@@ -4,6 +4,7 @@
 // launch:     threads BLOCK_THREADS; blocks M (one block per row)
 // computes:   y = A x, A row-major M x N (alpha = 1, beta = 0); y is only written
 // limits:     BLOCK_THREADS a multiple of 32, 32..1024, and blockDim.x == BLOCK_THREADS; any M, any N
+//             64-bit row offsets: any element count, as long as M and N each fit in an int
 // design:     kernel 2 of the worklog gives each row one 32-thread block, so a row is read by one warp: too little in flight
 //             per SM for long rows; here a row gets BLOCK_THREADS threads, still with consecutive threads on consecutive
 //             columns (coalesced) and a strided loop, so any N works

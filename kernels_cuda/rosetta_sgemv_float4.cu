@@ -5,6 +5,7 @@
 // computes:   y = A x, A row-major M x N (alpha = 1, beta = 0); y is only written
 // limits:     BLOCK_THREADS / ROWS_PER_BLOCK a multiple of 32 (each row gets whole warps), BLOCK_THREADS <= 1024,
 //             blockDim.x == BLOCK_THREADS; any M, any N, any alignment of A and x (the 16-byte path is taken only when it is safe)
+//             64-bit row offsets: any element count, as long as M and N each fit in an int
 // design:     sgemv is bound by reading A once (4*M*N bytes); on an H100 that needs many bytes in flight per SM, so A and x
 //             are read with 16-byte float4 loads (a quarter of the load instructions of scalar code) and the main loop is
 //             unrolled 4 times so each thread has several independent 16-byte loads outstanding before it needs the first

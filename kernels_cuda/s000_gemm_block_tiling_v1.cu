@@ -4,6 +4,7 @@
 // launch:     threads (16, 16); blocks (cdiv(N, TILE_DIM), cdiv(M, TILE_DIM)); the text asserts TILE_DIM == threads.x == threads.y   [as in the text's launch code]
 // computes:   C = alpha*A*B + beta*C, row-major; reads C even when beta == 0
 // limits:     no bounds checks: M % TILE_DIM == 0, N % TILE_DIM == 0, K % TILE_DIM == 0; blockDim must be (TILE_DIM, TILE_DIM)
+//             32-bit index arithmetic: every element index (M*K, K*N, M*N) must fit in int32
 // edits:      none (indentation restored: it was lost in extraction; 4 spaces per level, nothing else changed)
 template<int TILE_DIM = 16>
 __global__ void gemm_block_tiling_v1(const int M, const int N, const int K,

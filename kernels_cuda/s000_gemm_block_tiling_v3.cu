@@ -4,6 +4,7 @@
 // launch:     threads (BLOCK_DIM_X, BLOCK_DIM_Y); blocks (cdiv(N, Bn), cdiv(M, Bm)); the text launches <Bm = 64, Bn = 64, Bk = 16, 16, 16> with threads (16, 16)   [as in the text's launch code]
 // computes:   C = alpha*A*B + beta*C, row-major; reads C even when beta == 0
 // limits:     no bounds checks: M % Bm == 0, N % Bn == 0, K % Bk == 0; (Bm * Bk) % (BLOCK_DIM_Y * BLOCK_DIM_X) == 0 and (Bk * Bn) % (BLOCK_DIM_Y * BLOCK_DIM_X) == 0; Bm % BLOCK_DIM_Y == 0, Bn % BLOCK_DIM_X == 0; blockDim must be (BLOCK_DIM_X, BLOCK_DIM_Y)
+//             32-bit index arithmetic: every element index (M*K, K*N, M*N) must fit in int32
 // edits:      none (indentation restored: it was lost in extraction; 4 spaces per level, nothing else changed)
 template<int Bm, int Bn, int Bk, int BLOCK_DIM_Y, int BLOCK_DIM_X>
 __global__ void gemm_block_tiling_v3(const int M, const int N, const int K,

@@ -4,6 +4,7 @@
 // launch:     not in the text; chosen: threads (16, 16); blocks (cdiv(N, 16), cdiv(M, 16))
 // computes:   C = alpha*A*B + beta*C, row-major; reads C even when beta == 0
 // limits:     bounds-checked on row and col (row < M && col < N): any M, N, K
+//             32-bit index arithmetic: every element index (M*K, K*N, M*N) must fit in int32
 // edits:      none (indentation restored: it was lost in extraction; 4 spaces per level, nothing else changed)
 __global__ void gemm_naive(const int M, const int N, const int K, const float alpha,
     const float* A, const float* B, const float beta, float* C) {

@@ -4,6 +4,7 @@
 // launch:     threads (16, 16); blocks ((n + 16 - 1) / 16, (m + 16 - 1) / 16)   [as in the text's MyMatMul, kBlockDim = 16]
 // computes:   C = A*B (fp32, row-major: A m x k, B k x n, C m x n); C is only written
 // limits:     bounds-checked on _m < m and _n < n: any m, n, k
+//             32-bit index arithmetic: every element index (M*K, K*N, M*N) must fit in int32
 // edits:      typedef float Value_t; added (the text uses Value_t without defining it; the text computes in float)
 //             the text's host function MyMatMul is not transcribed (the harness launches; its geometry is under launch:)
 typedef float Value_t;

@@ -6,6 +6,7 @@
 // limits:     bounds-checked in m and n only (rows of A / C, columns of B / C); no check in the K dimension:
 //             k % kTileWidth == 0, otherwise the last phase reads A past the end of its rows and B past its last row;
 //             blockDim must be (kTileWidth, kTileWidth)
+//             32-bit index arithmetic: every element index (M*K, K*N, M*N) must fit in int32
 // edits:      typedef float Value_t; added (the text uses Value_t without defining it; the text computes in float)
 //             std::ceil((Value_t)k / kTileWidth) -> (k + kTileWidth - 1) / kTileWidth (NVRTC has no <cmath>)
 //             the text's host function MyMatMul is not transcribed (the harness launches; its geometry is under launch:)

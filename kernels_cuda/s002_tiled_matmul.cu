@@ -6,6 +6,8 @@
 //             one thread per element of the tile; blockDim.x = blockDim.y = TILE_SIZE; its example is N = 4, TILE_SIZE = 2]
 // computes:   C = A*B, square N x N, row-major; C is only written
 // limits:     no bounds checks: N % TILE_SIZE == 0; blockDim must be (TILE_SIZE, TILE_SIZE)
+//             32-bit index arithmetic: every element index (M*K, K*N, M*N) must fit in int32
+//             square only: A, B and C are N x N
 // edits:      the document gives index formulas, not code: this kernel is written from them; no bounds checks, as in the formulas (N % TILE_SIZE == 0)
 //             the formula for TILE_A is printed with "TIL_SIZE" (a typo for TILE_SIZE, which the formula for TILE_B and the
 //             worked example use); TILE_SIZE is used here

@@ -8,6 +8,7 @@
 // limits:     no bounds checks: M % BLOCK_DIM == 0, N % BLOCK_DIM == 0 (the text: "we make sure that M and N are both divisible
 //             by the block size, so we don't do any boundary check"), and K % BLOCK_DIM == 0 (not stated; the last tile would
 //             read past the end of A's rows and B's last row); blockDim must be (BLOCK_DIM, BLOCK_DIM)
+//             32-bit index arithmetic: every element index (M*K, K*N, M*N) must fit in int32
 // edits:      none
 template <size_t const BLOCK_DIM>
 __global__ void block_tiling_gemm(int M, int N, int K, float alpha, float *A, float *B, float beta, float *C) {

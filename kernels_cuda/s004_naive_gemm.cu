@@ -3,8 +3,9 @@
 // kernel:     naive_gemm<BLOCK_DIM>
 // launch:     threads (BLOCK_DIM, BLOCK_DIM, 1); blocks (CEIL_DIV(N, BLOCK_DIM), CEIL_DIV(M, BLOCK_DIM)); BLOCK_DIM = 32   [as in the text's host code]
 // computes:   C = alpha*A*B + beta*C, row-major; reads C even when beta == 0
-// limits:     bounds-checked on global_x_idx < N and global_y_idx < M: any M, N, K (the text's host code still asserts
-//             N % BLOCK_DIM == 0 and M % BLOCK_DIM == 0); blockDim must be (BLOCK_DIM, BLOCK_DIM)
+// limits:     N % BLOCK_DIM == 0 and M % BLOCK_DIM == 0, because the text's host code asserts them (the kernel itself is
+//             bounds-checked: global_x_idx < N and global_y_idx < M); blockDim must be (BLOCK_DIM, BLOCK_DIM)
+//             64-bit indices (size_t): any element count, as long as M, N and K each fit in an int
 // edits:      none
 template <size_t const BLOCK_DIM>
 __global__ void naive_gemm(int M, int N, int K, float alpha, float *A, float *B, float beta, float *C) {

@@ -1,16 +1,7 @@
-"""Triton counterparts of the seed kernels: one module per idea, each with a checking wrapper.
+"""Triton counterparts of the CUDA kernels, one module per Triton form, each readable on its own.
 
-Modules are looked up by name from the registry (harness.registry.Counterpart.module), so importing
-the registry never imports Triton kernels: TRITON_INTERPRET must be decided before they are defined.
+Every module holds a @triton.jit kernel and a `launch` that starts it and returns the compiled handle
+(`kernel[grid](...)`'s value). `launch` checks nothing: operands are checked once, before any launch,
+by whoever binds them (the harness does, in `harness.launch`). Nothing here imports the harness, and the
+registry names modules by string, so importing it never defines a kernel before TRITON_INTERPRET is set.
 """
-
-import os
-
-
-def interpreting() -> bool:
-    """True when Triton runs kernels in its CPU interpreter (operands are then CPU tensors)."""
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
-
-
-def device_type() -> str:
-    return "cpu" if interpreting() else "cuda"

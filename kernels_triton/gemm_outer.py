@@ -6,6 +6,7 @@ its column of A and row of B from global memory (served by L1 after the first to
 compiler keeps them in registers; the accumulator tile is split over threads by the layout.
 UNROLL chooses tl.static_range (unrolled while tracing: the `i = 0; idx = i + tid` form) or
 tl.range(loop_unroll_factor=1) (kept a loop: the `i = tid` form) for the inner chunk.
+Row offsets are 64-bit, so matrices past 2^31 elements are addressed correctly.
 """
 
 from __future__ import annotations
@@ -14,8 +15,14 @@ import torch
 import triton
 import triton.language as tl
 
-from kernels_triton._gemm_parts import rank1_update, store_c_tile
-from kernels_triton._launch import GEMM_SIGNATURE, launch_gemm
+
+@triton.jit
+def rank1_step(acc, A, B, rows, cols, k, M, N, K):
+    """acc += A[rows, k] (x) B[k, cols]: one column of A and one row of B, straight from global memory."""
+    # k < K is written on vectors (rows * 0 + k): the CPU interpreter rejects a scalar term in a mask.
+    a = tl.load(A + rows * K + k, mask=(rows < M) & (rows * 0 + k < K), other=0.0)
+    b = tl.load(B + k * N + cols, mask=(cols < N) & (cols * 0 + k < K), other=0.0)
+    return acc + a[:, None] * b[None, :]
 
 
 @triton.jit
@@ -23,21 +30,28 @@ def sgemm_outer_kernel(A, B, C, M, N, K, alpha, beta, BLOCK_M: tl.constexpr, BLO
                        BLOCK_K: tl.constexpr, UNROLL: tl.constexpr):
     pid_n = tl.program_id(0)
     pid_m = tl.program_id(1)
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, K, BLOCK_K):
         if UNROLL:
             for kk in tl.static_range(BLOCK_K):
-                acc = rank1_update(acc, A, B, rows, cols, k0 + kk, M, N, K)
+                acc = rank1_step(acc, A, B, rows, cols, k0 + kk, M, N, K)
         else:
             for kk in tl.range(0, BLOCK_K, loop_unroll_factor=1):
-                acc = rank1_update(acc, A, B, rows, cols, k0 + kk, M, N, K)
-    store_c_tile(C, acc, rows, cols, M, N, alpha, beta)
+                acc = rank1_step(acc, A, B, rows, cols, k0 + kk, M, N, K)
+    # C = alpha*acc + beta*C with BLAS semantics: C is not read when beta == 0, so NaN in C cannot leak.
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    c_ptrs = C + rows[:, None] * N + cols[None, :]
+    out = alpha * acc
+    if beta != 0.0:
+        out += beta * tl.load(c_ptrs, mask=mask, other=0.0)
+    tl.store(c_ptrs, out, mask=mask)
 
 
 KERNEL = sgemm_outer_kernel
-SIGNATURE = GEMM_SIGNATURE
+SIGNATURE = {"A": "*fp32", "B": "*fp32", "C": "*fp32", "M": "i32", "N": "i32", "K": "i32", "alpha": "fp32",
+             "beta": "fp32"}
 
 
 def constexprs(block_m: int, block_n: int, block_k: int, unroll: bool = True) -> dict:
@@ -45,10 +59,9 @@ def constexprs(block_m: int, block_n: int, block_k: int, unroll: bool = True) ->
 
 
 def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0, beta: float = 0.0, *,
-           block_m: int, block_n: int, block_k: int, unroll: bool = True, num_warps: int,
-           num_stages: int = 1) -> torch.Tensor:
-    return launch_gemm("triton gemm_outer", sgemm_outer_kernel, A, B, C, alpha, beta, block_m, block_n,
-                       num_warps, num_stages, BLOCK_K=block_k, UNROLL=unroll)
-
-
-__all__ = ["KERNEL", "SIGNATURE", "constexprs", "launch"]
+           block_m: int, block_n: int, block_k: int, num_warps: int, num_stages: int = 1, unroll: bool = True):
+    M, K = A.shape
+    N = B.shape[1]
+    grid = (triton.cdiv(N, block_n), triton.cdiv(M, block_m))
+    return sgemm_outer_kernel[grid](A, B, C, M, N, K, alpha, beta, num_warps=num_warps, num_stages=num_stages,
+                                    **constexprs(block_m, block_n, block_k, unroll))

@@ -3,9 +3,27 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+
 import pytest
 
 from harness import env
+
+
+def _pin_xdist_worker_to_one_gpu() -> None:
+    """`pytest -m gpu -n auto` on a multi-GPU host: worker gwN takes GPU N mod count, before CUDA starts."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw") or "CUDA_VISIBLE_DEVICES" in os.environ or not shutil.which("nvidia-smi"):
+        return
+    listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, check=False).stdout
+    count = sum(line.startswith("GPU ") for line in listed.splitlines())
+    if count > 1:
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(int(worker[2:]) % count)
+
+
+_pin_xdist_worker_to_one_gpu()
 
 # Before any test module imports kernels_triton: Triton reads TRITON_INTERPRET when kernels are defined.
 INTERPRETING = env.use_interpreter_without_gpu()

@@ -9,15 +9,19 @@ import re
 import pytest
 import torch
 
-from harness import cublas, cuda
 from harness.cli import main
+from harness.launch import cublas, cuda, triton
 from harness.operands import fits_in_memory
 from harness.problems import Problem, parse_shape
 from harness.registry import KERNELS, get
-from harness.results import load
-from kernels_triton import gemm_tile, gemv_rows
+from harness.run.results import load
 
-TILE = {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 4}
+TILED = get("s004.block_tiling_gemm<32>")
+ROWS = get("s003.coalesced_warp_sgemv")
+
+
+def _triton_gemm(A, B, C, device: str, alpha: float = 1.0, beta: float = 0.0):
+    return triton.bind(TILED, TILED.counterparts[0], {"A": A, "B": B, "C": C}, alpha, beta, device_type=device)
 
 
 def _gemm(device: str, m: int = 32, n: int = 32, k: int = 32, dtype=torch.float32):
@@ -29,7 +33,7 @@ def _gemm(device: str, m: int = 32, n: int = 32, k: int = 32, dtype=torch.float3
 def test_wrong_dtype_is_refused_by_every_launcher(dtype, device):
     A, B, C = _gemm(device, dtype=dtype)
     with pytest.raises(ValueError, match=r"dtype .*fp32"):
-        gemm_tile.launch(A, B, C, **TILE)
+        _triton_gemm(A, B, C, device)
     with pytest.raises(ValueError, match=r"dtype .*fp32"):
         cuda.check_launch(get("s004.block_tiling_gemm<32>"), {"A": A, "B": B, "C": C}, device_type=device)
     with pytest.raises(ValueError, match=r"dtype .*fp32"):
@@ -47,7 +51,7 @@ def test_non_contiguous_operand_is_refused(view, device):
     A, B, C = _gemm(device)
     A = A.t() if view == "transposed" else torch.ones(32, 64, device=device)[:, ::2]
     with pytest.raises(ValueError, match="not contiguous"):
-        gemm_tile.launch(A, B, C, **TILE)
+        _triton_gemm(A, B, C, device)
     with pytest.raises(ValueError, match="not contiguous"):
         cuda.check_launch(get("s000.gemm_naive"), {"A": A, "B": B, "C": C}, device_type=device)
 
@@ -56,16 +60,16 @@ def test_mismatched_inner_dimensions_are_refused(device):
     A, _, C = _gemm(device)
     B = torch.ones(31, 32, device=device)
     with pytest.raises(ValueError, match="inner dimensions differ: A is 32x32, B is 31x32"):
-        gemm_tile.launch(A, B, C, **TILE)
+        _triton_gemm(A, B, C, device)
     with pytest.raises(ValueError, match="x has 31 elements, A has 32 columns"):
-        gemv_rows.launch(A, torch.ones(31, device=device), torch.ones(32, device=device), block_m=1, block_n=32,
-                         num_warps=1)
+        triton.bind(ROWS, ROWS.counterparts[0], {"A": A, "x": torch.ones(31, device=device),
+                                                 "y": torch.ones(32, device=device)}, device_type=device)
 
 
 def test_zero_size_operand_is_refused(device):
     A, B, C = _gemm(device, m=0)
     with pytest.raises(ValueError, match="empty"):
-        gemm_tile.launch(A, B, C, **TILE)
+        _triton_gemm(A, B, C, device)
 
 
 @pytest.mark.parametrize("dims", [(0, 4, 4), (-1, 4, 4), (4, 4, 0)])
@@ -110,10 +114,20 @@ def test_cli_reports_bad_arguments_in_one_line_with_exit_code_2(capsys, argv, me
     assert code == 2 and message in err and "Traceback" not in err and err.count("\n") == 1
 
 
+_HEADER = {"record": "run", "schema": 1, "started": "2026-11-22T00:00:00+00:00", "mode": "cpu", "device": "cpu"}
+
+
 @pytest.mark.parametrize("content, message", [
     ("", "is empty"),
     ("this is not json\n", "not JSON"),
     ('{"record": "result"}\n', "expected the run header"),
+    ('{"record": "run", "schema": 1, "star', "cut off mid-write before the run header"),
+    (json.dumps({**_HEADER, "schema": 7}) + "\n", "from a newer tile-rosetta"),
+    (json.dumps({**_HEADER, "schema": "one"}) + "\n", "results schema 'one'"),
+    (json.dumps(_HEADER) + "\n" + json.dumps({"record": "result", "impl": "cuda"}) + "\n", "line 2: result lacks"),
+    (json.dumps(_HEADER) + "\n" + json.dumps({"record": "result", "impl": "cuda", "status": "great",
+                                               "problem": {"op": "sgemv", "M": 4, "N": 4}}) + "\n",
+     "line 2: unknown status 'great'"),
 ])
 def test_bad_results_file_is_refused(tmp_path, capsys, content, message):
     path = tmp_path / "r.jsonl"
@@ -126,8 +140,9 @@ def test_bad_results_file_is_refused(tmp_path, capsys, content, message):
 
 def test_truncated_results_file_keeps_what_was_written(tmp_path):
     path = tmp_path / "r.jsonl"
-    header = {"record": "run", "schema": 1, "mode": "cpu"}
-    one = {"record": "result", "kernel": "k", "impl": "cuda", "status": "ok"}
+    header = _HEADER
+    one = {"record": "result", "kernel": "k", "impl": "cuda", "status": "ok",
+           "problem": {"op": "sgemv", "M": 4, "N": 4}}
     path.write_text(json.dumps(header) + "\n" + json.dumps(one) + "\n" + json.dumps(one)[:20])
     results = load(path)
     assert len(results.results) == 1 and not results.complete

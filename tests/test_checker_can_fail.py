@@ -1,4 +1,5 @@
-"""The numerics checks reject every deliberately wrong variant, and accept the right answer."""
+"""The runner's own checker (runner.check_numerics) rejects every deliberately wrong variant, and
+accepts the same kernel without its bug. On a GPU machine these run on the GPU (the `device` fixture)."""
 
 from __future__ import annotations
 
@@ -7,41 +8,27 @@ import torch
 
 from harness import numerics
 from harness.problems import Problem
+from harness.run.runner import ProblemContext, check_numerics
 from tests import wrong_kernels
 
 # Odd M != N so a swapped grid leaves outputs unwritten; K spans several 16-wide tiles.
 PROBLEM = Problem("sgemm", 37, 53, 48, alpha=2.0, beta=-0.5)
 
 
-def _verdicts(run, device: str, problem: Problem = PROBLEM) -> list[numerics.Verdict]:
-    out = []
-    for layer in ("exact", "random"):
-        ops = numerics.make_operands(problem, layer, seed=11, device=device)
-        ref = numerics.reference(ops)
-        vendor = None
-        if layer == "random":
-            c = ops.fresh_output(float("nan"))
-            c.addmm_(ops.A, ops.B, beta=problem.beta, alpha=problem.alpha)
-            vendor = numerics.forward_error(c, ref, numerics.error_scale(ops))
-        result = ops.fresh_output(float("nan"))
-        run(ops, result)
-        if device == "cuda":
-            torch.cuda.synchronize()
-        out.append(numerics.check(result, ops, ref, poison=float("nan"), vendor_error=vendor))
-    return out
+def _check(bug: str, device: str, problem: Problem = PROBLEM):
+    ctx = ProblemContext(problem, torch.device(device), seed=11)
+    return check_numerics(wrong_kernels.WrongImpl(bug), ctx, device)
 
 
 @pytest.mark.parametrize("bug", [b for b in wrong_kernels.BUGS if b != "tf32"])
-def test_wrong_kernel_is_rejected(bug, device):
-    verdicts = _verdicts(lambda ops, c: wrong_kernels.launch(bug, ops.A, ops.B, c, PROBLEM.alpha, PROBLEM.beta),
-                         device)
-    assert not all(v.passed for v in verdicts), f"the checker let '{bug}' through: {verdicts}"
+def test_wrong_kernel_is_rejected_by_the_runners_checker(bug, device):
+    result = _check(bug, device)
+    assert not result.passed, f"the checker let '{bug}' through: {result}"
 
 
-def test_the_same_kernel_without_a_bug_passes(device):
-    verdicts = _verdicts(lambda ops, c: wrong_kernels.launch("none", ops.A, ops.B, c, PROBLEM.alpha, PROBLEM.beta),
-                         device)
-    assert all(v.passed for v in verdicts), verdicts
+def test_the_same_kernel_without_a_bug_passes_the_runners_checker(device):
+    result = _check("none", device)
+    assert result.passed, result
 
 
 def _round_to_tf32(t: torch.Tensor) -> torch.Tensor:
@@ -52,14 +39,17 @@ def _round_to_tf32(t: torch.Tensor) -> torch.Tensor:
 
 
 def test_tf32_products_are_rejected_where_ieee_is_declared():
-    """A model of a TF32 dot: inputs rounded to TF32, fp32 accumulation (the interpreter ignores
-    input_precision, so the real kernel's case runs in the GPU tier)."""
+    """A model of a TF32 dot (inputs rounded to TF32, fp32 accumulation): the interpreter ignores
+    input_precision, so the real kernel's case is the GPU test below."""
     p = Problem("sgemm", 64, 64, 512)
-
-    def tf32_gemm(ops, c):
-        c.copy_(p.alpha * (_round_to_tf32(ops.A) @ _round_to_tf32(ops.B)))
-
-    exact, random = _verdicts(tf32_gemm, "cpu", p)
+    out = []
+    for layer in ("exact", "random"):
+        ops = numerics.make_operands(p, layer, seed=11, device="cpu")
+        ref = numerics.reference(ops)
+        vendor = numerics.forward_error((ops.A @ ops.B) * p.alpha, ref, numerics.error_scale(ops))
+        c = p.alpha * (_round_to_tf32(ops.A) @ _round_to_tf32(ops.B))
+        out.append(numerics.check(c, ops, ref, poison=float("nan"), vendor_error=vendor))
+    exact, random = out
     assert exact.passed, "small integers are exact in TF32: the exact layer cannot see it"
     assert not random.passed, random
 
@@ -84,15 +74,6 @@ def test_nan_in_the_output_never_passes():
 
 
 @pytest.mark.gpu
-def test_tf32_kernel_is_rejected_on_the_gpu():
-    p = Problem("sgemm", 256, 192, 1024)
-    verdicts = _verdicts(lambda ops, c: wrong_kernels.launch("tf32", ops.A, ops.B, c, p.alpha, p.beta), "cuda", p)
-    assert verdicts[0].passed and not verdicts[1].passed, verdicts
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("bug", [b for b in wrong_kernels.BUGS if b != "tf32"])
-def test_wrong_kernel_is_rejected_on_the_gpu(bug):
-    verdicts = _verdicts(lambda ops, c: wrong_kernels.launch(bug, ops.A, ops.B, c, PROBLEM.alpha, PROBLEM.beta),
-                         "cuda")
-    assert not all(v.passed for v in verdicts), f"the checker let '{bug}' through: {verdicts}"
+def test_a_tf32_dot_declared_ieee_is_rejected_on_the_gpu():
+    result = _check("tf32", "cuda", Problem("sgemm", 256, 192, 1024, alpha=2.0, beta=-0.5))
+    assert result.exact.passed and not result.random.passed, result

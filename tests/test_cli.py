@@ -14,8 +14,9 @@ import pytest
 
 from harness import env
 from harness.cli import main
+from harness.inspect.tools import has_tool
 from harness.registry import KERNELS
-from harness.results import load
+from harness.run.results import load
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,15 +41,15 @@ def test_run_without_gpu_checks_counterparts_in_the_interpreter_and_compiles_cud
     results = load(next(tmp_path.glob("*.jsonl")))
     by_model: dict = {}
     for r in results.results:
-        by_model.setdefault(r["model"], []).append(r["status"])
+        by_model.setdefault(r.model, []).append(r.status.value)
     assert set(by_model["triton"]) == {"ok"} and len(by_model["triton"]) == 4
-    expected = "compiled" if env.has_nvcc() else "skipped"
+    expected = "compiled" if has_tool("nvcc") else "skipped"
     assert set(by_model["cuda"]) == {expected}
     assert results.complete
 
 
 def test_trace_reproduces_the_documents_block_00_table():
-    from harness.trace import DOCUMENT_BLOCK_00, trace_triton
+    from harness.inspect.trace import DOCUMENT_BLOCK_00, trace_triton
 
     table = trace_triton() if not env.has_gpu() else None
     if table is None:
@@ -60,7 +61,7 @@ def test_trace_reproduces_the_documents_block_00_table():
 
 @pytest.mark.gpu
 def test_trace_of_the_cuda_kernel_matches_the_documents_thread_tables():
-    from harness.trace import DOCUMENT_BLOCK_00, block_sets, trace_cuda
+    from harness.inspect.trace import DOCUMENT_BLOCK_00, block_sets, trace_cuda
 
     table = trace_cuda()
     assert block_sets(table, (0, 0)) == DOCUMENT_BLOCK_00
@@ -86,4 +87,4 @@ def test_a_run_killed_halfway_keeps_everything_it_measured(tmp_path, sig):
     assert path is not None, "the run wrote no results in time"
     results = load(path)
     assert len(results.results) >= 3 and not results.complete
-    assert all(r["status"] in ("ok", "failed", "skipped", "compiled") for r in results.results)
+    assert all(r.status.value in ("ok", "failed", "skipped", "compiled") for r in results.results)

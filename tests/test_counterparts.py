@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness.implementations import Impl, all_impls, baselines
-from harness.problems import Problem
-from harness.runner import ProblemContext, check_numerics, cpu_problem
+from harness.launch.implementations import Impl, all_impls, baselines
+from harness.launch.triton import config
+from harness.problems import Problem, cpu_problem
+from harness.run.records import Numerics
+from harness.run.runner import ProblemContext, check_numerics
 
 SGEMV_SHAPES = (Problem("sgemv", 37, 45), Problem("sgemv", 5, 1031))
 TRITON = all_impls(models=("triton",))
@@ -19,11 +21,11 @@ def _shapes(impl: Impl) -> tuple[Problem, ...]:
     tile, since the interpreter's cost grows with programs x K steps."""
     if impl.op == "sgemv":
         return SGEMV_SHAPES
-    return (cpu_problem(impl), Problem("sgemm", 2 * impl.counterpart.params["block_m"],
-                                       2 * impl.counterpart.params["block_n"], 48))
+    cfg = config(impl.kernel, impl.counterpart)
+    return (cpu_problem(impl.kernel, impl.counterpart), Problem("sgemm", 2 * cfg["block_m"], 2 * cfg["block_n"], 48))
 
 
-def _check(impl: Impl, problem: Problem, device: str) -> dict:
+def _check(impl: Impl, problem: Problem, device: str) -> Numerics:
     ctx = ProblemContext(problem, torch.device(device), seed=2024)
     return check_numerics(impl, ctx, device)
 
@@ -32,14 +34,14 @@ def _check(impl: Impl, problem: Problem, device: str) -> dict:
 @pytest.mark.parametrize("impl", TRITON, ids=lambda i: i.label)
 def test_counterpart_is_exact_and_within_bounds(impl, shape, device):
     result = _check(impl, _shapes(impl)[shape], device)
-    assert result["passed"], result
-    assert result["exact"]["passed"] and result["random"]["error"] <= result["random"]["bound"]
+    assert result.passed, result
+    assert result.exact.passed and result.random.error <= result.random.bound
 
 
 @pytest.mark.parametrize("impl", [i for i in TRITON if i.op == "sgemm"], ids=lambda i: i.label)
 def test_counterpart_honours_beta_zero_even_where_the_seed_does_not(impl, device):
     result = _check(impl, Problem("sgemm", 19, 21, 16), device)
-    assert result["beta0"]["observed"] == "honours"
+    assert result.beta0.observed == "honours"
 
 
 @pytest.mark.parametrize("op", ["sgemm", "sgemv"])
@@ -48,4 +50,4 @@ def test_vendor_baseline_passes_the_same_checks(op, device):
         if impl.tf32 and device == "cpu":
             continue  # TF32 exists only on the GPU
         shape = SGEMV_SHAPES[0] if op == "sgemv" else Problem("sgemm", 37, 45, 29)
-        assert _check(impl, shape, device)["passed"]
+        assert _check(impl, shape, device).passed

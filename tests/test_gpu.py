@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness.implementations import Impl, all_impls, baselines
+from harness.launch.implementations import Impl, all_impls, baselines
 from harness.preconditions import allowed_shape
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
-from harness.runner import ProblemContext, check_numerics, tensors
+from harness.run.runner import ProblemContext, check_numerics, tensors
 
 pytestmark = pytest.mark.gpu
 
@@ -39,13 +39,13 @@ def _ctx(problem: Problem) -> ProblemContext:
 @pytest.mark.parametrize("impl", IMPLS, ids=lambda i: i.label)
 def test_implementation_passes_numerics_on_the_gpu(impl, which):
     result = check_numerics(impl, _ctx(_shape(impl, which)), "cuda")
-    assert result["passed"], result
+    assert result.passed, result
 
 
 @pytest.mark.parametrize("impl", [*baselines("sgemm"), *baselines("sgemv")], ids=lambda i: i.name)
 def test_baseline_passes_numerics_and_tf32_is_only_where_labelled(impl):
     result = check_numerics(impl, _ctx(SEED[impl.op]), "cuda")
-    assert result["passed"], result
+    assert result.passed, result
     if impl.name == "cublas":
         assert not torch.backends.cuda.matmul.allow_tf32
 
@@ -87,3 +87,45 @@ def test_a_cupy_launch_is_enclosed_by_the_timer_events():
         samples.append(cp.cuda.get_elapsed_time(start, end))
     theirs = sorted(samples)[5]
     assert abs(ours - theirs) / theirs < 0.10, (ours, theirs)
+
+
+# Past 2^31 elements: A of 65,536 x 32,800 floats (2.15e9 elements, 8.6 GB).
+BIG = {"sgemv": Problem("sgemv", 65536, 32800), "sgemm": Problem("sgemm", 65536, 64, 32800)}
+_big: dict = {}
+
+
+def _big_operands(op: str) -> tuple[dict, torch.Tensor]:
+    """Small exact integers whose value depends on the row and column, so an index that wraps at 2^31
+    reads a different value; the float64 reference is computed a block of rows at a time."""
+    if op not in _big:
+        _big.clear()
+        torch.cuda.empty_cache()
+        p = BIG[op]
+        depth = p.N if op == "sgemv" else p.K
+        rows = torch.arange(p.M, device="cuda", dtype=torch.int64)[:, None]
+        A = torch.empty(p.M, depth, device="cuda")
+        for r0 in range(0, p.M, 4096):
+            cols = torch.arange(depth, device="cuda", dtype=torch.int64)[None, :]
+            A[r0:r0 + 4096] = ((rows[r0:r0 + 4096] * 7 + cols * 3) % 5 - 2).float()
+        B = (torch.arange(depth * (1 if op == "sgemv" else p.N), device="cuda") % 3 - 1).float()
+        B = B if op == "sgemv" else B.reshape(depth, p.N)
+        ref = torch.cat([A[r0:r0 + 4096].double() @ B.double() for r0 in range(0, p.M, 4096)])
+        _big[op] = ({"A": A, ("x" if op == "sgemv" else "B"): B}, ref)
+    return _big[op]
+
+
+@pytest.mark.parametrize("impl", [*baselines("sgemv")[:1], *(i for i in IMPLS if i.op == "sgemv"),
+                                  *baselines("sgemm")[:1], *(i for i in IMPLS if i.op == "sgemm")],
+                         ids=lambda i: i.label)
+def test_past_2_31_elements_every_implementation_is_right_or_refused_before_launch(impl):
+    problem = BIG[impl.op]
+    operands, ref = _big_operands(impl.op)
+    out = torch.full((problem.M,) if impl.op == "sgemv" else (problem.M, problem.N), float("nan"), device="cuda")
+    tensors_ = {**operands, ("y" if impl.op == "sgemv" else "C"): out}
+    if impl.unmet(problem):
+        with pytest.raises(ValueError, match="cannot run"):
+            impl.bind(tensors_)
+        return
+    impl.bind(tensors_)()
+    torch.cuda.synchronize()
+    assert torch.equal(out.double(), ref), f"{int((out.double() != ref).sum())} wrong outputs"

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.ideas import IDEAS
 from harness.preconditions import unmet
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
 from harness.registry import KERNELS, SEEDS, get
+from harness.registry.ideas import IDEAS
 from kernels_cuda import SOURCE_DIR, source_path
 
 SEEDS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
-_GLOBAL = re.compile(r"__global__\s+void\s+(\w+)\s*\(")
+_GLOBAL = re.compile(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(")
 
 
 def test_every_cuda_source_has_a_registry_entry_for_each_of_its_kernels():
@@ -55,9 +55,63 @@ def test_launch_geometry_covers_the_seed_problem(kernel):
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.id)
-def test_counterparts_take_their_warps_from_the_cuda_block(kernel):
+def test_counterparts_take_tile_and_warps_from_the_cuda_kernel_unless_a_deviation_says_why(kernel):
     for c in kernel.counterparts:
-        assert c.num_warps == max(1, kernel.threads // 32), f"{c.name}: num_warps {c.num_warps}"
+        cfg = c.config(kernel)
+        derived = {"block_m": kernel.tile_m, "num_warps": kernel.threads // 32,
+                   "block_n": kernel.tile_k if kernel.op == "sgemv" else kernel.tile_n}
+        if kernel.op == "sgemm":
+            derived["block_k"] = kernel.tile_k
+        for key, value in derived.items():
+            if key in c.deviations:
+                assert c.deviations[key].why.strip(), f"{c.name}: {key} deviates without a reason"
+                assert cfg[key] == c.deviations[key].value != value, f"{c.name}: {key} 'deviation' equals the kernel's"
+            else:
+                assert cfg[key] == value, f"{c.name}: {key} = {cfg[key]}, the kernel implies {value}"
+
+
+def test_a_kernel_id_names_its_cu_file():
+    stems = {p.stem for p in SOURCE_DIR.glob("*.cu")}
+    for k in KERNELS:
+        assert k.id.split("<")[0].replace(".", "_") in stems, f"{k.id}: no kernels_cuda/{k.source}"
+
+
+def _header(kernel) -> dict[str, str]:
+    """The .cu header's fields ("// name:   value"), continuation lines ("//      more") joined."""
+    fields: dict[str, str] = {}
+    last = None
+    for line in source_path(kernel.source).read_text().splitlines():
+        if not line.startswith("//"):
+            break
+        m = re.match(r"// (\w+):\s*(.*)", line)
+        if m:
+            last = m.group(1)
+            fields[last] = m.group(2)
+        elif last:
+            fields[last] += " " + line[2:].strip()
+    return fields
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.id)
+def test_cu_header_limits_agree_with_the_registry_preconditions(kernel):
+    limits = _header(kernel).get("limits", "")
+    assert limits, f"{kernel.source} has no limits: line"
+    lower = limits.lower()
+    for c in kernel.preconditions:
+        if c.kind == "multiple":
+            dim = c.multiple[0]
+            assert re.search(rf"\b{dim}\s*%", limits, re.IGNORECASE), f"header states no {dim} % ... limit: {c.text}"
+            assert f"any {dim.lower()}" not in lower, f"header says any {dim} but the registry requires {c.text}"
+        elif c.kind == "int32_indices":
+            assert "int32" in lower or "32-bit" in lower, f"header does not state the 32-bit index limit: {c.text}"
+        elif c.kind == "int32_dims":
+            assert "64-bit" in lower, "registry trusts 64-bit offsets the header does not state"
+        elif c.kind == "square":
+            assert "square" in lower or "n x n" in lower, "header does not state that the kernel is square-only"
+    stated = {d for d in "MNK" if re.search(rf"\b{d}\s*%", limits, re.IGNORECASE)}
+    declared = {c.multiple[0] for c in kernel.preconditions if c.kind == "multiple"}
+    assert stated <= declared | {"K"} if kernel.op == "sgemv" else stated == declared, \
+        f"header limits on {sorted(stated)}, registry on {sorted(declared)}"
 
 
 def test_kernels_with_a_beta_c_term_are_declared_to_read_c():

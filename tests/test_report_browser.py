@@ -1,12 +1,14 @@
-"""The rendered HTML in a real browser: headless Chromium loads it from disk with no console messages,
-every image is an embedded data: URI, and the page screenshots to a non-blank PNG.
+"""The rendered page in a real browser, as a person sees it: headless Chromium loads it from disk with no
+console messages and every image embedded, and screenshots the top of the page (title, contents,
+findings) and one idea section on its own.
 
 Skipped, with the reason, where Chromium is not installed (CI installs the Debian package `chromium`).
-The screenshot is copied to /tmp/report-screenshot.png so a person can look at it.
+The screenshots are copied to /tmp/report-top.png and /tmp/report-idea.png for a person to look at.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import shutil
@@ -16,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from harness.report import render
-from tests.test_report import cpu_results_file
+from tests.test_report import cpu_results_file, recorded_gpu_run
 
-SCREENSHOT_COPY = Path("/tmp/report-screenshot.png")
-WINDOW = (1400, 3000)
+WIDTH = 1400
+COPIES = {"top": Path("/tmp/report-top.png"), "idea": Path("/tmp/report-idea.png")}
 
 
 def _chromium() -> str | None:
@@ -27,7 +29,7 @@ def _chromium() -> str | None:
         found = shutil.which(name)
         if found:
             return found
-    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    return None
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +42,9 @@ def browser() -> str:
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    results = cpu_results_file(tmp_path_factory.mktemp("rosetta-cpu-browser"))
-    html, _ = render(results, tmp_path_factory.mktemp("report-browser"))
+    """The recorded GPU run's page (findings, plots, every idea); the CPU run's where none is committed."""
+    results = recorded_gpu_run() or cpu_results_file(tmp_path_factory.mktemp("rosetta-cpu-browser"))
+    html, _ = render(results, tmp_path_factory.mktemp("report-browser"), prove=False)
     return html
 
 
@@ -54,37 +57,71 @@ def _run(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess
     return subprocess.run(cmd, capture_output=True, timeout=120, check=False)
 
 
+def _screenshot(browser: str, html: Path, shot: Path, height: int, profile: Path) -> bytes:
+    proc = _run(browser, profile, "--hide-scrollbars", f"--screenshot={shot}", f"--window-size={WIDTH},{height}",
+                html.as_uri())
+    assert proc.returncode == 0 and shot.exists(), proc.stderr.decode("utf-8", "replace")[-3000:]
+    return shot.read_bytes()
+
+
+def _looks_like_a_page(data: bytes, height: int) -> None:
+    from PIL import Image
+
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    with Image.open(io.BytesIO(data)) as im:
+        assert im.size == (WIDTH, height)
+        grey = im.convert("L")
+        low, high = grey.getextrema()
+        assert low < 80 and high > 240, "blank: no dark text on a light page"
+        # Text, tables and code cover a real share of the screen, not a line or two.
+        dark = sum(grey.histogram()[:128]) / (WIDTH * height)
+        assert dark > 0.01, f"only {dark:.2%} of the screenshot is ink"
+
+
+def _keep(data: bytes, name: str) -> None:
+    # A read-only /tmp must not fail the check of the page itself.
+    with contextlib.suppress(OSError):
+        COPIES[name].write_bytes(data)
+
+
 def test_page_loads_with_no_console_messages_and_every_image_embedded(browser: str, page: Path,
                                                                       tmp_path: Path) -> None:
-    proc = _run(browser, tmp_path / "profile", "--enable-logging=stderr", "--v=0", "--dump-dom",
-                page.as_uri())
+    proc = _run(browser, tmp_path / "profile", "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri())
     dom = proc.stdout.decode("utf-8", "replace")
     log = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 0, log[-3000:]
     # The page has no JavaScript: any console line is an error (a blocked or failed load included).
     console = [ln for ln in log.splitlines() if ":CONSOLE" in ln or "Uncaught" in ln]
     assert console == [], "\n".join(console)
-    assert "<main>" in dom and "tile-rosetta report" in dom
+    assert '<section id="findings"' in dom
     sources = re.findall(r"<img\b[^>]*\bsrc=\"([^\"]*)\"", dom)
-    expected = len(re.findall(r"<img\b", page.read_text(encoding="utf-8")))
-    assert len(sources) == expected
+    assert len(sources) == len(re.findall(r"<img\b", page.read_text(encoding="utf-8")))
     assert all(src.startswith("data:image/png;base64,") for src in sources)
 
 
-def test_page_screenshots_to_a_non_blank_png(browser: str, page: Path, tmp_path: Path) -> None:
-    from PIL import Image
+def test_the_top_of_the_page_shows_title_contents_and_findings(browser: str, page: Path, tmp_path: Path) -> None:
+    html = page.read_text(encoding="utf-8")
+    # What a person sees first: the title, the contents, then the findings, before any table or plot.
+    assert html.index("<h1") < html.index('<nav class="toc"') < html.index('<section id="findings"')
+    assert html.index('<section id="findings"') < html.index("<table") and html.index("<ol") < html.index("<img")
+    data = _screenshot(browser, page, tmp_path / "top.png", 1100, tmp_path / "profile")
+    _looks_like_a_page(data, 1100)
+    _keep(data, "top")
 
-    shot = tmp_path / "report.png"
-    proc = _run(browser, tmp_path / "profile", "--hide-scrollbars", f"--screenshot={shot}",
-                f"--window-size={WINDOW[0]},{WINDOW[1]}", page.as_uri())
-    assert proc.returncode == 0 and shot.exists(), proc.stderr.decode("utf-8", "replace")[-3000:]
-    data = shot.read_bytes()
-    assert data.startswith(b"\x89PNG\r\n\x1a\n")
-    with Image.open(io.BytesIO(data)) as im:
-        assert im.size == WINDOW
-        low, high = im.convert("L").getextrema()
-        assert low < 80 and high > 240, "the screenshot is blank: no dark text on a light page"
-    try:
-        shutil.copyfile(shot, SCREENSHOT_COPY)
-    except OSError as e:  # a read-only /tmp must not fail the check of the page itself
-        pytest.skip(f"screenshot checked but not copied to {SCREENSHOT_COPY}: {e}")
+
+def test_one_idea_section_on_its_own(browser: str, page: Path, tmp_path: Path) -> None:
+    html = page.read_text(encoding="utf-8")
+    ideas = re.findall(r'<section id="(idea-[^"]+)"', html)
+    assert ideas
+    # The first idea shown as a step of an earlier one (a diff), else the first idea.
+    with_diff = [i for i in ideas if "what changed since" in html.split(f'<section id="{i}"', 1)[1].split(
+        '<section id="idea-', 1)[0]]
+    chosen = (with_diff or ideas)[0]
+    # The same page, with everything but that section hidden: a screenshot starts at the top of a page.
+    only = (f"main > *:not(#ideas) {{ display: none !important; }} "
+            f"#ideas > *:not(#{chosen}):not(h2) {{ display: none !important; }}")
+    isolated = tmp_path / "idea.html"
+    isolated.write_text(html.replace("</head>", f"<style>{only}</style></head>", 1), encoding="utf-8")
+    data = _screenshot(browser, isolated, tmp_path / "idea.png", 2400, tmp_path / "profile")
+    _looks_like_a_page(data, 2400)
+    _keep(data, "idea")

@@ -1,4 +1,4 @@
-"""Tests for harness.resources: compile-time resource accounting, CPU only."""
+"""Tests for harness.inspect: compile-time resource accounting (nvcc, Triton AOT, SASS, ptxas), CPU only."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 import triton
 import triton.language as tl
 
-from harness import resources
-from harness.resources import (
+from harness.inspect import compile_cuda, compile_triton, ptxas, sass, tools
+from harness.inspect.resources import (
     SASS_KEYS,
     KernelResources,
     Occupancy,
@@ -159,7 +159,7 @@ def test_sass_parser_handles_widths_predicates_and_dual_forms():
                 /*0010*/                   SHFL.BFLY PT, R3, R2, 0x1, 0x1f ;
         """
     )
-    mixes = resources._parse_sass(listing, nvdisasm=False)
+    mixes = sass.parse_sass(listing, nvdisasm=False)
     k = mixes["_Z1kv"]
     assert set(SASS_KEYS) <= set(k)
     assert (k["LDG.32"], k["LDG.64"], k["LDG.128"]) == (2, 1, 2)
@@ -185,7 +185,7 @@ def test_ptxas_log_parser_keeps_device_function_frames_out_of_entries():
         ptxas-blackwell info    : Used 79 registers, used 1 barriers, 4224 bytes smem
         """
     )
-    entries = resources._parse_ptxas_log(log)
+    entries = ptxas.parse_ptxas_log(log)
     assert set(entries) == {"_Z5spillPfii", "k2"}
     assert entries["_Z5spillPfii"]["stack"] == 256
     assert (entries["_Z5spillPfii"]["spill_stores"], entries["_Z5spillPfii"]["spill_loads"]) == (8, 4)
@@ -198,7 +198,7 @@ def test_ptxas_log_parser_keeps_device_function_frames_out_of_entries():
 def test_find_tool_falls_back_to_tritons_bundled_binaries(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("CUDA_HOME", raising=False)
-    bundled = resources._triton_bin_dir()
+    bundled = tools.triton_bin_dir()
     if bundled is None or not (bundled / "cuobjdump").is_file():
         pytest.skip("triton's bundled cuobjdump is not available")
     if Path("/usr/local/cuda/bin/cuobjdump").is_file():
@@ -274,13 +274,13 @@ def test_kernel_is_found_by_what_the_instantiation_adds_when_names_are_ambiguous
         """,
     )
     calls = []
-    real = resources._nvcc_compile
+    real = compile_cuda.nvcc_compile
 
     def counting(*args, **kwargs):
         calls.append(args[2])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(resources, "_nvcc_compile", counting)
+    monkeypatch.setattr(compile_cuda, "nvcc_compile", counting)
     res = cuda_resources(src, "fill<WIDTH>")
     assert res.kernel == "_Z4fillILi4EEvPf"
     assert calls == ["fill<WIDTH>", None]
@@ -312,13 +312,13 @@ def test_unknown_name_expression_raises_with_compiler_message(tmp_path):
 def test_second_cuda_call_is_served_from_disk_cache(tmp_path, monkeypatch):
     src = _write(tmp_path, "transpose.cu", TRANSPOSE_CU)
     calls = []
-    real = resources._nvcc_compile
+    real = compile_cuda.nvcc_compile
 
     def counting(*args, **kwargs):
         calls.append(args[2])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(resources, "_nvcc_compile", counting)
+    monkeypatch.setattr(compile_cuda, "nvcc_compile", counting)
     first = cuda_resources(src, "transpose32")
     assert len(calls) == 1
     start = time.perf_counter()
@@ -337,7 +337,7 @@ def test_second_cuda_call_is_served_from_disk_cache(tmp_path, monkeypatch):
 def test_sass_mix_accepts_cubin_bytes_and_sums_all_kernels(tmp_path):
     src = _write(tmp_path, "transpose.cu", TRANSPOSE_CU)
     cubin = tmp_path / "t.cubin"
-    resources._run(
+    tools.run(
         [find_tool("nvcc"), "-arch=sm_90", "-cubin", "-o", cubin, src], cwd=tmp_path
     ).check_returncode()
     from_bytes = sass_mix(cubin.read_bytes())
@@ -424,21 +424,21 @@ def test_triton_divisibility_hints_decide_vector_loads():
 
 def test_triton_second_call_is_served_from_disk_cache(monkeypatch):
     calls = []
-    real = resources._triton_compile
+    real = compile_triton._compile
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(resources, "_triton_compile", counting)
+    monkeypatch.setattr(compile_triton, "_compile", counting)
     # Under the interpreter (the CPU tier) compiles happen in a child process: count those too.
-    real_child = resources._triton_resources_in_child
+    real_child = compile_triton._in_child
 
     def counting_child(*args, **kwargs):
         calls.append(1)
         return real_child(*args, **kwargs)
 
-    monkeypatch.setattr(resources, "_triton_resources_in_child", counting_child)
+    monkeypatch.setattr(compile_triton, "_in_child", counting_child)
     first = _dot("ieee")
     start = time.perf_counter()
     second = _dot("ieee")
@@ -488,6 +488,111 @@ def test_triton_ptxas_log_knob_prints_the_report():
     src = ASTSource(
         fn=dot_tile, signature=DOT_SIGNATURE, constexprs={"BM": 16, "BN": 16, "BK": 16, "PREC": "ieee"}
     )
-    compiled, log = resources._triton_compile(src, GPUTarget("cuda", 90, 32), {"num_warps": 1})
-    assert compiled.metadata.name in resources._parse_ptxas_log(log)
+    compiled, log = compile_triton._compile(src, GPUTarget("cuda", 90, 32), {"num_warps": 1})
+    assert compiled.metadata.name in ptxas.parse_ptxas_log(log)
     assert os.environ.get("TRITON_DUMP_PTXAS_LOG") in (None, "0", "")
+
+
+# --------------------------------------------------------------------------
+# Facts the mapping claims read: ttgir, CUDA sources, typed records
+# --------------------------------------------------------------------------
+SAMPLE_TTGIR = """
+#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 8]}>
+#shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#shared1 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 32}>
+    %a = ttg.local_alloc : () -> !ttg.memdesc<2x64x16xf32, #shared, #smem, mutable>
+    %b = ttg.local_alloc : () -> !ttg.memdesc<2x16x64xf32, #shared1, #smem, mutable>
+    %acc:3 = scf.for %k0 = %c0 to %K step %c16 iter_args(%x = %cst) -> (tensor<64x64xf32, #mma>) : i32 {
+      %c = ttg.async_copy_global_to_local %p, %a_1 mask %m : tensor<64x16x!tt.ptr<f32>, #blocked> -> <64x16xf32>
+      %w = ttg.async_wait %c {num = 1 : i32}
+      %d = ttng.warp_group_dot %l, %r, %x {inputPrecision = 1 : i32} : !ttg.memdesc<64x16xf32>
+      %e = tt.dot %u, %v, %x : tensor<64x16xf32> * tensor<16x64xf32> -> tensor<64x64xf32, #mma>
+"""
+
+
+def test_ttgir_facts_count_what_the_compiler_decided():
+    from harness.inspect.ttgir import FACT_KEYS, facts
+
+    f = facts(SAMPLE_TTGIR)
+    assert set(f) == set(FACT_KEYS)
+    assert (f["local_alloc"], f["async_copy"], f["async_wait"], f["warp_group_dot"], f["dot"]) == (2, 1, 1, 1, 1)
+    assert (f["loops"], f["mma_version"], f["shared_swizzled"]) == (1, 3, 1)
+    plain = facts(SAMPLE_TTGIR.replace("swizzlingByteWidth = 128", "swizzlingByteWidth = 0"))
+    assert plain["shared_swizzled"] == 0  # maxPhase 1 and a zero NVMMA swizzle permute nothing
+    assert facts("")["mma_version"] == 0
+
+
+def test_source_facts_ignore_comments_but_keep_inline_ptx(tmp_path):
+    from harness.inspect.source_facts import source_facts
+
+    src = _write(tmp_path, "k.cu", """
+        // __syncthreads() in a comment is not code; nor is "a quoted __shared__" in one
+        /* __shared__ float not_code[4]; */
+        __global__ void k(float* p) {
+            __shared__ float s[32];
+            float acc[4][4];
+            float a[4];
+            #pragma unroll
+            for (int i = 0; i < 4; ++i) a[i] = p[i];
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\\n" :: "r"(0), "l"(p));
+            __syncthreads();
+        }
+        """)
+    f = source_facts(src)
+    assert (f["shared_arrays"], f["syncthreads"], f["cp_async"], f["pragma_unroll"]) == (1, 1, 1, 1)
+    assert (f["register_arrays_1d"], f["register_arrays_2d"], f["unroll_loop_from_zero"]) == (1, 1, 1)
+
+
+def test_sass_counts_store_and_async_copy_widths():
+    listing = textwrap.dedent(
+        """
+        \t\tFunction : _Z1kv
+                /*0000*/                   STS.128 [R0], R4 ;
+                /*0010*/                   STS [R0], R4 ;
+                /*0020*/                   LDGSTS.E.BYPASS.LTC128B.128 [R1], desc[UR4][R2.64] ;
+                /*0030*/                   LDGSTS.E.LTC128B [R1], desc[UR4][R2.64] ;
+                /*0040*/                   LDGDEPBAR ;
+                /*0050*/                   DEPBAR.LE SB0, 0x1 ;
+                /*0060*/                   STG.E.128 desc[UR4][R2.64], R4 ;
+        """
+    )
+    k = sass.parse_sass(listing, nvdisasm=False)["_Z1kv"]
+    assert (k["STS"], k["STS.128"], k["STS.32"]) == (2, 1, 1)
+    assert (k["LDGSTS"], k["LDGSTS.128"], k["LDGSTS.32"]) == (2, 1, 1)
+    assert (k["LDGDEPBAR"], k["DEPBAR"], k["STG"], k["STG.128"], k["total"]) == (1, 1, 1, 1, 7)
+
+
+@needs_nvcc
+def test_typed_records_for_a_kernel_and_its_counterpart():
+    from harness.inspect.resources import counterpart_record, kernel_record
+    from harness.registry import BY_ID
+    from harness.run.records import Resources
+
+    kernel = BY_ID["s003.coalesced_warp_sgemv"]
+    cuda = kernel_record(kernel)
+    assert isinstance(cuda, Resources) and cuda.source == "nvcc -arch=sm_90"
+    assert cuda.sass["SHFL"] == 5 and cuda.evidence["src.shuffles"] == 1 and cuda.evidence["barriers"] == 0
+    assert 0 < cuda.occupancy <= 1
+    triton = counterpart_record(kernel, kernel.counterparts[0])
+    assert triton.config["num_warps"] == 1 and triton.sass["SHFL"] == 5
+    assert triton.evidence["reduce"] >= 1 and triton.evidence["local_alloc"] == 0
+    assert Resources.from_json(triton.to_json()) == triton
+
+
+@needs_nvcc
+def test_handle_record_reads_a_launch_handle(tmp_path):
+    # A GPU launch returns Triton's compiled handle; this stands in for one with a real cubin.
+    from types import SimpleNamespace
+
+    from harness.inspect.resources import handle_record
+
+    src = _write(tmp_path, "transpose.cu", TRANSPOSE_CU)
+    cubin = tmp_path / "t.cubin"
+    tools.run([find_tool("nvcc"), "-arch=sm_90", "-cubin", "-o", cubin, src], cwd=tmp_path).check_returncode()
+    handle = SimpleNamespace(asm={"cubin": cubin.read_bytes(), "ttgir": SAMPLE_TTGIR}, n_regs=40, n_spills=0,
+                             metadata=SimpleNamespace(name="_Z11transpose32PKfPfi", shared=4224, num_warps=32))
+    record = handle_record(handle, config={"num_warps": 32})
+    assert (record.registers, record.shared_bytes, record.spills) == (40, 4224, 0)
+    assert record.sass["BAR"] >= 1 and record.evidence["local_alloc"] == 2
+    assert record.source.startswith("compiled by the GPU run")

@@ -9,8 +9,8 @@ import torch
 import triton
 import triton.language as tl
 
-from kernels_triton import device_type
-from kernels_triton._gemm_parts import store_c_tile
+from harness.launch.implementations import Impl
+from harness.problems import Problem
 
 
 @triton.jit
@@ -36,20 +36,12 @@ def _wrong_tile_kernel(A, B, C, M, N, K, alpha, beta, BLOCK: tl.constexpr, BUG: 
             acc = tl.dot(a, b, acc, input_precision="ieee")
     if BUG == "zeros":
         acc = acc * 0.0
-    if BUG == "ignore_beta":
-        store_c_tile(C, acc, rows, cols, M, N, alpha, 0.0)
-    elif BUG == "skip_row":   # row 0 of C is never stored
-        _store_skipping_row0(C, acc, rows, cols, M, N, alpha, beta)
-    else:
-        store_c_tile(C, acc, rows, cols, M, N, alpha, beta)
-
-
-@triton.jit
-def _store_skipping_row0(C, acc, rows, cols, M, N, alpha, beta):
-    mask = (rows[:, None] > 0) & (rows[:, None] < M) & (cols[None, :] < N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    if BUG == "skip_row":   # row 0 of C is never stored
+        mask = mask & (rows[:, None] > 0)
     ptrs = C + rows[:, None] * N + cols[None, :]
     out = alpha * acc
-    if beta != 0.0:
+    if beta != 0.0 and BUG != "ignore_beta":
         out += beta * tl.load(ptrs, mask=mask, other=0.0)
     tl.store(ptrs, out, mask=mask)
 
@@ -58,9 +50,27 @@ BUGS = ("swap_grid", "skip_last_k", "skip_row", "tf32", "zeros", "ignore_beta")
 
 
 def launch(bug: str, A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float, beta: float) -> None:
-    assert A.device.type == device_type()
     M, K = A.shape
     N = B.shape[1]
     block = 16
     _wrong_tile_kernel[(triton.cdiv(N, block), triton.cdiv(M, block))](A, B, C, M, N, K, alpha, beta, BLOCK=block,
                                                                        BUG=bug, num_warps=4)
+
+
+class WrongImpl(Impl):
+    """An implementation with one bug, seen by the runner's checker exactly as a registered one is."""
+
+    def __init__(self, bug: str) -> None:
+        super().__init__(f"triton:wrong-{bug}", "sgemm")
+        object.__setattr__(self, "bug", bug)
+
+    @property
+    def computes_alpha_beta(self) -> bool:
+        return True
+
+    def unmet(self, problem: Problem) -> list[str]:
+        return []
+
+    def bind(self, tensors: dict, alpha: float = 1.0, beta: float = 0.0, device_type: str = "cuda"):
+        A, B, C = tensors["A"], tensors["B"], tensors["C"]
+        return lambda: launch(self.bug, A, B, C, alpha, beta)

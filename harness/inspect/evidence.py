@@ -1,0 +1,183 @@
+"""The numbers the mapping claims are proven on, for one kernel and each of its Triton counterparts.
+
+Every number has one flat name, so that a claim's predicate and the evidence a report prints use the
+same words: SASS classes as the mix names them ("BAR", "LDS.128"), the compiler's allotment
+("registers", "spills", "shared_bytes", "local_bytes"), ptxas's "barriers", CUDA source facts
+("src.syncthreads"), ttgir facts ("ttgir.local_alloc") and launch geometry ("cfg.num_warps",
+"cfg.outputs_per_thread"). The CPU tier compiles ahead of time for sm_90; the GPU tier reads the
+handles of real launches (`on_gpu`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from harness.inspect.kernel_resources import KernelResources
+from harness.inspect.resources import counterpart_resources, kernel_cuda_resources
+from harness.inspect.source_facts import source_facts
+from harness.registry import Counterpart, Kernel
+from kernels_cuda import source_path
+
+__all__ = ["Evidence", "KernelEvidence", "Numbers", "cuda_numbers", "gather", "on_gpu", "triton_numbers"]
+
+
+class Numbers(dict[str, int]):
+    """A compiled kernel's numbers by name; a missing name raises KeyError naming what there is."""
+
+    def __missing__(self, key: str) -> int:
+        raise KeyError(f"no evidence named {key!r}; known: {', '.join(sorted(self))}")
+
+    def show(self, keys: Iterable[str]) -> str:
+        """`"BAR 2, LDS.32 16"`: the named numbers as a report prints them."""
+        return ", ".join(f"{k} {self[k]}" for k in keys)
+
+
+def _compiled(r: KernelResources) -> dict[str, int]:
+    out: dict[str, int] = {"registers": r.registers, "spills": r.spill_stores + r.spill_loads,
+                           "shared_bytes": r.shared_bytes, "local_bytes": r.local_bytes, **r.sass}
+    for key, value in r.facts.items():
+        out[key if key == "barriers" else f"ttgir.{key}"] = int(value)
+    return out
+
+
+def cuda_numbers(kernel: Kernel, r: KernelResources, driver: Mapping[str, int] | None = None) -> Numbers:
+    """The CUDA side: nvcc's report, the source facts and the block geometry; a GPU run's driver
+    attributes (what the loaded function really holds) replace nvcc's registers and memory."""
+    out = _compiled(r)
+    out.update({f"src.{k}": v for k, v in source_facts(source_path(kernel.source)).items()})
+    out.setdefault("barriers", 0)
+    out.update({"cfg.threads": kernel.threads, "cfg.tile_m": kernel.tile_m, "cfg.tile_n": kernel.tile_n,
+                "cfg.tile_k": kernel.tile_k, "cfg.mma_passes": _PASSES.get(kernel.precision, 0),
+                # dynamic shared memory is sized at launch (tensor-core kernels): not in nvcc's static count
+                "cfg.dynamic_smem": int(getattr(kernel, "dynamic_smem", 0)),
+                # "M % 128 == 0"-style preconditions: the shapes the kernel needs whole tiles of
+                "cfg.tile_preconditions": sum(p.kind == "multiple" for p in kernel.preconditions)})
+    if kernel.op == "sgemm":
+        out["cfg.outputs_per_thread"] = kernel.tile_m * kernel.tile_n // kernel.threads
+    for key in ("registers", "shared_bytes", "local_bytes"):
+        if driver and key in driver:
+            out[key] = int(driver[key])
+    return Numbers(out)
+
+
+def triton_numbers(kernel: Kernel, counterpart: Counterpart, r: KernelResources,
+                   launched: Mapping[str, int] | None = None) -> Numbers:
+    """The Triton side: the compiled counterpart's report, its ttgir facts and its launch settings (derived
+    from the kernel; `launched` replaces them with what a GPU launch really used, e.g. an autotuner's choice)."""
+    from harness.launch import triton as launch_triton
+
+    out = _compiled(r)
+    out.setdefault("barriers", 0)
+    cfg = launch_triton.config(kernel, counterpart)
+    for key in ("block_m", "block_n", "block_k", "num_warps", "num_stages", "group_m"):
+        if isinstance(cfg.get(key), int) and not isinstance(cfg.get(key), bool):
+            out[f"cfg.{key}"] = int(cfg[key])
+    out.setdefault("cfg.num_stages", 1)
+    group_m = launch_triton.constexprs(kernel, counterpart).get("GROUP_M")
+    if isinstance(group_m, int):  # the program order the kernel text computes (1: row-major)
+        out["cfg.group_m"] = group_m
+    out.update({f"cfg.{k}": int(v) for k, v in (launched or {}).items()})
+    out["cfg.mma_passes"] = {"tf32": 1, "tf32x3": 3}.get(str(cfg.get("input_precision", "")), 0)
+    if "cfg.block_m" in out and "cfg.block_n" in out:
+        out["cfg.outputs_per_thread"] = out["cfg.block_m"] * out["cfg.block_n"] // (32 * out["cfg.num_warps"])
+    return Numbers(out)
+
+
+# Tensor-core products per output per k: none for FFMA kernels, one for TF32, three for 3xTF32.
+_PASSES = {"fp32": 0, "tf32": 1, "3xtf32": 3}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one predicate sees: the kernel, its CUDA numbers and (for a Triton-side check) one counterpart's."""
+
+    kernel: Kernel
+    cuda: Numbers
+    triton: Numbers = field(default_factory=Numbers)
+    form: str = ""  # the counterpart's name ("dot", "rank1", ...); empty for a CUDA-side check
+
+
+@dataclass(frozen=True)
+class KernelEvidence:
+    """A kernel's CUDA numbers and each counterpart's, keyed by counterpart name. A side that could not be
+    compiled is in `errors` ("cuda" or the counterpart's name) with the compiler's reason, and its numbers
+    are empty: every check of that side then fails with the reason."""
+
+    kernel: Kernel
+    cuda: Numbers
+    triton: dict[str, Numbers]
+    where: str = "sm_90, compiled ahead of time"
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def sides(self) -> list[Evidence]:
+        return [Evidence(self.kernel, self.cuda, t, form) for form, t in self.triton.items()]
+
+
+def _reason(e: BaseException) -> str:
+    return f"{type(e).__name__}: {str(e).strip()[-600:]}"
+
+
+def gather(kernels: Iterable[Kernel]) -> dict[str, KernelEvidence]:
+    """Every kernel's evidence, compiled ahead of time (cached on disk; all Triton compiles in one go)."""
+    kernels = list(kernels)
+    pairs = [(k, c) for k in kernels for c in k.counterparts]
+    compiled = dict(zip([(k.id, c.name) for k, c in pairs], counterpart_resources(pairs, return_errors=True),
+                        strict=True))
+    out: dict[str, KernelEvidence] = {}
+    for k in kernels:
+        errors: dict[str, str] = {}
+        try:
+            cuda = cuda_numbers(k, kernel_cuda_resources(k))
+        except Exception as e:  # one source that does not compile fails its own claims, not the others'
+            cuda, errors["cuda"] = Numbers(), _reason(e)
+        triton: dict[str, Numbers] = {}
+        for c in k.counterparts:
+            r = compiled[(k.id, c.name)]
+            if isinstance(r, Exception):
+                triton[c.name], errors[c.name] = Numbers(), _reason(r)
+            else:
+                triton[c.name] = triton_numbers(k, c, r)
+        out[k.id] = KernelEvidence(k, cuda, triton, errors=errors)
+    return out
+
+
+def _launched(handle: object, counterpart: Counterpart) -> dict[str, int]:
+    """What the launch really used: the handle's warps and stages, and an autotuner's tile where the
+    counterpart's module reports its choice (`chosen_config`)."""
+    from harness.launch import triton as launch_triton
+
+    meta = getattr(handle, "metadata", None)
+    out = {k: int(getattr(meta, k)) for k in ("num_warps", "num_stages") if isinstance(getattr(meta, k, None), int)}
+    chosen = getattr(launch_triton.module(counterpart), "chosen_config", None)
+    for key, value in ((chosen() if chosen else None) or {}).items():
+        name = {"BLOCK_M": "block_m", "BLOCK_N": "block_n", "BLOCK_K": "block_k", "GROUP_M": "group_m"}.get(key, key)
+        if name in ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages") and isinstance(value, int):
+            out[name] = value
+    return out
+
+
+def on_gpu(kernel: Kernel) -> KernelEvidence:
+    """The same evidence from the GPU: each counterpart's handle from a real launch, and the CUDA kernel's
+    driver attributes over nvcc's report (source facts and SASS stay nvcc's: CuPy keeps no SASS)."""
+    import torch
+
+    from harness import numerics
+    from harness.inspect.compile_triton import handle_resources
+    from harness.launch import cuda as launch_cuda
+    from harness.launch import triton as launch_triton
+    from harness.preconditions import allowed_shape
+    from harness.problems import Problem
+
+    want = Problem("sgemm", 512, 512, 512) if kernel.op == "sgemm" else Problem("sgemv", 1024, 1024)
+    p = allowed_shape(kernel.preconditions, want)
+    ops = numerics.make_operands(p, "exact", 0, "cuda")
+    out = ops.fresh_output(0.0)
+    tensors = {"A": ops.A, "x": ops.B, "y": out} if kernel.op == "sgemv" else {"A": ops.A, "B": ops.B, "C": out}
+    triton: dict[str, Numbers] = {}
+    for c in kernel.counterparts:
+        handle = launch_triton.bind(kernel, c, tensors, p.alpha, p.beta, "cuda")()
+        torch.cuda.synchronize()
+        triton[c.name] = triton_numbers(kernel, c, handle_resources(handle), _launched(handle, c))
+    cuda = cuda_numbers(kernel, kernel_cuda_resources(kernel), launch_cuda.attributes(kernel))
+    return KernelEvidence(kernel, cuda, triton, where=f"GPU launch at {p.shape_label}")

@@ -1,0 +1,186 @@
+"""`rosetta profile`'s engine: Nsight Compute counters for each implementation of each kernel on one problem.
+
+Each implementation runs in its own process under ncu (``python -m harness.inspect.profile --one KERNEL_ID
+IMPL M N K``), launched once, so one kernel's replay (or crash) cannot disturb another's.
+``--clock-control none`` keeps the clocks as the timed runs see them. From the CSV ncu prints, the
+counters the report needs are read back: FMA-pipe and tensor-pipe utilisation, shared-memory bank
+conflicts, DRAM bytes (set beside the roofline model's bytes) and achieved occupancy. The result per
+implementation is a flat ``dict[str, float]``, the shape of ``records.Resources.profile``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from harness.inspect.tools import find_tool, run
+from harness.problems import Problem
+from harness.registry import Kernel, get
+from harness.roofline import operand_bytes, tile_bytes
+
+__all__ = ["METRICS", "ProfileRow", "command", "derive", "parse_csv", "profile", "profile_one"]
+
+# What each counter is called in the result, and ncu's name for it.
+METRICS: dict[str, str] = {
+    "fma_pipe_pct": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "tensor_pipe_pct": "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+    "smem_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+    "dram_bytes": "dram__bytes.sum",
+    "achieved_occupancy_pct": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "duration_ns": "gpu__time_duration.sum",
+}
+# Unit prefixes ncu may print when --print-units base is not honoured (it is asked for).
+_SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_TIME = {"ns": 1.0, "nsecond": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9}
+TIMEOUT_S = 900
+
+
+@dataclass
+class ProfileRow:
+    kernel: str
+    impl: str                       # "cuda" or "triton:<counterpart>"
+    problem: dict
+    metrics: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+
+def _value(text: str, unit: str) -> float | None:
+    text = text.strip().replace(",", "")
+    try:
+        value = float(text)
+    except ValueError:
+        return None  # "n/a" and the like
+    unit = unit.strip()
+    if unit in _TIME:
+        return value * _TIME[unit]
+    if unit.endswith("byte"):
+        return value * _SCALE.get(unit[: -len("byte")], 1.0)
+    return value
+
+
+def parse_csv(text: str, kernel_name: str | None = None) -> dict[str, float]:
+    """The last profiled launch's counters, by METRICS key, from ``ncu --csv`` output (the long
+    "one row per metric" layout: ID, ..., Kernel Name, ..., Metric Name, Metric Unit, Metric Value).
+
+    Lines before the header (ncu's ==PROF== notes, the program's own output) are skipped. With
+    `kernel_name`, only launches whose name contains it count.
+    """
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        raise ValueError("no ncu CSV header (a line starting with \"ID\") in the output")
+    by_launch: dict[str, dict[str, float]] = {}
+    names = {v: k for k, v in METRICS.items()}
+    for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
+        if not row.get("ID") or not row["ID"].strip().isdigit():
+            continue  # an interleaved line from the program, not a record
+        if kernel_name and kernel_name not in row.get("Kernel Name", ""):
+            continue
+        key = names.get(row.get("Metric Name", ""))
+        value = _value(row.get("Metric Value", ""), row.get("Metric Unit", ""))
+        if key is not None and value is not None:
+            by_launch.setdefault(row["ID"], {})[key] = value
+    if not by_launch:
+        raise ValueError(f"ncu reported no launch{' of ' + kernel_name if kernel_name else ''} with these metrics")
+    return by_launch[max(by_launch, key=int)]
+
+
+def derive(metrics: dict[str, float], kernel: Kernel, impl: str, problem: Problem) -> dict[str, float]:
+    """Set the DRAM bytes beside the model's: the fewest bytes any implementation must move, and the bytes
+    of the implementation's tile (each block reads its A rows and B columns once)."""
+    out = dict(metrics)
+    if impl == "cuda":
+        tm, tn = kernel.tile_m, kernel.tile_n
+    else:
+        from harness.launch import triton as launch_triton
+
+        cfg = launch_triton.config(kernel, kernel.counterpart(impl.split(":", 1)[1]))
+        tm, tn = int(cfg.get("block_m", kernel.tile_m)), int(cfg.get("block_n", kernel.tile_n) or 1)
+    out["model_bytes"] = float(operand_bytes(problem))
+    out["tile_model_bytes"] = float(tile_bytes(problem, tm, max(tn, 1), kernel.reads_c_when_beta_zero))
+    if "dram_bytes" in out:
+        out["dram_vs_model"] = out["dram_bytes"] / out["model_bytes"]
+    return out
+
+
+def _kernel_name(kernel: Kernel, impl: str) -> str:
+    """The name ncu shows for the implementation's kernel: the CUDA function's identifier or the Triton
+    kernel's Python name."""
+    if impl == "cuda":
+        return kernel.symbol.split("<", 1)[0].strip()
+    from harness.launch import triton as launch_triton
+
+    mod = launch_triton.module(kernel.counterpart(impl.split(":", 1)[1]))
+    return getattr(getattr(mod.KERNEL, "fn", mod.KERNEL), "__name__", "")
+
+
+def command(kernel: Kernel, impl: str, problem: Problem) -> list[str]:
+    ncu = find_tool("ncu")
+    return [str(ncu), "--clock-control", "none", "--csv", "--print-units", "base", "--kernel-name",
+            f"regex:{_kernel_name(kernel, impl)}", "--metrics", ",".join(METRICS.values()), sys.executable, "-m",
+            "harness.inspect.profile", "--one", kernel.id, impl, str(problem.M), str(problem.N), str(problem.K)]
+
+
+def profile_one(kernel: Kernel, impl: str, problem: Problem) -> ProfileRow:
+    row = ProfileRow(kernel.id, impl, problem.to_json())
+    unmet = kernel.unmet(problem)
+    if unmet:
+        row.error = "skipped: " + "; ".join(unmet)
+        return row
+    try:
+        proc = run(command(kernel, impl, problem), timeout=TIMEOUT_S)
+    except Exception as e:  # no ncu, or the replay overran: recorded, the sweep goes on
+        row.error = f"{type(e).__name__}: {e}"
+        return row
+    try:
+        row.metrics = derive(parse_csv(proc.stdout, _kernel_name(kernel, impl)), kernel, impl, problem)
+    except ValueError as e:
+        row.error = f"{e} (exit {proc.returncode}): {(proc.stderr or proc.stdout)[-1500:]}"
+    return row
+
+
+def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any) -> list[ProfileRow]:
+    """Every implementation of every kernel under ncu on `problem`; writes profile-<time>.json in out_dir."""
+    rows: list[ProfileRow] = []
+    for kernel in kernels:
+        if kernel.op != problem.op:
+            continue
+        for impl in ["cuda", *(f"triton:{c.name}" for c in kernel.counterparts)]:
+            row = profile_one(kernel, impl, problem)
+            rows.append(row)
+            m = row.metrics
+            said = row.error or (f"FMA pipe {m.get('fma_pipe_pct', float('nan')):.1f}%, tensor pipe "
+                                 f"{m.get('tensor_pipe_pct', float('nan')):.1f}%, bank conflicts "
+                                 f"{m.get('smem_bank_conflicts', 0):.0f}, DRAM {m.get('dram_vs_model', 0):.2f}x model, "
+                                 f"occupancy {m.get('achieved_occupancy_pct', float('nan')):.1f}%")
+            console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel.id} [{impl}] {problem.shape_label}: {said}",
+                          markup=False)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = out_dir / f"profile-{stamp}.json"
+    path.write_text(json.dumps({"finished": stamp, "problem": problem.to_json(), "metrics": METRICS,
+                                "rows": [asdict(r) for r in rows]}, indent=1))
+    console.print(f"profile: {len(rows)} implementations, {sum(r.error is not None for r in rows)} without counters; "
+                  f"{path}", markup=False)
+    return rows
+
+
+def _main(argv: list[str]) -> None:
+    from harness.inspect.one_launch import launch_once
+
+    kernel_id, impl, m, n, k = argv
+    kernel = get(kernel_id)
+    op = kernel.op
+    problem = Problem(op, int(m), int(n), int(k)) if op == "sgemm" else Problem(op, int(m), int(n))
+    launch_once(kernel, impl, problem, scalars=(problem.alpha, problem.beta))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 7 and sys.argv[1] == "--one":
+        _main(sys.argv[2:])

@@ -1,0 +1,86 @@
+"""The three implementations of a problem behind one interface: a CUDA seed kernel (through CuPy),
+a Triton counterpart, a cuBLAS baseline. The runner, the tests and the benchmarks all go through it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+
+from harness.launch import cublas
+from harness.problems import Problem
+from harness.registry import KERNELS, Counterpart, Kernel, Precision
+
+
+@dataclass(frozen=True)
+class Impl:
+    name: str                            # "cuda", "triton:<counterpart>", "cublas", "cublas-tf32"
+    op: str
+    kernel: Kernel | None = None         # None for a baseline
+    counterpart: Counterpart | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.kernel.id} [{self.name}]" if self.kernel else self.name
+
+    @property
+    def model(self) -> str:
+        return self.name.split(":")[0]
+
+    @property
+    def precision(self) -> Precision:
+        if self.name == "cublas-tf32":
+            return "tf32"
+        return self.kernel.precision if self.kernel else "fp32"
+
+    @property
+    def tf32(self) -> bool:
+        """TF32 rows are held to the tf32 bound and compared with cuBLAS TF32 only (3xTF32 is fp32-accurate)."""
+        return self.precision == "tf32"
+
+    @property
+    def computes_alpha_beta(self) -> bool:
+        if self.op == "sgemv":
+            return False
+        return self.kernel.computes_alpha_beta if self.model == "cuda" else True
+
+    @property
+    def reads_c_when_beta_zero(self) -> bool:
+        return self.model == "cuda" and self.kernel.reads_c_when_beta_zero
+
+    def unmet(self, problem: Problem) -> list[str]:
+        if problem.op != self.op:
+            return [f"{self.label} is {self.op}, the problem is {problem.op}"]
+        return self.kernel.unmet(problem) if self.model == "cuda" else []
+
+    def bind(self, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: float = 0.0,
+             device_type: str = "cuda") -> Callable[[], object]:
+        """Check the operands once; return a bare zero-argument launch (Triton's returns its compiled handle)."""
+        if self.model == "cuda":
+            from harness.launch import cuda
+
+            return cuda.bind(self.kernel, tensors, alpha, beta)
+        if self.model == "triton":
+            from harness.launch import triton
+
+            return triton.bind(self.kernel, self.counterpart, tensors, alpha, beta, device_type)
+        return cublas.bind(self.name, tensors, alpha, beta, device_type)
+
+
+def baselines(op: str) -> list[Impl]:
+    names = ("cublas",) if op == "sgemv" else cublas.BASELINES
+    return [Impl(n, op) for n in names]
+
+
+def of_kernel(kernel: Kernel, models: tuple[str, ...] = ("cuda", "triton")) -> Iterator[Impl]:
+    if "cuda" in models:
+        yield Impl("cuda", kernel.op, kernel)
+    if "triton" in models:
+        for c in kernel.counterparts:
+            yield Impl(f"triton:{c.name}", kernel.op, kernel, c)
+
+
+def all_impls(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS,
+              models: tuple[str, ...] = ("cuda", "triton")) -> list[Impl]:
+    return [impl for k in kernels for impl in of_kernel(k, models)]

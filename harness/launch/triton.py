@@ -1,0 +1,58 @@
+"""Triton counterparts: checked once when bound, then launched bare; the compiled handle is returned.
+
+Named for the model it launches; inside the package `import triton` still means the Triton package.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from types import ModuleType
+
+import torch
+
+from harness.operands import pack_b, problem_of
+from harness.registry import Counterpart, Kernel
+
+
+def module(counterpart: Counterpart) -> ModuleType:
+    return importlib.import_module(f"kernels_triton.{counterpart.module}")
+
+
+def config(kernel: Kernel, counterpart: Counterpart) -> dict:
+    """The counterpart's launch settings, as its module's launch takes them (derived in the registry)."""
+    wanted = counterpart.config(kernel)
+    accepted = inspect.signature(module(counterpart).launch).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
+        return wanted
+    extra = set(counterpart.params) | set(counterpart.deviations)
+    refused = sorted(k for k in extra if k not in accepted)
+    if refused:
+        raise ValueError(f"{kernel.id} [{counterpart.name}]: kernels_triton.{counterpart.module}.launch takes no "
+                         f"{', '.join(refused)}")
+    # A derived setting the form does not use (the naive form has no K step) is simply not passed.
+    return {k: v for k, v in wanted.items() if k in accepted}
+
+
+def constexprs(kernel: Kernel, counterpart: Counterpart) -> dict:
+    cfg = config(kernel, counterpart)
+    names = inspect.signature(module(counterpart).constexprs).parameters
+    return module(counterpart).constexprs(**{k: v for k, v in cfg.items() if k in names})
+
+
+def bind(kernel: Kernel, counterpart: Counterpart, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
+         beta: float = 0.0, device_type: str = "cuda") -> Callable[[], object]:
+    """Check the operands once; return a zero-argument launch that returns the compiled handle."""
+    who = f"Triton counterpart {kernel.id} [{counterpart.name}]"
+    problem_of(who, kernel.op, tensors, alpha, beta, device_type)
+    launch = module(counterpart).launch
+    opts = config(kernel, counterpart)
+    if kernel.op == "sgemv":
+        A, x, y = tensors["A"], tensors["x"], tensors["y"]
+        return lambda: launch(A, x, y, **opts)
+    if kernel.b_layout == "kmajor":  # the counterpart of a K-major kernel reads the same packed B^T
+        tensors = pack_b(tensors)
+    A, B, C = tensors["A"], tensors["B"], tensors["C"]
+    alpha, beta = float(alpha), float(beta)
+    return lambda: launch(A, B, C, alpha, beta, **opts)

@@ -1,0 +1,98 @@
+"""The tiling ideas the worklogs teach: a key, a title and the lesson, for the report and `rosetta explain`.
+
+How each idea maps onto CUDA and Triton (the decisions, who makes them, and the evidence that proves
+it in the compiled kernels) is in harness.report.mapping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Idea:
+    key: str
+    title: str
+    lesson: str
+
+
+IDEAS: dict[str, Idea] = {
+    idea.key: idea
+    for idea in (
+        Idea(
+            "naive",
+            "Naive: one thread per output",
+            "Each thread computes one element of C as a dot product read straight from global memory: "
+            "coalesced B, broadcast A, but two loads per FMA, so the kernel is bound by memory traffic.",
+        ),
+        Idea(
+            "smem_tile",
+            "Shared-memory block tile",
+            "A block stages a tile of A and a tile of B in shared memory, then every thread reads its row "
+            "and column from there: global traffic falls by the tile width.",
+        ),
+        Idea(
+            "multi_output",
+            "Block tile with several outputs per thread",
+            "The C tile is larger than the thread block (64x64 over 16x16 threads): each thread keeps "
+            "BATCH_Y x BATCH_X accumulators, so fewer, busier threads hide latency.",
+        ),
+        Idea(
+            "unroll",
+            "Loop unrolling",
+            "A loop whose trip count the compiler can see (i = 0; idx = i + tid) unrolls; one starting at "
+            "tid does not. The document reports nearly 10x between the two.",
+        ),
+        Idea(
+            "coarsen_1d",
+            "1D thread coarsening",
+            "Each thread computes kStrideY outputs of a column, reusing its Bds value from a register: fewer "
+            "threads, fewer shared-memory loads per output, lower occupancy but more work per thread.",
+        ),
+        Idea(
+            "coarsen_2d",
+            "2D thread coarsening (register blocking)",
+            "Each thread computes an 8x8 block of C from register caches of A and B: 16 shared loads feed 64 "
+            "FMAs.",
+        ),
+        Idea(
+            "outer_product",
+            "Register outer product",
+            "Loop order k-outermost: per k, a column of As and a row of Bs go to registers and a rank-1 "
+            "update accumulates into accum[i][j]; shared loads fall from 2*BATCH_Y*BATCH_X*Bk to "
+            "Bk*(BATCH_Y+BATCH_X).",
+        ),
+        Idea(
+            "gemv_naive",
+            "SGEMV, one thread per row",
+            "Thread i walks row i: neighbouring threads read addresses N floats apart, so no load coalesces.",
+        ),
+        Idea(
+            "gemv_warp",
+            "SGEMV, one warp per row with a shuffle reduction",
+            "A 32-thread block walks one row with stride 32 (coalesced), then __shfl_down_sync folds the 32 "
+            "partial sums.",
+        ),
+        Idea(
+            "gemv_block",
+            "SGEMV, several warps per row (tile-rosetta's step)",
+            "A block of several warps per row: shuffles inside each warp, then a shared-memory pass across "
+            "the warps.",
+        ),
+        Idea(
+            "gemv_vector",
+            "SGEMV with 16-byte loads (tile-rosetta's step)",
+            "float4 loads quarter the load instructions and keep more bytes in flight per thread: the last "
+            "step towards the copy bandwidth.",
+        ),
+        Idea(
+            "tensor_core",
+            "Tensor cores: TF32 and 3xTF32 (tile-rosetta's step)",
+            "mma.sync multiplies 16x8x8 tf32 tiles held in registers: 8x the FFMA rate, fed by ldmatrix from a "
+            "swizzled, cp.async-pipelined shared tile. TF32 rounds the inputs to 10 mantissa bits; 3xTF32 splits each "
+            "input into a tf32 high part and a tf32 remainder and issues three mma's, which is fp32-accurate again. "
+            "Hopper's tf32 wgmma needs K-major B in shared memory, so B's layout in global memory decides Triton's "
+            "fast path.",
+        ),
+    )
+}

@@ -1,0 +1,124 @@
+"""Cells that several tables share: a result's figures, its numerics verdict, its beta = 0 behaviour.
+
+Each has its explanation as a legend line (LEGEND), printed under the tables that use it.
+"""
+
+from __future__ import annotations
+
+from harness.registry import BY_ID
+from harness.report import fmt
+from harness.report.measured import Measured, baseline_label
+from harness.report.tables import Cell
+from harness.run.records import Result, Status
+
+LEGEND = {
+    "ms": "ms: median device time; runs: how many timed runs it is the median of; spread: (p80 - p20) / median.",
+    "pct": "% cuBLAS: cuBLAS's median time over this one's, same problem, same timer, same precision class "
+           "(fp32 and 3xTF32 against cuBLAS fp32, TF32 against cuBLAS TF32).",
+    "peak": "% peak: of the run's measured FP32 FMA throughput (sgemm, fp32 rows) or device-to-device copy "
+            "bandwidth (sgemv: bytes of A, x and y once).",
+    "numerics": "numerics: ✓ exact = bit-identical to the float64 result on small-integer inputs; the number is "
+                "the random layer's forward error, max|out - ref| / max(|alpha|·|A|·|B| + |beta|·|C|), which "
+                "must stay under a bound that grows with K and near the library's own error.",
+    "beta0": "beta = 0: with NaN in C and beta = 0, BLAS says C is not read. 'reads C (declared)': the seed "
+             "kernel computes beta*C regardless, as the registry declares (a limit of the seed, not a failure); "
+             "'honours (C = A·B)': the kernel only writes C.",
+    "regs": "regs: registers per thread; spills: bytes spilled to local memory (ptxas).",
+    "flags": "flags: a spread over 5% or an SM clock that fell during the runs (read before and after).",
+}
+
+
+def why_no_figures(r: Result, mode: str) -> str:
+    reason = fmt.first_line(r.reason)
+    if r.status is Status.SKIPPED:
+        return f"skipped: {reason}"
+    if r.status is Status.COMPILED:
+        return reason or "compiled, not run"
+    if r.status is Status.FAILED:
+        if r.numerics is not None and r.numerics.passed:
+            return f"failed after its numerics passed: {reason}"
+        return f"failed: {reason}"
+    if mode == "cpu":
+        return "not timed: CPU run (Triton interpreter / CPU BLAS), numerics only"
+    return "not timed"
+
+
+def rate_text(r: Result) -> str:
+    if r.figures is None:
+        return "—"
+    return fmt.tflops(r.figures.tflops) if r.op == "sgemm" else fmt.gbps(r.figures.gbps)
+
+
+def figure_cells(m: Measured, r: Result, timing: bool = True) -> list[Cell]:
+    """ms, (runs, spread,) rate, % cuBLAS, % peak; or one cell spanning them that says why there are none."""
+    width = 6 if timing else 4
+    if not r.timed or r.timing is None:
+        return [Cell(why_no_figures(r, m.header.mode), cls="why", span=width)]
+    t = r.timing
+    cells = [Cell(fmt.ms(t.median_ms), num=True)]
+    if timing:
+        cells += [Cell(str(t.runs), num=True), Cell(fmt.pct(100 * t.spread), num=True,
+                                                    cls="warn" if t.spread > 0.05 else "")]
+    peak = r.figures.pct_peak if r.figures is not None and r.precision == "fp32" else None
+    cells += [Cell(rate_text(r), num=True), Cell(fmt.pct(m.pct(r)), num=True),
+              Cell(fmt.pct(peak), num=True, cls="" if peak is not None else "muted")]
+    return cells
+
+
+def numerics_cell(r: Result) -> Cell:
+    n = r.numerics
+    if n is None:
+        return Cell("not run" if r.status in (Status.COMPILED, Status.SKIPPED) else "—", cls="muted")
+    if n.passed:
+        error = n.random.error if n.random else None
+        return Cell(f"✓ exact · ✓ {fmt.sci(error)}", cls="ok nowrap")
+    for name, layer in (("exact", n.exact), ("random", n.random)):
+        if layer is not None and not layer.passed:
+            return Cell(f"✗ {name}: {fmt.first_line(layer.reason or 'failed', 90)}", cls="bad")
+    observed = n.beta0.observed if n.beta0 else "?"
+    return Cell(f"✗ beta = 0: {observed}", cls="bad")
+
+
+def beta0_cell(r: Result) -> Cell:
+    if r.op == "sgemv":
+        return Cell("n/a", cls="muted")
+    b0 = r.numerics.beta0 if r.numerics else None
+    kernel = BY_ID.get(r.kernel or "")
+    if b0 is None:
+        if kernel is not None and r.model == "cuda" and kernel.reads_c_when_beta_zero:
+            return Cell("reads C (declared, not observed here)", cls="warn nowrap")
+        return Cell("—", cls="muted")
+    if not b0.agrees:
+        return Cell(f"✗ {b0.observed} (declared {b0.declared})", cls="bad")
+    if b0.observed == "leaks NaN":
+        return Cell("reads C (declared)", cls="warn nowrap")
+    if kernel is not None and r.model == "cuda" and not kernel.computes_alpha_beta:
+        return Cell("honours (C = A·B)", cls="ok nowrap")
+    return Cell("honours", cls="ok nowrap")
+
+
+def regs_cells(r: Result) -> list[Cell]:
+    res = r.resources
+    if res is None or res.registers is None:
+        return [Cell("—", num=True, cls="muted"), Cell("—", num=True, cls="muted")]
+    spills = int(res.spills or 0)
+    return [Cell(str(res.registers), num=True),
+            Cell(f"{spills} B" if spills else "0", num=True, cls="bad" if spills else "")]
+
+
+def flags_cell(r: Result) -> Cell:
+    flags = r.timing.flags if r.timing else []
+    return Cell("; ".join(flags), cls="warn flags" if flags else "flags")
+
+
+def precision_cell(r: Result) -> Cell:
+    text = {"fp32": "fp32", "tf32": "TF32", "3xtf32": "3xTF32"}.get(r.precision, r.precision)
+    return Cell(text, cls="" if r.precision == "fp32" else "warn")
+
+
+def pct_header(precisions: set[str]) -> str:
+    return "% cuBLAS" if precisions <= {"fp32"} else "% cuBLAS (same class)"
+
+
+def vs_text(precision: str) -> str:
+    return baseline_label(precision)

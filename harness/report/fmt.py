@@ -1,0 +1,68 @@
+"""How figures are written: one function per kind of number, so every table, sentence and plot agrees."""
+
+from __future__ import annotations
+
+import html
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def ms(v: float) -> str:
+    return f"{v:.4f}" if v < 0.1 else f"{v:.3f}" if v < 10 else f"{v:.2f}" if v < 100 else f"{v:.1f}"
+
+
+def pct(v: float | None) -> str:
+    return "—" if v is None else f"{v:.1f}%"
+
+
+def pct_round(v: float | None) -> str:
+    """A fraction 0..1 as a whole percentage (occupancy)."""
+    return "—" if v is None else f"{100 * v:.0f}%"
+
+
+def sci(v: float | None) -> str:
+    return "—" if v is None else ("0" if v == 0 else f"{v:.1e}")
+
+
+def tflops(v: float) -> str:
+    return f"{v:.2f}"
+
+
+def gbps(v: float) -> str:
+    return f"{v:.0f}"
+
+
+def times(v: float) -> str:
+    """A ratio written as a factor: 1.65x, 0.22x, 12x."""
+    return f"{v:.2f}x" if v < 10 else f"{v:.0f}x"
+
+
+def nbytes(n: float | None) -> str:
+    if n is None:
+        return "—"
+    if n >= 1024 * 1024:
+        return f"{n / 1024 / 1024:.1f} MiB"
+    return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{int(n)} B"
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    """A reason in one line. Compiler errors put the location first and the cause last, so a
+    multi-line reason keeps both ends."""
+    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    line = lines[0] if len(lines) == 1 else f"{lines[0]} … {lines[-1]}"
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def joined(items: list[str], word: str = "and") -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    if len(items) <= 2:
+        return f" {word} ".join(items)
+    return ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"

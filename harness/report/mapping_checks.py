@@ -1,0 +1,155 @@
+"""What a mapping claim is (a decision, its CUDA and Triton text, who decides it, and the checks that
+prove it), and the checks and rows several ideas share.
+
+One claim per decision an idea is about: what the CUDA kernels do, what the Triton counterparts do,
+and who decides it in Triton (the programmer, or the compiler). Each side carries a Check: a sentence
+and the predicate over `harness.inspect.evidence.Evidence` that proves it, plus the evidence names a
+report prints beside the verdict. Where the kernels of one idea (or the Triton forms of one kernel)
+differ on a row, the row says so and its check is a `ByKernel` / `ByForm` with one case each: a kernel
+or form that no case names fails its test until someone states what holds for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from harness.inspect.evidence import Evidence, Numbers
+
+PROGRAMMER = "programmer"
+COMPILER = "compiler"
+
+
+@dataclass(frozen=True)
+class Check:
+    text: str
+    holds: Callable[[Evidence], bool]
+    shows: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ByKernel:
+    """One check per kernel of the idea; keys are substrings of kernel ids."""
+
+    cases: Mapping[str, Check]
+
+    def pick(self, ev: Evidence) -> Check:
+        found = [c for key, c in self.cases.items() if key in ev.kernel.id]
+        if len(found) != 1:
+            raise LookupError(f"{ev.kernel.id}: {len(found)} cases of {sorted(self.cases)} name it; state one")
+        return found[0]
+
+
+@dataclass(frozen=True)
+class ByForm:
+    """One check per Triton form (counterpart name)."""
+
+    cases: Mapping[str, Check]
+
+    def pick(self, ev: Evidence) -> Check:
+        if ev.form not in self.cases:
+            raise LookupError(f"{ev.kernel.id}: no case for the Triton form {ev.form!r} (cases: {sorted(self.cases)})")
+        return self.cases[ev.form]
+
+
+Side = Check | ByKernel | ByForm
+
+
+@dataclass(frozen=True)
+class Claim:
+    decision: str
+    cuda: str
+    triton: str
+    decided_by: str          # who decides it in Triton: PROGRAMMER or COMPILER
+    cuda_check: Side
+    triton_check: Side
+
+
+def pick(side: Side, ev: Evidence) -> Check:
+    return side if isinstance(side, Check) else side.pick(ev)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers the predicates share
+# ---------------------------------------------------------------------------------------------------
+def lds(n: Numbers) -> int:
+    """Plain shared-memory loads of any width."""
+    return n["LDS.32"] + n["LDS.64"] + n["LDS.128"]
+
+
+def tiles(ev: Evidence) -> int:
+    """Bytes of one A tile and one B tile of the CUDA block."""
+    n = ev.cuda
+    return 4 * (n["cfg.tile_m"] * n["cfg.tile_k"] + n["cfg.tile_k"] * n["cfg.tile_n"])
+
+
+def padded_tiles(ev: Evidence) -> int:
+    """Bytes of one stage of the ladder's tiles: A transposed with each k-row padded by 4 floats, B as it lies."""
+    n = ev.cuda
+    return 4 * (n["cfg.tile_k"] * (n["cfg.tile_m"] + 4) + n["cfg.tile_k"] * n["cfg.tile_n"])
+
+
+def triton_tiles(n: Numbers) -> int:
+    return 4 * (n["cfg.block_m"] * n["cfg.block_k"] + n["cfg.block_k"] * n["cfg.block_n"])
+
+
+def same_outputs_per_thread(ev: Evidence) -> bool:
+    return ev.triton["cfg.outputs_per_thread"] == ev.cuda["cfg.outputs_per_thread"]
+
+
+def scalar_loads(n: Numbers) -> bool:
+    return n["LDG.32"] > 0 and n["LDG.64"] + n["LDG.128"] == 0
+
+
+NO_LOCAL = Check("no spills, no local memory", lambda ev: ev.triton["spills"] + ev.triton["local_bytes"] == 0
+                 and ev.triton["LDL"] == 0, ("registers", "spills", "local_bytes"))
+DOT_STAGED = Check("two local_alloc in the ttgir; shared bytes at least the two tiles",
+                   lambda ev: ev.triton["ttgir.local_alloc"] == 2
+                   and ev.triton["shared_bytes"] >= triton_tiles(ev.triton),
+                   ("ttgir.local_alloc", "shared_bytes"))
+RANK1_UNSTAGED = Check("no tl.dot, no local_alloc: nothing staged by the program",
+                       lambda ev: ev.triton["ttgir.dot"] + ev.triton["ttgir.local_alloc"] == 0,
+                       ("ttgir.dot", "ttgir.local_alloc", "shared_bytes"))
+
+
+def staging(cuda_text: str, cuda_check: Side) -> Claim:
+    """The shared-memory row of every tiled GEMM idea; its Triton side depends on the form."""
+    return Claim(
+        "operand staging", cuda_text,
+        "dot form: tl.dot's operands are staged in shared memory by the compiler (two ttg.local_alloc); "
+        "rank1 form: the program stages nothing (each k loads a column of A and a row of B), though the compiler "
+        "may still use shared memory to convert layouts",
+        COMPILER, cuda_check, ByForm({"dot": DOT_STAGED, "rank1": RANK1_UNSTAGED}))
+
+
+def synchronisation(cuda_text: str = "__syncthreads() written by hand after the tile loads and after the compute: "
+                                     "load, sync, compute, sync (BAR in the SASS)") -> Claim:
+    return Claim(
+        "synchronisation", cuda_text,
+        "dot form: barriers inserted by the compiler around the shared tiles; rank1 form: only those its layout "
+        "conversions need",
+        COMPILER,
+        Check("__syncthreads in the source, BAR in the SASS",
+              lambda ev: ev.cuda["src.syncthreads"] >= 2 and ev.cuda["BAR"] >= 2, ("src.syncthreads", "BAR")),
+        ByForm({"dot": Check("BAR in the SASS", lambda ev: ev.triton["BAR"] >= 1, ("BAR",)),
+                "rank1": Check("BAR only with shared memory for conversions",
+                               lambda ev: (ev.triton["BAR"] > 0) == (ev.triton["shared_bytes"] > 0),
+                               ("BAR", "shared_bytes"))}))
+
+
+def single_buffer() -> Claim:
+    return Claim(
+        "K-loop pipelining",
+        "none: one buffer per operand, the next tile is loaded only after the current one is consumed (no cp.async)",
+        "num_stages = 1 (the counterpart's setting): synchronous loads, no async copies in the ttgir; a larger "
+        "num_stages would have the compiler pipeline them",
+        PROGRAMMER,
+        Check("no cp.async in the source or the SASS", lambda ev: ev.cuda["src.cp_async"] + ev.cuda["LDGSTS"] == 0,
+              ("src.cp_async", "LDGSTS")),
+        Check("num_stages 1, no async copy", lambda ev: ev.triton["cfg.num_stages"] == 1
+              and ev.triton["ttgir.async_copy"] == 0, ("cfg.num_stages", "ttgir.async_copy")))
+
+
+def ffma_only(n: Numbers) -> bool:
+    """fp32 FMA arithmetic: FFMA, and no tensor-core instruction."""
+    return n["FFMA"] > 0 and n["HMMA"] + n["HGMMA"] == 0

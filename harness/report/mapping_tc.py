@@ -1,0 +1,72 @@
+"""The mapping claims of the tensor-core GEMMs (TF32 and 3xTF32, B row-major or K-major)."""
+
+from __future__ import annotations
+
+from harness.inspect.evidence import Evidence
+from harness.report.mapping_checks import COMPILER, PROGRAMMER, ByKernel, Check, Claim
+
+
+def _hmma_expected(ev: Evidence) -> int:
+    """HMMA instructions in the SASS: passes x two copies of the main loop (its 16-byte and 4-byte copy paths)
+    x the m16n8k8 tiles one warp computes per K tile."""
+    n = ev.cuda
+    warps = n["cfg.threads"] // 32
+    return n["cfg.mma_passes"] * 2 * n["cfg.tile_m"] * n["cfg.tile_n"] * n["cfg.tile_k"] // (16 * 8 * 8 * warps)
+
+
+TENSOR_CORE = (
+    Claim("tensor-core instruction",
+          "mma.sync.m16n8k8 tf32 written as inline PTX (HMMA), its A fragments loaded with ldmatrix (LDSM); no wgmma "
+          "(HGMMA), which needs the sm_90a target the NVRTC path does not compile for",
+          "tl.dot(input_precision='tf32' or 'tf32x3'): the compiler picks Hopper's wgmma (HGMMA, a #ttg.nvidia_mma "
+          "version 3 accumulator, ttng.warp_group_dot)",
+          COMPILER,
+          Check("mma.sync; HMMA and LDSM, no HGMMA", lambda ev: ev.cuda["src.mma_sync"] > 0 and ev.cuda["HMMA"] > 0
+                and ev.cuda["HGMMA"] == 0 and ev.cuda["LDSM"] > 0, ("src.mma_sync", "HMMA", "HGMMA", "LDSM")),
+          Check("HGMMA from a version-3 mma layout; no HMMA", lambda ev: ev.triton["HGMMA"] > 0
+                and ev.triton["HMMA"] == 0 and ev.triton["ttgir.mma_version"] == 3
+                and ev.triton["ttgir.warp_group_dot"] >= 1, ("HGMMA", "HMMA", "ttgir.mma_version"))),
+    Claim("TF32 or 3xTF32",
+          "written by hand: 3xTF32 splits each operand into a tf32 high part and a tf32 remainder and issues three "
+          "mma per product, TF32 one (HMMA = passes x 2 main-loop copies x the warp's m16n8k8 tiles per K tile)",
+          "one argument: input_precision='tf32x3' makes the compiler split the tiles and issue three warp-group dots "
+          "per K step, 'tf32' one",
+          COMPILER,
+          Check("HMMA count of the passes", lambda ev: ev.cuda["HMMA"] == _hmma_expected(ev),
+                ("cfg.mma_passes", "HMMA")),
+          Check("one warp_group_dot per pass",
+                lambda ev: ev.triton["ttgir.warp_group_dot"] == ev.triton["cfg.mma_passes"],
+                ("cfg.mma_passes", "ttgir.warp_group_dot"))),
+    Claim("operand staging and pipelining",
+          "three cp.async stages (LDGSTS) in dynamic shared memory (extern __shared__, sized at launch: none of it is "
+          "static)",
+          "num_stages (3 for the dot form, the tuner's choice for the tuned form): async copies into a swizzled "
+          "NVMMA shared layout the compiler picks for wgmma, exactly when num_stages > 1",
+          PROGRAMMER,
+          Check("extern __shared__, LDGSTS; no static shared memory", lambda ev: ev.cuda["src.extern_shared"] > 0
+                and ev.cuda["LDGSTS"] > 0 and ev.cuda["shared_bytes"] == 0 and ev.cuda["cfg.dynamic_smem"] > 0,
+                ("src.extern_shared", "LDGSTS", "shared_bytes", "cfg.dynamic_smem")),
+          Check("swizzled shared layout; async copies exactly when num_stages > 1",
+                lambda ev: ev.triton["ttgir.shared_swizzled"] == 1
+                and (ev.triton["cfg.num_stages"] > 1) == (ev.triton["ttgir.async_copy"] > 0),
+                ("ttgir.shared_swizzled", "cfg.num_stages", "ttgir.async_copy"))),
+    Claim("B's layout",
+          "row-major B: tf32 has no transposing ldmatrix, so B's fragment is read with 16-byte LDS through a permuted "
+          "column mapping (LDS.128 beside LDSM); K-major B (Bt, packed outside the timed region): ldmatrix for both "
+          "operands, no LDS.128",
+          "wgmma's tf32 B operand must be K-major in shared memory: row-major B is transposed on the way in (4-byte "
+          "async copies or 4-byte shared stores); K-major B is copied as it lies (16-byte copies and stores only)",
+          COMPILER,
+          ByKernel({"row>": Check("LDS.128 and LDSM", lambda ev: ev.cuda["LDS.128"] > 0 and ev.cuda["LDSM"] > 0,
+                                  ("LDS.128", "LDSM")),
+                    "kmajor>": Check("LDSM, no LDS.128", lambda ev: ev.cuda["LDS.128"] == 0 and ev.cuda["LDSM"] > 0,
+                                     ("LDS.128", "LDSM"))}),
+          ByKernel({"row>": Check("4-byte copies or stores",
+                                  lambda ev: ev.triton["LDGSTS.32"] + ev.triton["STS.32"] > 0,
+                                  ("LDGSTS.32", "STS.32", "LDGSTS.128")),
+                    "kmajor>": Check("16-byte copies and stores only", lambda ev: ev.triton["LDGSTS.128"] > 0
+                                     and ev.triton["LDGSTS.32"] + ev.triton["STS.32"] == 0,
+                                     ("LDGSTS.32", "STS.32", "LDGSTS.128"))})),
+)
+
+TC_CLAIMS: dict[str, tuple[Claim, ...]] = {"tensor_core": TENSOR_CORE}

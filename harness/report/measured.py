@@ -1,0 +1,203 @@
+"""The measurements as the report reads them: which results to compare, and against which cuBLAS.
+
+Every comparison in the report goes through `Measured`, so a ratio is always taken within one
+precision class: fp32 SIMT and 3xTF32 (fp32-accurate) against cuBLAS fp32, TF32 against cuBLAS TF32
+only. A percentage is recomputed here from the two medians rather than read from the file, so an old
+file whose TF32 rows carry no ratio, or a ratio against the wrong yardstick, still renders right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from harness.inspect.resources import Occupancy, sm90_occupancy
+from harness.problems import Problem
+from harness.registry import BY_ID, IDEAS, Counterpart, Kernel
+from harness.registry.ideas import Idea
+from harness.run.records import SEED_SGEMM, Result, headline_problem, record_order
+from harness.run.results import Results
+
+# The cuBLAS a precision class is measured against.
+BASELINE_OF = {"fp32": "cublas", "3xtf32": "cublas", "tf32": "cublas-tf32"}
+PRECISION_TEXT = {"fp32": "fp32", "tf32": "TF32", "3xtf32": "3xTF32"}
+
+
+def baseline_label(precision: str) -> str:
+    return "cuBLAS TF32" if BASELINE_OF.get(precision) == "cublas-tf32" else "cuBLAS fp32"
+
+
+@dataclass(frozen=True)
+class Best:
+    """The fastest result of a group, with its ratio to its class's cuBLAS."""
+
+    result: Result
+    pct: float
+
+    @property
+    def kernel(self) -> str:
+        return self.result.kernel or self.result.impl
+
+
+class Measured:
+    def __init__(self, results: Results) -> None:
+        self.file = results
+        self.header = results.header
+        self.all = results.results
+
+    # ------------------------------------------------------------------ selection
+    @cached_property
+    def problems(self) -> list[Problem]:
+        """The header's problems in its order, then any a record names that the header does not."""
+        out = dict.fromkeys(self.header.problems)
+        for r in self.all:
+            out.setdefault(r.problem)
+        return [p for p in out if any(r.problem == p for r in self.all)]
+
+    @cached_property
+    def ops(self) -> list[str]:
+        return [op for op in ("sgemm", "sgemv") if any(r.op == op for r in self.all)]
+
+    def on(self, problem: Problem) -> list[Result]:
+        return sorted((r for r in self.all if r.problem == problem), key=record_order)
+
+    def headline(self, op: str) -> Problem | None:
+        return headline_problem(self.all, op)
+
+    @cached_property
+    def kernels(self) -> list[Kernel]:
+        """Registry kernels with at least one record here, in registry order."""
+        ids = {r.kernel for r in self.all}
+        return [k for k in BY_ID.values() if k.id in ids]
+
+    @cached_property
+    def ideas(self) -> list[tuple[Idea, list[Kernel]]]:
+        out = []
+        for idea in IDEAS.values():
+            kernels = [k for k in self.kernels if k.idea == idea.key]
+            if kernels:
+                out.append((idea, kernels))
+        return out
+
+    @cached_property
+    def unknown_kernels(self) -> list[str]:
+        return sorted({r.kernel for r in self.all if r.kernel and r.kernel not in BY_ID})
+
+    def of_kernel(self, kernel_id: str, impl: str | None = None) -> list[Result]:
+        return [r for r in self.all if r.kernel == kernel_id and (impl is None or r.impl == impl)]
+
+    # ------------------------------------------------------------------ comparison
+    def baseline(self, problem: Problem, precision: str = "fp32") -> Result | None:
+        impl = BASELINE_OF.get(precision, "cublas")
+        return next((r for r in self.all if r.problem == problem and r.impl == impl and r.timed), None)
+
+    def pct(self, result: Result) -> float | None:
+        """% of the same precision class's cuBLAS on the same problem (same timer)."""
+        if not result.timed or result.timing is None:
+            return None
+        base = self.baseline(result.problem, result.precision)
+        if base is None or base.timing is None:
+            return None
+        return 100.0 * base.timing.median_ms / result.timing.median_ms
+
+    def best(self, results: list[Result]) -> Best | None:
+        scored = [(self.pct(r), r) for r in results]
+        scored = [(p, r) for p, r in scored if p is not None]
+        if not scored:
+            return None
+        p, r = max(scored, key=lambda pr: (pr[0], -record_order(pr[1])[1]))
+        return Best(r, p)
+
+    def timed_of(self, kernels: list[Kernel], problem: Problem, model: str, precision: str) -> list[Result]:
+        ids = {k.id for k in kernels}
+        return [r for r in self.all if r.kernel in ids and r.problem == problem and r.model == model
+                and r.precision == precision and r.timed]
+
+    def precisions(self, kernels: list[Kernel], problem: Problem) -> list[str]:
+        """The precision classes these kernels were timed in on a problem, fp32 first."""
+        ids = {k.id for k in kernels}
+        found = {r.precision for r in self.all if r.kernel in ids and r.problem == problem and r.timed}
+        return [p for p in ("fp32", "3xtf32", "tf32") if p in found] + sorted(found - set(BASELINE_OF))
+
+    # ------------------------------------------------------------------ the seed's own problem
+    def seed_record(self, kernel_id: str, impl: str = "cuda") -> Result | None:
+        """The record to hold beside a document's figure: the seeds' 4096^3 for sgemm, else the largest."""
+        timed = [r for r in self.of_kernel(kernel_id, impl) if r.timed]
+        if not timed:
+            return None
+        at_seed = [r for r in timed if r.problem == SEED_SGEMM]
+        return at_seed[0] if at_seed else max(timed, key=lambda r: r.problem.M * r.problem.N * r.problem.K)
+
+    # ------------------------------------------------------------------ compiled resources
+    def counterpart(self, result: Result) -> Counterpart | None:
+        kernel = BY_ID.get(result.kernel or "")
+        if kernel is None or result.model != "triton":
+            return None
+        name = result.impl.split(":", 1)[-1]
+        return next((c for c in kernel.counterparts if c.name == name), None)
+
+    def config(self, result: Result) -> dict:
+        """A Triton result's launch settings: what the run recorded (an autotuner's choice), else derived."""
+        if result.resources is not None and result.resources.config:
+            return dict(result.resources.config)
+        kernel, c = BY_ID.get(result.kernel or ""), self.counterpart(result)
+        return dict(c.config(kernel)) if kernel is not None and c is not None else {}
+
+    def threads(self, result: Result) -> int | None:
+        kernel = BY_ID.get(result.kernel or "")
+        if kernel is None:
+            return None
+        if result.model == "cuda":
+            return kernel.threads
+        warps = self.config(result).get("num_warps")
+        return 32 * int(warps) if isinstance(warps, int) else None
+
+    def occupancy(self, result: Result) -> Occupancy | None:
+        """Theoretical sm_90 occupancy from the compiled registers and shared memory and the launch's threads."""
+        res, threads = result.resources, self.threads(result)
+        if res is None or res.registers is None or threads is None:
+            return None
+        try:
+            return sm90_occupancy(int(res.registers), int(res.shared_bytes or 0), threads)
+        except ValueError:
+            return None
+
+    def compiled(self, kernel_id: str, impl: str) -> Result | None:
+        """The first record of an implementation that carries its compiled resources."""
+        return next((r for r in sorted(self.of_kernel(kernel_id, impl), key=lambda r: self.problems.index(r.problem))
+                     if r.resources is not None and r.resources.registers is not None), None)
+
+    @cached_property
+    def implementations(self) -> list[tuple[str, str]]:
+        """Every (kernel id, impl) pair present, in record order."""
+        seen = dict.fromkeys((r.kernel or "", r.impl) for r in sorted(self.all, key=record_order) if r.kernel)
+        return list(seen)
+
+
+def config_text(cfg: dict) -> str:
+    """A Triton launch's settings in a few words: '64×64×16 tile, 2 warps, 3 stages, unroll'."""
+    dims = [cfg[k] for k in ("block_m", "block_n", "block_k") if k in cfg]
+    parts = ["×".join(map(str, dims)) + " tile"] if dims else []
+    if "num_warps" in cfg:
+        parts.append(f"{cfg['num_warps']} warp{'s' if cfg['num_warps'] != 1 else ''}")
+    if cfg.get("num_stages", 1) != 1:
+        parts.append(f"{cfg['num_stages']} stages")
+    skip = {"block_m", "block_n", "block_k", "num_warps", "num_stages"}
+    for key, value in cfg.items():
+        if key in skip:
+            continue
+        parts.append(key if value is True else f"no {key}" if value is False else f"{key} {value}")
+    return ", ".join(parts)
+
+
+def triton_modules(kernels: list[Kernel]) -> dict[str, list[tuple[Kernel, Counterpart]]]:
+    """Each Triton module and the (kernel, counterpart) pairs that launch it, in registry order."""
+    out: dict[str, list[tuple[Kernel, Counterpart]]] = {}
+    for k in kernels:
+        for c in k.counterparts:
+            out.setdefault(c.module, []).append((k, c))
+    return out
+
+
+def ideas_of(pairs: list[tuple[Kernel, Counterpart]]) -> list[str]:
+    return list(dict.fromkeys(k.idea for k, _ in pairs))

@@ -1,0 +1,135 @@
+"""Method and provenance on the page: how every figure was taken, with what, on what, from which documents."""
+
+from __future__ import annotations
+
+import shlex
+from datetime import datetime
+
+from harness.numerics import VENDOR_MULTIPLE
+from harness.registry import SECTION_EN, SEEDS
+from harness.report import anchors, fmt
+from harness.report.doc import Inline, Notice, Para, Section, TableBlock
+from harness.report.measured import Measured
+from harness.report.tables import Cell, Table
+from harness.run.records import Status
+from harness.timing import CLOCK_DROP_LIMIT, L2_FLUSH_BYTES, SPREAD_LIMIT
+
+
+def when(stamp: str | None) -> str:
+    if not stamp:
+        return "?"
+    try:
+        return datetime.fromisoformat(stamp).strftime("%Y-%m-%d %H:%M:%S %Z").strip()
+    except ValueError:
+        return stamp
+
+
+def command(m: Measured) -> str:
+    return "rosetta " + shlex.join(str(a) for a in m.header.argv) if m.header.argv else "?"
+
+
+def timer_paragraph(m: Measured) -> list[Inline]:
+    timed = [r.timing for r in m.all if r.timed and r.timing]
+    if not timed:
+        return ["Nothing was timed in this run: it ran where there is no GPU, so the figures are the numerics "
+                "verdicts and the compiled resources only."]
+    runs = [t.runs for t in timed]
+    clocks = [(t.clock_mhz_before, t.clock_mhz_after) for t in timed if t.clock_mhz_before and t.clock_mhz_after]
+    fell = [c for c in clocks if c[1] < (1 - CLOCK_DROP_LIMIT) * c[0]]
+    spread = [t.spread for t in timed]
+    parts: list[Inline] = [
+        "CUDA kernels (through CuPy), Triton kernels and cuBLAS are timed by one timer, each as a bare launch "
+        "(operands checked once beforehand, never inside the timed call): CUDA events around each run, the L2 "
+        f"flushed before every run by writing a {L2_FLUSH_BYTES // 2**20} MiB buffer, a warm-up, then the "
+        f"median of N runs. N is chosen to fill about {m.header.rep_ms:g} ms per implementation (at least 10 "
+        f"where time allows): here from {min(runs)} to {max(runs)} runs per row, given in each results table's "
+        f"runs column. The spread, (p80 − p20) / median, runs from {fmt.pct(100 * min(spread))} to "
+        f"{fmt.pct(100 * max(spread))}; above {SPREAD_LIMIT:.0%} a row is flagged. "]
+    if clocks:
+        lo, hi = min(min(c) for c in clocks), max(max(c) for c in clocks)
+        parts.append(f"The SM clock is read before and after each row's runs: {lo}–{hi} MHz here; "
+                     f"{fmt.plural(len(fell), 'row')} saw it fall by more than {CLOCK_DROP_LIMIT:.0%} "
+                     "(flagged in its row).")
+    else:
+        parts.append("The SM clock could not be read on this machine (no NVML).")
+    return parts
+
+
+def _seed_table(m: Measured) -> Table:
+    table = Table([("seed", False), ("file", False), ("title, as the document gives it", False),
+                   ("in English", False), ("GPU", False), ("sections of its kernels here", False)], cls="seeds")
+    used: dict[str, list[str]] = {}
+    for k in m.kernels:
+        if k.seed:
+            used.setdefault(k.seed, [])
+            if k.section not in used[k.seed]:
+                used[k.seed].append(k.section)
+    for key, seed in SEEDS.items():
+        sections = "\n".join(f"{s} ({SECTION_EN[s]})" if s in SECTION_EN else s for s in used.get(key, []))
+        table.add([Cell(key), Cell(seed.file, code=True), Cell(seed.title, cls="title"),
+                   Cell(seed.title_en if seed.title_en != seed.title else "—", cls="" if seed.title_en != seed.title
+                        else "muted"),
+                   Cell(seed.gpu), Cell(sections or "no kernel in this file", cls="" if sections else "muted")])
+    return table
+
+
+def _facts(m: Measured) -> Table:
+    h, end = m.header, m.file.end
+    rows = [("device", h.device + (f" ({', '.join(h.devices)})" if h.devices and len(h.devices) > 1 else ""))]
+    if h.peaks:
+        rows.append(("measured peaks", f"FP32 FMA {h.peaks.fp32_tflops:.1f} TFLOP/s (a micro-kernel of independent "
+                                       f"FMA chains on every SM); copy {h.peaks.copy_gbps:.0f} GB/s (a 1 GiB "
+                                       "device-to-device copy, bytes read + written)"))
+    if h.sms:
+        rows.append(("SMs · L2", f"{h.sms} · {fmt.nbytes(h.l2_bytes)}" if h.l2_bytes else str(h.sms)))
+    rows.append(("versions", " · ".join(f"{k} {v}" for k, v in h.versions.items()) or "not recorded"))
+    compilers = sorted({r.resources.source for r in m.all if r.resources and r.resources.source})
+    if compilers:
+        rows.append(("resources read by", "; ".join(compilers)))
+    rows += [("started", when(h.started)), ("finished", when(end.finished) if end else "— (the run did not finish)"),
+             ("command", command(m)), ("random seed", str(h.seed))]
+    counts: dict[str, int] = {}
+    for r in m.all:
+        counts[r.status.value] = counts.get(r.status.value, 0) + 1
+    rows.append(("records", f"{len(m.all)}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+                 + f" ({m.file.path.name})"))
+    table = Table([("", False), ("", False)], cls="facts")
+    for k, v in rows:
+        table.add([Cell(k, cls="muted"), Cell(v, code=k == "command")])
+    return table
+
+
+def method_section(m: Measured) -> Section:
+    s = Section(anchors.METHOD, "Method and provenance", 2)
+    s.add(Para(timer_paragraph(m)))
+    s.add(Para(["Numerics, before any timing: an exact layer (small-integer inputs, where every partial sum is "
+                "exact in fp32, so a correct kernel equals the float64 result bit for bit) and a random layer "
+                "(uniform inputs, forward error max|out − ref| / max(|α|·|A|·|B| + |β|·|C|) under a bound of K·u "
+                f"and at most {VENDOR_MULTIPLE:g}× the library's own error). Outputs are filled with NaN first: "
+                "every element must be written, and with β = 0 NaN in C must not leak unless the registry "
+                "declares that the seed kernel reads C."]))
+    s.add(TableBlock(_facts(m), "This run"))
+    s.add(TableBlock(_seed_table(m), "The documents"))
+    return s
+
+
+def notices(m: Measured) -> list[Notice]:
+    out = []
+    if not m.file.complete:
+        out.append(Notice("warn", "This run was cut short (interrupted): the file has no end record, so the "
+                                  "tables hold only what it measured before it stopped.",
+                          [(n, "") for n in m.file.notes if "did not finish" not in n]))
+    if m.header.mode == "cpu":
+        out.append(Notice("info", "CPU run: no GPU was available. Triton counterparts ran in the interpreter on "
+                                  "small, odd shapes (numerics only) and the CUDA kernels were compiled for sm_90 "
+                                  "for their resource usage; nothing was timed, so there are no speeds, no % of "
+                                  "cuBLAS and no roofline."))
+    failed = [r for r in m.all if r.status is Status.FAILED]
+    if failed:
+        out.append(Notice("bad", f"{len(failed)} result(s) failed:", [
+            (f"{r.kernel or 'baseline'} [{r.label}] on {r.problem.label}: {fmt.first_line(r.reason, 220)}",
+             r.reason.strip()) for r in failed]))
+    if m.unknown_kernels:
+        out.append(Notice("warn", "Kernels in this file that the registry no longer lists (in the results tables, "
+                                  "without an idea section): " + ", ".join(m.unknown_kernels)))
+    return out

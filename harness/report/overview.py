@@ -1,0 +1,137 @@
+"""The compact tables under the findings: per idea, the shared Triton kernels, the documents' claims."""
+
+from __future__ import annotations
+
+from harness.registry import IDEAS, Kernel
+from harness.report import anchors, fmt
+from harness.report.claims import Claim, claims_table, published_text, stride_occupancy, stride_sweep, unroll_check
+from harness.report.doc import Inline, Mono, Para
+from harness.report.measured import PRECISION_TEXT, Measured, baseline_label, config_text, ideas_of, triton_modules
+from harness.report.tables import Cell, Table
+
+
+def _pub_claim(kernels: list[Kernel], best_id: str | None, claims: dict[str, Claim]) -> Claim | None:
+    """The claim to hold beside an idea's figures: a % of cuBLAS where the documents give one (the best CUDA
+    kernel's, else the idea's highest), else the best CUDA kernel's raw figure, else any."""
+    mine = [claims[k.id] for k in kernels if k.id in claims]
+    with_pct = [c for c in mine if c.published_pct is not None]
+    best = claims.get(best_id or "")
+    if best is not None and best.published_pct is not None:
+        return best
+    if with_pct:
+        return max(with_pct, key=lambda c: c.published_pct or 0.0)
+    return best or (mine[0] if mine else None)
+
+
+def _rank_text(c: Claim | None) -> str:
+    if c is None or c.rank_ours is None:
+        return "—"
+    if not c.changed:
+        return f"same: {c.rank_ours} of {c.ranked}"
+    return f"{c.rank_ours} of {c.ranked} here, {c.rank_doc} in the document"
+
+
+def idea_table(m: Measured) -> Table:
+    table = Table([("idea", False), ("compared with", False), ("best CUDA", True),
+                   ("best Triton", True), ("Triton / CUDA", True), ("published", True), ("rank here · document",
+                                                                                          False)], cls="ideas")
+    claims = {c.kernel.id: c for c in claims_table(m)}
+    for op in m.ops:
+        problem = m.headline(op)
+        for idea, kernels in m.ideas:
+            if kernels[0].op != op:
+                continue
+            precisions = m.precisions(kernels, problem) if problem else []
+            for precision in precisions or ["fp32"]:
+                cuda = m.best(m.timed_of(kernels, problem, "cuda", precision)) if problem else None
+                tri = m.best(m.timed_of(kernels, problem, "triton", precision)) if problem else None
+                claim = _pub_claim(kernels, cuda.kernel if cuda else None, claims)
+                pub = (fmt.pct(claim.published_pct) if claim and claim.published_pct is not None
+                       else published_text(claim.published) if claim else "—")
+                table.add([
+                    Cell(idea.title, href=anchors.href(anchors.idea(idea.key))),
+                    Cell(baseline_label(precision) + ("" if precision == "fp32" else
+                                                      f" ({PRECISION_TEXT.get(precision, precision)} rows)")),
+                    Cell(fmt.pct(cuda.pct) if cuda else "—", num=True, sub=cuda.kernel if cuda else ""),
+                    Cell(fmt.pct(tri.pct) if tri else "—", num=True,
+                         sub=f"{tri.result.label}: {tri.kernel}" if tri else ""),
+                    Cell(fmt.times(tri.pct / cuda.pct) if cuda and tri else "—", num=True,
+                         cls="ok" if cuda and tri and tri.pct >= cuda.pct else ""),
+                    Cell(pub, num=True, sub=f"{claim.kernel.id} · {claim.seed.gpu}" if claim else ""),
+                    Cell(_rank_text(claim), cls="nowrap")])
+    headline = [p.label for op in m.ops if (p := m.headline(op))]
+    table.notes += [
+        f"Measured on {fmt.joined(headline) or 'no timed problem'}: each op's headline problem (the seeds' 4096³ "
+        "for sgemm, else the problem most implementations were timed on).",
+        "best CUDA / best Triton: the fastest implementation of the idea on that problem, as % of "
+        "the cuBLAS of its precision class (fp32 and 3xTF32 against cuBLAS fp32, TF32 against cuBLAS TF32).",
+        "published: the document's own % of its cuBLAS on its own GPU for the kernel named under it (its best "
+        "CUDA kernel where the document gives that one a figure); a document without a cuBLAS figure shows "
+        "its raw figure.",
+        "rank here · document: that kernel's place among the kernels of its document that published a figure, "
+        "1 = slowest, kernels within 2% tied.",
+    ]
+    return table
+
+
+def shared_triton_table(m: Measured) -> Table:
+    table = Table([("Triton module", False), ("ideas", False), ("kernels and launch settings", False),
+                   ("% cuBLAS on the headline problem", True)], cls="shared")
+    for module, pairs in triton_modules(m.kernels).items():
+        ideas = ideas_of(pairs)
+        problem = m.headline(pairs[0][0].op)
+        names = {(k.id, f"triton:{c.name}") for k, c in pairs}
+        pcts = [p for r in m.all if (r.kernel, r.impl) in names and r.problem == problem
+                and (p := m.pct(r)) is not None]
+        settings = "\n".join(f"{k.id} [{c.name}]: {config_text(c.config(k))}" for k, c in pairs)
+        table.add([Cell(f"kernels_triton/{module}.py", code=True),
+                   Cell("\n".join(IDEAS[i].title if i in IDEAS else i for i in ideas)),
+                   Cell(settings, cls="settings"),
+                   Cell(f"{fmt.pct(min(pcts))} – {fmt.pct(max(pcts))}" if len(pcts) > 1 else
+                        fmt.pct(pcts[0]) if pcts else "—", num=True)],
+                  "several" if len(ideas) > 1 else "")
+    table.notes.append("One module serving several ideas is one Triton kernel: only the settings derived from each "
+                       "CUDA kernel (tile, K step, warps) and its few constexpr switches change between them.")
+    return table
+
+
+def claims_tables(m: Measured) -> tuple[Table, Table | None, list[Inline] | None]:
+    """The documents' figures beside ours, seed 001's stride sweep, and the unroll ratio in words."""
+    table = Table([("kernel", False), ("document · GPU", False), ("published", False), ("doc % cuBLAS", True),
+                   ("ours: ms", True), ("our % cuBLAS", True), ("order", False)], cls="claims")
+    for c in claims_table(m):
+        ours = c.ours
+        table.add([Cell(c.kernel.id, code=True), Cell(f"{c.kernel.seed} · {c.seed.gpu}"),
+                   Cell(published_text(c.published)), Cell(fmt.pct(c.published_pct), num=True),
+                   Cell(fmt.ms(ours.timing.median_ms) if ours and ours.timing else "not measured", num=True),
+                   Cell(fmt.pct(c.ours_pct), num=True),
+                   Cell(c.order, cls="warn" if c.changed else "")])
+    table.notes.append(f"ours: the CUDA kernel on {m.header.device}, on the seeds' 4096³ for sgemm (else the largest "
+                       "problem measured); order: rank among the document's kernels with a figure, 1 = slowest, "
+                       "within 2% tied.")
+    points = stride_sweep(m)
+    stride = None
+    if points and any(p.ours for p in points):
+        stride = Table([("stride", True), ("kernel", False), ("threads / block", True), ("doc TFLOP/s", True),
+                        ("our TFLOP/s", True), ("doc registers", True), ("our registers", True),
+                        ("doc occupancy", True), ("our occupancy (sm_90)", True)], cls="stride")
+        for p in points:
+            occ = stride_occupancy(m, p)
+            stride.add([Cell(str(p.published.stride), num=True), Cell(p.kernel.id, code=True),
+                        Cell(str(p.kernel.threads), num=True), Cell(f"{p.published.tflops}", num=True),
+                        Cell(fmt.tflops(p.tflops) if p.tflops else "—", num=True),
+                        Cell(str(p.published.registers), num=True), Cell(str(p.registers or "—"), num=True),
+                        Cell(fmt.pct(p.published.occupancy_pct), num=True), Cell(fmt.pct_round(occ), num=True)])
+        stride.notes.append("doc: the document's Nsight Compute table on its own GPU; occupancy is theoretical.")
+    check = unroll_check(m)
+    unroll = None
+    if check is not None and check.fast.timing and check.slow.timing:
+        unroll = [f"Seed {check.claim.seed}'s unroll claim: ", Mono(check.claim.fast), " against ",
+                  Mono(check.claim.slow), f": '{check.claim.words}' ({check.claim.ratio:g}x) in the document; "
+                  f"{fmt.times(check.ratio)} here ({fmt.ms(check.fast.timing.median_ms)} against "
+                  f"{fmt.ms(check.slow.timing.median_ms)} ms)."]
+    return table, stride, unroll
+
+
+def unroll_para(parts: list[Inline]) -> Para:
+    return Para(parts, cls="claim")

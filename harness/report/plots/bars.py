@@ -1,0 +1,152 @@
+"""Horizontal bars: sgemm % of cuBLAS grouped by idea, and sgemv % of copy bandwidth per shape."""
+
+from __future__ import annotations
+
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from harness.registry import BY_ID
+from harness.report import anchors
+from harness.report.claims import published_pct
+from harness.report.measured import BASELINE_OF, PRECISION_TEXT, Measured, baseline_label
+from harness.report.plots.common import (
+    CUBLAS,
+    CUDA,
+    PUBLISHED,
+    TRITON,
+    Plot,
+    figure,
+    missing,
+    model_colour,
+    png,
+    sizes,
+    style,
+)
+from harness.run.records import Result
+
+ROW_IN = 0.27           # inches per bar row
+
+
+def _label(r: Result) -> str:
+    text = f"{r.kernel} · {r.label}" if r.kernel else r.label
+    # fp32 and 3xTF32 share a chart (both against cuBLAS fp32): the precision is named where it is not fp32.
+    return text if r.precision == "fp32" else f"{text} ({PRECISION_TEXT.get(r.precision, r.precision)})"
+
+
+def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
+    """Each sgemm implementation's % of cuBLAS, grouped by idea; `baseline` picks the precision classes."""
+    classes = {p for p, b in BASELINE_OF.items() if b == baseline}
+    key = anchors.BARS.format(op="sgemm") + ("" if baseline == "cublas" else "-tf32")
+    vs = baseline_label(next(iter(sorted(classes))))
+    title = f"sgemm: % of {vs} per kernel, grouped by idea"
+    problem = m.headline("sgemm")
+    if problem is None:
+        why = "this was a CPU run: nothing was timed" if m.header.mode == "cpu" else "no sgemm was timed"
+        return missing(key, title, f"No sgemm bar chart: {why}.")
+    rows: list[tuple[str, Result | None]] = []
+    for idea, kernels in m.ideas:
+        ids = {k.id for k in kernels}
+        recs = [r for r in m.on(problem) if r.kernel in ids and r.precision in classes and m.pct(r) is not None]
+        if recs:
+            rows.append((idea.title, None))
+            rows += [(_label(r), r) for r in recs]
+    if not rows:
+        return missing(key, title, f"No sgemm bar chart against {vs}: no kernel of that precision class was timed "
+                                   f"beside it on {problem.label}.")
+    with sizes():
+        fig = figure(12.6, 1.4 + ROW_IN * len(rows))
+        ax = fig.add_subplot()
+        values = [m.pct(r) or 0.0 for _, r in rows if r is not None]
+        pubs = [p for _, r in rows if r is not None and r.model == "cuda"
+                and (p := published_pct(BY_ID[r.kernel or ""])) is not None]
+        top = max([100.0, *values, *pubs]) * 1.13
+        for y, (_, r) in enumerate(rows):
+            if r is None:
+                continue
+            value = m.pct(r) or 0.0
+            ax.barh(y, value, height=0.72, color=model_colour(r.model))
+            pub = published_pct(BY_ID[r.kernel or ""]) if r.model == "cuda" else None
+            if pub is not None:
+                ax.plot([pub], [y], marker="D", markersize=7, color=PUBLISHED, linestyle="", zorder=5)
+            # The figure goes after the bar and the diamond, so neither hides it.
+            end = max(value, pub + top * 0.008 if pub is not None else 0.0)
+            ax.text(end + top * 0.006, y, f"{value:.1f}%", va="center", ha="left", fontsize=9.5, color="#333333")
+        ax.axvline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([label for label, _ in rows])
+        for tick, (_, r) in zip(ax.get_yticklabels(), rows, strict=True):
+            if r is None:
+                tick.set_fontweight("bold")
+        ax.set_ylim(len(rows) - 0.4, -0.6)
+        ax.set_xlim(0, top)
+        ax.set_xlabel(f"% of {vs} on {problem.label} (same timer; higher is faster)")
+        style(ax)
+        models = {r.model for _, r in rows if r is not None}
+        handles = [Patch(color=c, label=name) for model, c, name in (("cuda", CUDA, "CUDA kernel"),
+                                                                     ("triton", TRITON, "Triton counterpart"))
+                   if model in models]
+        handles.append(Line2D([], [], color=CUBLAS, linestyle="--", label=f"{vs} = 100%"))
+        if pubs:
+            handles.append(Line2D([], [], marker="D", color=PUBLISHED, linestyle="",
+                                  label="the document's own % of cuBLAS, on its GPU"))
+        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
+        data = png(fig)
+    caption = (f"{problem.label} on {m.header.device}: one bar per implementation, blue for the CUDA kernel, orange "
+               f"for each Triton counterpart (named after the kernel id), grouped under each idea's title, the "
+               f"number beside each bar its % of {vs}; the dashed line is {vs}. Diamonds: the % of cuBLAS the "
+               f"kernel's document published on its own GPU, a shape to compare rather than a target.")
+    return Plot(key, title, caption, data, figure=fig)
+
+
+def gemv_bars(m: Measured) -> Plot:
+    """% of the measured copy bandwidth per implementation, one panel per sgemv shape."""
+    key, title = anchors.GEMV, "sgemv: % of the measured copy bandwidth, per shape"
+    problems = [p for p in m.problems if p.op == "sgemv" and any(r.timed for r in m.on(p))]
+    if not problems:
+        why = "this was a CPU run: nothing was timed" if m.header.mode == "cpu" else "no sgemv was timed"
+        return missing(key, title, f"No sgemv bandwidth chart: {why}.")
+    if m.header.peaks is None:
+        return missing(key, title, "No sgemv bandwidth chart: the run header holds no measured copy bandwidth.")
+    impls: list[tuple[str | None, str]] = []
+    for p in problems:
+        for r in m.on(p):
+            if r.timed and r.precision == "fp32" and (r.kernel, r.impl) not in impls:
+                impls.append((r.kernel, r.impl))
+    value: dict[tuple, float] = {}
+    labels: dict[tuple, str] = {}
+    models: dict[tuple, str] = {}
+    for p in problems:
+        for r in m.on(p):
+            if r.timed and r.figures is not None and r.figures.pct_peak is not None:
+                value[(r.kernel, r.impl, p)] = r.figures.pct_peak
+                labels[(r.kernel, r.impl)] = _label(r)
+                models[(r.kernel, r.impl)] = r.model
+    with sizes():
+        fig = figure(12.6, 1.6 + ROW_IN * len(impls))
+        axes = fig.subplots(1, len(problems), sharey=True, squeeze=False)[0]
+        top = max([100.0, *value.values()]) * 1.25
+        for ax, p in zip(axes, problems, strict=True):
+            for y, impl in enumerate(impls):
+                v = value.get((*impl, p))
+                if v is None:
+                    continue
+                ax.barh(y, v, height=0.72, color=model_colour(models[impl]))
+                ax.text(v + top * 0.02, y, f"{v:.0f}", va="center", ha="left", fontsize=9.5, color="#333333")
+            ax.axvline(100.0, color=CUBLAS, linestyle="--", linewidth=1.1)
+            ax.set_xlim(0, top)
+            ax.set_xticks([0, 50, 100])
+            ax.set_title(p.shape_label, fontsize=10.5)
+            style(ax)
+        axes[0].set_yticks(range(len(impls)))
+        axes[0].set_yticklabels([labels.get(i, str(i)) for i in impls])
+        axes[0].set_ylim(len(impls) - 0.4, -0.6)
+        fig.supxlabel("% of the measured device-to-device copy bandwidth (bytes of A, x and y once)", fontsize=10.5)
+        handles = [Patch(color=CUBLAS, label="cuBLAS fp32"), Patch(color=CUDA, label="CUDA kernel"),
+                   Patch(color=TRITON, label="Triton counterpart"),
+                   Line2D([], [], color=CUBLAS, linestyle="--", label="copy bandwidth = 100%")]
+        fig.legend(handles=handles, loc="outside upper center", ncol=4, frameon=False)
+        data = png(fig)
+    caption = (f"Each panel is one sgemv shape (M x N) on {m.header.device}; one bar per implementation (grey cuBLAS "
+               f"fp32, blue CUDA, orange Triton), its number the % of the {m.header.peaks.copy_gbps:.0f} GB/s "
+               f"copy bandwidth the run measured; the dashed line is that bandwidth.")
+    return Plot(key, title, caption, data, figure=fig)

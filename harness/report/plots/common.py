@@ -1,0 +1,102 @@
+"""What every plot shares: the Plot record, sizes that stay legible at the page's width, colours, PNG output.
+
+Every plot is drawn on its own matplotlib Figure (never pyplot), so nothing here touches global
+backend state and rendering a report inside a test or a run cannot open a window. Figures are drawn
+at DPI pixels per inch and shown at their natural size, at most MAX_WIDTH pixels wide (the page's
+content width at a 1400-pixel window), with no text under MIN_PT points: at least 12 pixels on screen.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import matplotlib
+from matplotlib.figure import Figure
+
+DPI = 100
+MAX_WIDTH = 1300            # pixels: the page shows images at natural size up to this width
+MIN_PT = 9.0
+WIDTH_IN = 12.6             # inches: 1260 pixels, plus the saved padding
+
+CUDA = "#2f5d9e"
+TRITON = "#d9711c"
+CUBLAS = "#6b6b6b"
+PUBLISHED = "#111111"
+# Distinguishable, print-friendly; one per idea (roofline) or per line (sweeps).
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+           "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173")
+
+_RC = {"font.size": 10.5, "axes.titlesize": 11.5, "axes.labelsize": 10.5, "xtick.labelsize": 10,
+       "ytick.labelsize": 10, "legend.fontsize": 10, "legend.title_fontsize": 10.5, "figure.titlesize": 12,
+       "svg.fonttype": "none"}
+
+
+@dataclass
+class Plot:
+    key: str                    # anchor part and file-name part: <stem>-<key>.png
+    title: str
+    caption: str                # says what is drawn, and nothing is drawn that it does not say
+    png: bytes | None           # None: no data for this plot in these results
+    missing: str = ""           # why there is no image, in one sentence
+    figure: Figure | None = None
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """Natural width and height in pixels, read from the PNG header."""
+        if not self.png:
+            return (0, 0)
+        return struct.unpack(">II", self.png[16:24])
+
+
+def missing(key: str, title: str, why: str) -> Plot:
+    return Plot(key, title, "", None, why)
+
+
+@contextmanager
+def sizes() -> Iterator[None]:
+    """Font sizes for every figure drawn inside: legible at DPI, set for this block only."""
+    with matplotlib.rc_context(_RC):
+        yield
+
+
+def png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    with matplotlib.rc_context(_RC):
+        # No timestamp in the PNG metadata: the same results render to the same bytes.
+        fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.12, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def figure(width_in: float, height_in: float) -> Figure:
+    """A figure whose labels and legends are laid out inside its size (constrained layout), so its PNG is
+    as wide as asked: WIDTH_IN at most keeps it under MAX_WIDTH pixels."""
+    return Figure(figsize=(min(width_in, WIDTH_IN), height_in), layout="constrained")
+
+
+def style(ax, grid: str = "x") -> None:
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(True, axis=grid, color="#e3e3e3", linewidth=0.8)
+    ax.set_axisbelow(True)
+
+
+def min_text_pt(fig: Figure) -> float:
+    """The smallest font size of any visible text in a figure (what a reader has to read)."""
+    from matplotlib.text import Text
+
+    found = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(found) if found else 0.0
+
+
+def legend_columns(labels: list[str], line_chars: int = 150) -> int:
+    """How many legend columns fit across the figure for these labels (about 150 characters of 10-point text
+    span the figure's width), so a legend below the axes never widens the image."""
+    widest = max((len(label) for label in labels), default=1) + 6
+    return max(1, min(4, line_chars // widest))
+
+
+def model_colour(model: str) -> str:
+    return {"cuda": CUDA, "triton": TRITON}.get(model, CUBLAS)

@@ -1,0 +1,179 @@
+"""One section per idea: the seed's point, what was measured (generated), the sources once, the mapping,
+the compiled resources of both kernels and the figures against cuBLAS beside the published ones."""
+
+from __future__ import annotations
+
+from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
+from harness.registry.ideas import Idea
+from harness.report import anchors, fmt
+from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell
+from harness.report.claims import published_pct, published_text, unroll_check
+from harness.report.compiled import compiled_records, contrast, resources_table, sass_table
+from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
+from harness.report.expressiveness import who
+from harness.report.mapping_table import mapping_table
+from harness.report.measured import Measured, baseline_label, config_text, ideas_of, triton_modules
+from harness.report.sources import SourcePlanner
+from harness.report.tables import Cell, Table
+
+
+def section_title(seed: str | None, section: str) -> str:
+    """A document's section heading as it gives it, with the English beside a Chinese one."""
+    english = SECTION_EN.get(section)
+    return f"“{section}” ({english})" if english else f"“{section}”"
+
+
+def seed_title(key: str) -> str:
+    seed = SEEDS[key]
+    return f"“{seed.title}”" + (f" ({seed.title_en})" if seed.title_en != seed.title else "")
+
+
+def provenance(kernels: list[Kernel]) -> list[Inline]:
+    places: dict[str | None, list[str]] = {}
+    for k in kernels:
+        sections = places.setdefault(k.seed, [])
+        if k.section not in sections:
+            sections.append(k.section)
+    parts: list[Inline] = ["From "]
+    for i, (seed, sections) in enumerate(places.items()):
+        parts.append("; " if i else "")
+        if seed is None:
+            parts.append(f"tile-rosetta's own step{'s' if len(sections) > 1 else ''} ({'; '.join(sections)})")
+        else:
+            titles = fmt.joined([section_title(seed, s) for s in sections])
+            parts.append(f"seed {seed} {seed_title(seed)}, section{'s' if len(sections) > 1 else ''} {titles}")
+    parts.append(".")
+    return parts
+
+
+def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[Inline]:
+    problem = m.headline(kernels[0].op)
+    parts: list[Inline] = []
+    for precision in m.precisions(kernels, problem) if problem else []:
+        assert problem is not None
+        cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
+        tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+        vs = baseline_label(precision)
+        if cuda:
+            parts += [f"On {problem.label} the best CUDA kernel of this idea, ", *who(cuda.result),
+                      f", runs at {fmt.pct(cuda.pct)} of {vs}"]
+        if tri:
+            ratio = f" (Triton / CUDA {fmt.times(tri.pct / cuda.pct)})" if cuda else ""
+            parts += ["; the best Triton, " if cuda else f"On {problem.label} the best Triton, ", *who(tri.result),
+                      f", at {fmt.pct(tri.pct)}{ratio}"]
+        if cuda and tri:
+            lead, trail = (tri, cuda) if tri.pct >= cuda.pct else (cuda, tri)
+            why = contrast(m, lead.result, trail.result, "the CUDA kernel" if lead.result.model == "cuda"
+                           else lead.result.label, "the CUDA kernel" if trail.result.model == "cuda"
+                           else trail.result.label)
+            parts.append(f"; {why[0]}" if why else "")
+        parts.append(". ")
+    if not parts:
+        parts.append("No implementation of this idea was timed in this run. ")
+    for k in kernels:
+        pct = published_pct(k)
+        ours = m.seed_record(k.id)
+        if k.published is None or k.seed is None:
+            continue
+        mine = m.pct(ours) if ours else None
+        parts += [f"Seed {k.seed} published {published_text(k.published)}"
+                  + (f" ({fmt.pct(pct)} of its cuBLAS)" if pct is not None and k.published.pct_cublas is None else "")
+                  + " for ", Mono(k.id), f" on its {SEEDS[k.seed].gpu}"
+                  + (f"; here {fmt.pct(mine)} of cuBLAS. " if mine is not None else ". ")]
+    check = unroll_check(m)
+    if check is not None and check.fast.timing and check.slow.timing and check.claim.fast in {k.id for k in kernels}:
+        parts += [f"Seed {check.claim.seed} says the unrollable form is '{check.claim.words}' faster than the tid "
+                  f"form; here the CUDA ratio is {fmt.times(check.ratio)} ({fmt.ms(check.fast.timing.median_ms)} "
+                  f"against {fmt.ms(check.slow.timing.median_ms)} ms). "]
+    return parts
+
+
+def shared_note(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[Inline]:
+    """Say it plainly where this idea's Triton side is the kernel of other ideas with other settings."""
+    parts: list[Inline] = []
+    mine = {c.module for k in kernels for c in k.counterparts}
+    for module, pairs in triton_modules(m.kernels).items():
+        others = [i for i in ideas_of(pairs) if i != idea.key]
+        if module not in mine or not others:
+            continue
+        parts += [Mono(f"kernels_triton/{module}.py"), " is the same Triton kernel as in "]
+        for i, key in enumerate(others):
+            parts += [", " if i else "", Link(IDEAS[key].title if key in IDEAS else key,
+                                              anchors.href(anchors.idea(key)))]
+        settings = list(dict.fromkeys(config_text(c.config(k)) for k, c in pairs if k in kernels))
+        parts.append(f": only its launch settings differ (here {fmt.joined(settings)}). ")
+    return parts
+
+
+def kernels_table(kernels: list[Kernel]) -> Table:
+    table = Table([("kernel", False), ("document · section", False), ("threads · tile", False),
+                   ("Triton counterpart: settings", False), ("preconditions", False), ("beta = 0", False),
+                   ("published (document's GPU)", False)], cls="kernels")
+    for k in kernels:
+        tile = f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else f"{k.tile_m} row{'s' if k.tile_m != 1 else ''}"
+        doc = (f"{k.seed} {seed_title(k.seed)}\n{section_title(k.seed, k.section)}" if k.seed
+               else f"tile-rosetta's own\n{k.section}")
+        counterparts = "\n".join(f"{c.name} ({c.module}): {config_text(c.config(k))}"
+                                 + "".join(f"\n  deviation: {n}" for n in c.deviation_notes()) for c in k.counterparts)
+        beta0 = (Cell("n/a", cls="muted") if k.op == "sgemv" else Cell("reads C (declared)", cls="warn")
+                 if k.reads_c_when_beta_zero else Cell("honours" if k.computes_alpha_beta else "honours (C = A·B)",
+                                                       cls="ok"))
+        table.add([Cell(k.id, code=True), Cell(doc), Cell(f"{'×'.join(map(str, k.block[:2]))} = {k.threads} · {tile}"),
+                   Cell(counterparts), Cell("\n".join(c.text for c in k.preconditions)), beta0,
+                   Cell(published_text(k.published) + (f" ({SEEDS[k.seed].gpu})" if k.seed else "")
+                        if k.published else "—", cls="" if k.published else "muted")])
+    return table
+
+
+def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
+    op = kernels[0].op
+    ids = {k.id for k in kernels}
+    records = [r for p in m.problems for r in m.on(p) if r.kernel in ids]
+    table = Table([("problem", False), ("kernel", False), ("implementation", False), ("precision", False),
+                   ("ms", True), ("TFLOP/s" if op == "sgemm" else "GB/s", True), ("% cuBLAS", True),
+                   ("% FP32 peak" if op == "sgemm" else "% copy BW", True), ("FLOP/B", True), ("numerics", False),
+                   ("published, document's GPU", False)], cls="measured")
+    for r in records:
+        figures = figure_cells(m, r, timing=False)
+        intensity = r.figures.intensity if r.figures and r.timed else None
+        figures += [Cell(f"{intensity:.2f}" if intensity else "—", num=True)] if len(figures) > 1 else []
+        if len(figures) == 1:
+            figures[0].span = 5
+        kernel = next(k for k in kernels if k.id == r.kernel)
+        pub = ""
+        if r.model == "cuda" and kernel.published is not None and kernel.seed:
+            pct = published_pct(kernel)
+            pub = published_text(kernel.published) + (f" = {fmt.pct(pct)} of cuBLAS" if pct is not None and
+                                                      kernel.published.pct_cublas is None else "")
+        table.add([Cell(r.problem.shape_label), Cell(r.kernel or "", code=True), Cell(r.label), precision_cell(r),
+                   *figures, numerics_cell(r), Cell(pub)], f"status-{r.status.value}")
+    table.notes += [LEGEND["pct"], LEGEND["peak"],
+                    "FLOP/B: operational intensity of the kernel's traffic model (A re-read once per column of "
+                    "blocks, B once per row of blocks).", LEGEND["numerics"]]
+    return table
+
+
+def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: SourcePlanner,
+                 prove: bool = True) -> Section:
+    anchor = anchors.idea(idea.key)
+    s = Section(anchor, idea.title, 3)
+    s.add(Para([idea.lesson], cls="lesson"), Para(provenance(kernels), cls="provenance"))
+    s.add(Para(measured_paragraph(m, idea, kernels) + shared_note(m, idea, kernels), cls="measured"))
+    s.add(TableBlock(kernels_table(kernels), "Kernels"))
+    notes = [[Mono(k.id), f": {k.notes}"] for k in kernels if k.notes]
+    if notes:
+        s.add(Bullets(notes, cls="notes"))
+    s.add(SourcePair(planner.cuda(kernels, anchor, idea.title), planner.triton(kernels, anchor, idea.title)))
+    mapping = mapping_table(idea, prove)
+    if mapping:
+        s.add(TableBlock(mapping, "Each tiling decision in each model"))
+    records, missing = compiled_records(m, [k.id for k in kernels])
+    if records:
+        s.add(TableBlock(resources_table(m, records), "Compiled resources"))
+        sass = sass_table(records)
+        if sass:
+            s.add(TableBlock(sass, "SASS instruction mix"))
+    if missing:
+        s.add(Bullets([[line] for line in missing], cls="notes"))
+    s.add(TableBlock(measured_table(m, kernels), "Measured, beside the published figures"))
+    return s

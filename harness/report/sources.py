@@ -1,0 +1,133 @@
+"""Sources on the page: each file once, and a step shown as what it changed.
+
+A .cu file appears in full the first time the page needs it; a later idea that uses it again links
+back. Where a kernel is a step from an earlier one of the same document (or of tile-rosetta's own
+series), the page shows the diff against that earlier file instead of the whole kernel: the earlier
+file is the one already shown whose body differs least, and a diff is used only while it is clearly
+shorter than the file. Triton modules are self-contained and shown whole, once. Nothing is imported:
+files are read from disk, so rendering never defines a Triton kernel or needs a GPU.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+from pathlib import Path
+
+from harness.registry import Kernel
+from harness.report.doc import Inline, Mono, Source
+from harness.report.measured import config_text
+from kernels_cuda import source_path
+
+# A diff is shown while its changed lines are at most this share of the file's body.
+DIFF_SHARE = 0.5
+
+
+def cuda_text(name: str) -> str:
+    try:
+        return source_path(name).read_text(encoding="utf-8")
+    except OSError as e:
+        return f"// {name}: cannot read the source ({e})"
+
+
+def _triton_dir() -> Path | None:
+    # find_spec of the package locates it without importing it (nor Triton).
+    spec = importlib.util.find_spec("kernels_triton")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def triton_text(module: str) -> str:
+    folder = _triton_dir()
+    try:
+        if folder is None:
+            raise OSError("kernels_triton is not importable")
+        return (folder / f"{module}.py").read_text(encoding="utf-8")
+    except OSError as e:
+        return f"# kernels_triton/{module}.py: cannot read the source ({e})"
+
+
+def split_header(text: str) -> tuple[str, str]:
+    """A .cu file's leading comment block (seed, section, launch, limits, edits) and the code after it."""
+    lines = text.splitlines(keepends=True)
+    n = 0
+    while n < len(lines) and (lines[n].lstrip().startswith("//") or not lines[n].strip()):
+        n += 1
+    return "".join(lines[:n]), "".join(lines[n:])
+
+
+def changed_lines(old: str, new: str) -> int:
+    sm = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal")
+
+
+def unified(old: str, new: str, old_name: str, new_name: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        fromfile=old_name, tofile=new_name, n=3))
+
+
+def _family(k: Kernel) -> tuple[str, str]:
+    """Kernels that are steps of one series: one document's, or tile-rosetta's own per op."""
+    return (k.seed or k.id.split(".", 1)[0], k.op)
+
+
+def _threads(k: Kernel) -> str:
+    return "×".join(str(d) for d in k.block if d > 1) or "1"
+
+
+class SourcePlanner:
+    """Decides, section by section in page order, how each file is shown; remembers where."""
+
+    def __init__(self) -> None:
+        self.shown: dict[str, tuple[str, str]] = {}   # path -> (anchor, title) of the section that shows it
+        self._bodies: dict[str, tuple[tuple[str, str], str]] = {}   # path -> (family, body)
+
+    def cuda(self, kernels: list[Kernel], anchor: str, title: str) -> list[Source]:
+        out = []
+        files: dict[str, list[Kernel]] = {}
+        for k in kernels:
+            files.setdefault(k.source, []).append(k)
+        for name, users in files.items():
+            path = f"kernels_cuda/{name}"
+            used: list[Inline] = []
+            for i, k in enumerate(users):
+                used += ["; " if i else "", Mono(k.id), f" ({_threads(k)} threads)"]
+            if path in self.shown:
+                out.append(Source(path, "cuda", "", used, shown_at=self.shown[path][0], shown_in=self.shown[path][1]))
+                continue
+            text = cuda_text(name)
+            body = split_header(text)[1]
+            family = _family(users[0])
+            # The earlier step is picked on the code alone; the diff shown includes the header comment, so the
+            # edits and the section it cites are part of what changed.
+            earlier = [(changed_lines(b, body), p) for p, (f, b) in self._bodies.items() if f == family]
+            source = Source(path, "cuda", text, used)
+            if earlier:
+                n, prev = min(earlier)
+                diff = unified(cuda_text(prev.removeprefix("kernels_cuda/")), text, prev, path)
+                lines = max(1, len(text.splitlines()))
+                if n <= DIFF_SHARE * len(body.splitlines()) and len(diff.splitlines()) < lines:
+                    source = Source(path, "cuda", diff, used, diff_against=prev, against_at=self.shown[prev][0],
+                                    shown_in=self.shown[prev][1])
+            out.append(source)
+            self.shown[path] = (anchor, title)
+            self._bodies[path] = (family, body)
+        return out
+
+    def triton(self, kernels: list[Kernel], anchor: str, title: str) -> list[Source]:
+        out = []
+        modules: dict[str, list[Inline]] = {}
+        for k in kernels:
+            for c in k.counterparts:
+                used = modules.setdefault(c.module, [])
+                used += ["; " if used else "", Mono(k.id), f" [{c.name}]: {config_text(c.config(k))}"]
+        for module, used in modules.items():
+            path = f"kernels_triton/{module}.py"
+            if path in self.shown:
+                out.append(Source(path, "python", "", used, shown_at=self.shown[path][0],
+                                  shown_in=self.shown[path][1]))
+                continue
+            out.append(Source(path, "python", triton_text(module), used))
+            self.shown[path] = (anchor, title)
+        return out

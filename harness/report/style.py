@@ -1,0 +1,95 @@
+"""The HTML page's stylesheet: system fonts with a CJK-capable fallback (seed 001 is titled in Chinese),
+tables with tabular figures, code in two columns, images at their natural size."""
+
+from __future__ import annotations
+
+CSS = """
+:root { --fg: #1b2129; --muted: #5f6b7a; --line: #e2e6eb; --panel: #f5f7f9; --accent: #2f5d9e;
+        --triton: #b8541a; --ok: #1a7f37; --bad: #b42318; --warn: #93640a; }
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; scroll-behavior: smooth; }
+body { margin: 0; color: var(--fg); background: #fff;
+       font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+             "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei",
+             sans-serif; }
+main { max-width: 1440px; margin: 0 auto; padding: 28px 28px 72px; }
+h1 { font-size: 27px; line-height: 1.25; margin: 0 0 4px; letter-spacing: -0.01em; }
+h2 { font-size: 22px; margin: 48px 0 12px; padding-bottom: 6px; border-bottom: 2px solid var(--line); }
+h3 { font-size: 18px; margin: 32px 0 8px; }
+h4 { font-size: 13px; margin: 22px 0 6px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
+p { margin: 6px 0 10px; max-width: 110ch; }
+a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: underline; }
+code, pre { font-family: ui-monospace, "SFMono-Regular", "JetBrains Mono", Menlo, Consolas, "DejaVu Sans Mono",
+            "Liberation Mono", "Noto Sans Mono CJK SC", monospace; font-size: 12.5px; }
+.subtitle { color: var(--muted); margin: 0 0 18px; max-width: none; }
+.notice { border-left: 4px solid var(--muted); background: var(--panel); padding: 8px 14px; margin: 10px 0;
+          border-radius: 0 6px 6px 0; font-size: 14px; }
+.notice.warn { border-color: #d69e2e; background: #fdf8ec; }
+.notice.bad { border-color: var(--bad); background: #fdf1f0; }
+.notice.info { border-color: var(--accent); background: #f1f5fb; }
+.notice ul { margin: 6px 0 2px; padding-left: 20px; }
+.notice details pre { white-space: pre-wrap; background: #fff; border: 1px solid var(--line); padding: 6px 8px;
+                      border-radius: 4px; max-height: 260px; overflow: auto; }
+nav.toc { columns: 3 280px; font-size: 14px; background: var(--panel); border-radius: 8px; padding: 12px 20px;
+          margin: 16px 0 8px; }
+nav.toc ul { margin: 0; padding-left: 18px; } nav.toc > ul { padding-left: 0; list-style: none; }
+nav.toc li { break-inside: avoid; } nav.toc > ul > li { margin-bottom: 6px; font-weight: 600; }
+nav.toc > ul > li li { font-weight: 400; }
+ol.findings { font-size: 15.5px; line-height: 1.6; padding-left: 26px; max-width: 120ch; }
+ol.findings li { margin: 0 0 10px; }
+ol.findings a.evidence { white-space: nowrap; font-size: 14px; }
+ol.findings code { font-size: 13px; }
+.table-wrap { overflow-x: auto; margin: 6px 0 4px; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+thead th { background: var(--panel); font-weight: 600; border-bottom: 1.5px solid #c9d0d8; }
+tbody tr:hover { background: #f7f9fc; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td code { font-size: 12px; } code.sub { font-size: 11px; color: var(--muted); white-space: normal; }
+td.ok { color: var(--ok); } td.ok-text { color: var(--ok); font-size: 12px; }
+td.bad { color: var(--bad); font-weight: 600; } td.warn { color: var(--warn); }
+td.muted, td.zero { color: #8a95a3; } td.why { color: var(--muted); font-style: italic; }
+td.nowrap { white-space: nowrap; } td.flags { min-width: 140px; font-size: 12px; }
+td.settings { font-size: 12px; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+tr.status-failed td:first-child { box-shadow: inset 3px 0 var(--bad); }
+tr.several td { background: #fbf7f2; }
+table.facts thead { display: none; } table.facts td:first-child { white-space: nowrap; }
+table.seeds td.title { font-size: 14px; }
+table.mapping td:first-child { font-weight: 600; white-space: nowrap; }
+table.mapping td { max-width: 420px; }
+td.by-compiler, td.by-programmer { white-space: nowrap; font-size: 12px; font-weight: 600; }
+td.by-compiler { color: var(--triton); } td.by-programmer { color: var(--accent); }
+table.kernels td { max-width: 360px; }
+ul.legend { font-size: 12.5px; color: var(--muted); margin: 2px 0 16px; padding-left: 18px; max-width: 130ch; }
+figure { margin: 10px 0 8px; } figure img { max-width: 100%; height: auto; border: 1px solid var(--line);
+                                            border-radius: 6px; }
+figcaption { color: #3a4350; font-size: 14px; max-width: 120ch; margin-top: 6px; }
+p.missing { color: var(--muted); font-style: italic; }
+p.lesson { font-size: 15.5px; background: var(--panel); border-radius: 6px; padding: 10px 14px; max-width: none; }
+p.measured { font-size: 15px; max-width: 125ch; }
+p.provenance { color: #3a4350; font-size: 14px; }
+p.top { font-size: 13px; margin: 18px 0 0; } p.top a { color: var(--muted); }
+section.idea { border-top: 1px solid var(--line); margin-top: 40px; }
+.code-pair { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 18px; margin: 10px 0; }
+.code-single { margin: 10px 0; max-width: 1100px; }
+.cuda h4 { color: var(--accent); } .triton h4 { color: var(--triton); }
+.src-head { font-size: 13px; margin: 8px 0 4px; }
+.src-head .used { color: var(--muted); display: block; font-size: 12.5px; }
+p.src-ref { font-size: 13px; color: var(--muted); margin: 4px 0 12px; }
+/* Wrapped, not scrolled: a column is ~85 characters and the seeds' header comments run past 200. */
+pre.code { background: #f8f9fb; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px;
+           white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.45; margin: 0 0 12px; tab-size: 4; }
+pre.code.header { background: #fbfbfc; color: #5f6b7a; font-size: 11.5px; }
+ul.notes { font-size: 13.5px; color: #3a4350; }
+footer { margin-top: 56px; color: var(--muted); font-size: 12.5px; border-top: 1px solid var(--line);
+         padding-top: 10px; }
+@media (max-width: 980px) { .code-pair { grid-template-columns: minmax(0, 1fr); } main { padding: 16px; } }
+"""
+
+
+def pygments_css() -> str:
+    try:
+        from pygments.formatters import HtmlFormatter
+    except ImportError:
+        return ""
+    return HtmlFormatter(style="friendly").get_style_defs("pre.code")

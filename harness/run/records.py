@@ -1,0 +1,339 @@
+"""The records of a results file, typed: the run header, one Result per measurement, the end record.
+
+Every record has `to_json` / `from_json`; `from_json` validates and raises ValueError saying what is
+wrong, and results.load() adds the file and line. The JSON layout is the one files already on disk
+use (schema 1): figures sit at the top level of a result, beside its timing, numerics and resources,
+and fields added since are optional, so old files keep loading. Helpers that order and label results
+live here, beside the type, so that tables, plots and the terminal pick and name records one way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from enum import Enum
+
+from harness.numerics import Verdict
+from harness.problems import Problem
+from harness.registry import BY_ID, KERNELS
+from harness.roofline import Peaks
+from harness.timing import Timing
+
+SCHEMA = 1
+
+
+class Status(str, Enum):
+    OK = "ok"                  # checked and (on a GPU) timed
+    FAILED = "failed"          # numerics failed, the launch raised, the worker died or ran out of time
+    SKIPPED = "skipped"        # the problem is outside the kernel's preconditions
+    COMPILED = "compiled"      # CPU tier: compiled for sm_90 and its resources read, not run
+
+
+def _need(data: dict, *names: str, what: str) -> None:
+    missing = [n for n in names if n not in data]
+    if missing:
+        raise ValueError(f"{what} lacks {', '.join(missing)}")
+
+
+@dataclass
+class Beta0:
+    """With beta == 0 and NaN in C: does NaN reach the output, and what does the registry declare?"""
+
+    observed: str
+    declared: str
+    how: str
+
+    @property
+    def agrees(self) -> bool:
+        return self.observed == self.declared
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> Beta0:
+        _need(data, "observed", "declared", what="beta0")
+        return cls(str(data["observed"]), str(data["declared"]), str(data.get("how", "")))
+
+
+@dataclass
+class Numerics:
+    passed: bool
+    exact: Verdict | None = None
+    random: Verdict | None = None
+    beta0: Beta0 | None = None
+
+    def failure_reasons(self) -> list[str]:
+        out = [v.reason for v in (self.exact, self.random) if v is not None and not v.passed and v.reason]
+        if self.beta0 is not None and not self.beta0.agrees:
+            out.append(f"beta == 0: {self.beta0.observed}, declared {self.beta0.declared}")
+        return out
+
+    def to_json(self) -> dict:
+        return {"passed": self.passed, "exact": self.exact.to_json() if self.exact else None,
+                "random": self.random.to_json() if self.random else None,
+                "beta0": self.beta0.to_json() if self.beta0 else None}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Numerics:
+        _need(data, "passed", what="numerics")
+        return cls(bool(data["passed"]),
+                   Verdict.from_json(data["exact"]) if data.get("exact") else None,
+                   Verdict.from_json(data["random"]) if data.get("random") else None,
+                   Beta0.from_json(data["beta0"]) if data.get("beta0") else None)
+
+
+@dataclass
+class Resources:
+    """What the compiler chose for one implementation (None where it was not read)."""
+
+    registers: int | None = None
+    spills: int | None = None
+    shared_bytes: int | None = None
+    local_bytes: int | None = None
+    sass: dict[str, int] = field(default_factory=dict)
+    occupancy: float | None = None          # theoretical, 0..1
+    source: str = ""                        # how it was obtained
+    driver: dict[str, int] | None = None    # what the driver reports for the loaded CUDA function
+    config: dict | None = None              # a Triton launch's settings (the autotuner's choice included)
+    profile: dict[str, float] | None = None  # hardware counters read by ncu
+    error: str | None = None                # reading them failed: why
+    evidence: dict[str, int | bool] | None = None  # facts the mapping claims are proven on (ttgir, source, ptxas)
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v not in (None, {}, "")}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Resources:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+# Figures derived from the median time; stored flat at the top level of a result, as schema 1 has them.
+_FIGURES = ("tflops", "gbps", "intensity", "bytes_model", "pct_cublas", "pct_peak")
+
+
+@dataclass
+class Figures:
+    tflops: float
+    gbps: float
+    intensity: float
+    bytes_model: int
+    pct_cublas: float | None = None     # same precision's cuBLAS (TF32 rows: cuBLAS TF32)
+    pct_peak: float | None = None       # FP32 FMA peak (sgemm fp32 rows) or copy bandwidth (sgemv)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> Figures | None:
+        if "tflops" not in data:
+            return None
+        return cls(float(data["tflops"]), float(data["gbps"]), float(data["intensity"]), int(data["bytes_model"]),
+                   data.get("pct_cublas"), data.get("pct_peak"))
+
+
+@dataclass
+class Result:
+    """One implementation on one problem."""
+
+    impl: str                   # "cuda", "triton:<counterpart>", "cublas", "cublas-tf32"
+    model: str                  # "cuda", "triton", "cublas", "cublas-tf32"
+    problem: Problem
+    status: Status
+    kernel: str | None = None   # registry id; None for a baseline
+    tf32: bool = False
+    precision: str = "fp32"
+    reason: str = ""
+    traceback: str | None = None
+    numerics: Numerics | None = None
+    timing: Timing | None = None
+    figures: Figures | None = None
+    resources: Resources | None = None
+    device: str | None = None   # the GPU that measured it (runs spread over several GPUs name each)
+    pack_ms: float | None = None  # one-off cost of packing B for a layout variant (not in the kernel's time)
+
+    @property
+    def op(self) -> str:
+        return self.problem.op
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK
+
+    @property
+    def timed(self) -> bool:
+        return self.status is Status.OK and self.timing is not None and self.timing.median_ms > 0
+
+    @property
+    def median_ms(self) -> float | None:
+        return self.timing.median_ms if self.timing else None
+
+    @property
+    def rate(self) -> float | None:
+        """TFLOP/s for sgemm, GB/s for sgemv."""
+        if self.figures is None:
+            return None
+        return self.figures.tflops if self.op == "sgemm" else self.figures.gbps
+
+    @property
+    def pct_cublas(self) -> float | None:
+        return self.figures.pct_cublas if self.figures else None
+
+    @property
+    def baseline(self) -> bool:
+        return self.kernel is None
+
+    @property
+    def label(self) -> str:
+        """How the implementation is named in tables: 'CUDA', 'Triton dot', 'cuBLAS fp32', 'cuBLAS TF32'."""
+        return impl_label(self.impl)
+
+    @property
+    def key(self) -> tuple:
+        """What identifies a measurement across runs: implementation and problem."""
+        return (self.kernel, self.impl, self.problem.key)
+
+    def to_json(self) -> dict:
+        out: dict = {"record": "result", "kernel": self.kernel, "impl": self.impl, "model": self.model,
+                     "op": self.op, "problem": self.problem.to_json(), "tf32": self.tf32, "status": self.status.value}
+        if self.precision != "fp32":
+            out["precision"] = self.precision
+        for name in ("reason", "traceback", "device", "pack_ms"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        for name in ("numerics", "timing", "resources"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value.to_json()
+        if self.figures is not None:
+            out.update(self.figures.to_json())
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict) -> Result:
+        _need(data, "impl", "problem", "status", what="result")
+        try:
+            status = Status(data["status"])
+        except ValueError:
+            raise ValueError(f"unknown status {data['status']!r} (expected one of "
+                             f"{', '.join(s.value for s in Status)})") from None
+        impl = str(data["impl"])
+        return cls(impl=impl, model=str(data.get("model") or impl.split(":")[0]),
+                   problem=Problem.from_json(data["problem"]), status=status, kernel=data.get("kernel"),
+                   tf32=bool(data.get("tf32", False)), precision=str(data.get("precision") or
+                                                                    ("tf32" if data.get("tf32") else "fp32")),
+                   reason=str(data.get("reason") or ""), traceback=data.get("traceback"),
+                   numerics=Numerics.from_json(data["numerics"]) if data.get("numerics") else None,
+                   timing=Timing.from_json(data["timing"]) if data.get("timing") else None,
+                   figures=Figures.from_json(data),
+                   resources=Resources.from_json(data["resources"]) if data.get("resources") else None,
+                   device=data.get("device"), pack_ms=data.get("pack_ms"))
+
+
+@dataclass
+class RunHeader:
+    started: str
+    mode: str                   # "gpu" or "cpu"
+    device: str
+    versions: dict[str, str]
+    argv: list[str]
+    seed: int
+    problems: list[Problem]
+    rep_ms: float
+    sms: int | None = None
+    l2_bytes: int | None = None
+    peaks: Peaks | None = None
+    devices: list[str] | None = None        # every GPU a spread run used
+    peaks_by_device: dict[str, Peaks] | None = None
+    shard: str | None = None                # "i/n" when this file holds one shard of a run
+    timeout_s: float | None = None          # per-implementation limit of the isolated workers
+    schema: int = SCHEMA
+
+    def to_json(self) -> dict:
+        out = {"record": "run", "schema": self.schema, "started": self.started, "mode": self.mode,
+               "device": self.device, "versions": self.versions, "argv": self.argv, "seed": self.seed,
+               "problems": [p.to_json() for p in self.problems], "rep_ms": self.rep_ms}
+        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        if self.peaks is not None:
+            out["peaks"] = self.peaks.to_json()
+        if self.peaks_by_device:
+            out["peaks_by_device"] = {k: v.to_json() for k, v in self.peaks_by_device.items()}
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict) -> RunHeader:
+        _need(data, "schema", what="run header")
+        if data["schema"] != SCHEMA:
+            newer = isinstance(data["schema"], int) and data["schema"] > SCHEMA
+            raise ValueError(f"results schema {data['schema']!r}, this version reads {SCHEMA}"
+                             + ("; the file is from a newer tile-rosetta: upgrade to read it" if newer else ""))
+        _need(data, "started", "mode", "device", what="run header")
+        by_device = data.get("peaks_by_device")
+        return cls(str(data["started"]), str(data["mode"]), str(data["device"]), dict(data.get("versions") or {}),
+                   list(data.get("argv") or []), int(data.get("seed", 0)),
+                   [Problem.from_json(p) for p in data.get("problems") or []], float(data.get("rep_ms", 0.0)),
+                   data.get("sms"), data.get("l2_bytes"),
+                   Peaks.from_json(data["peaks"]) if data.get("peaks") else None, data.get("devices"),
+                   {k: Peaks.from_json(v) for k, v in by_device.items()} if by_device else None,
+                   data.get("shard"), data.get("timeout_s"))
+
+
+@dataclass
+class RunEnd:
+    finished: str
+    failures: int
+    results: int
+
+    def to_json(self) -> dict:
+        return {"record": "end", **asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> RunEnd:
+        _need(data, "finished", "failures", "results", what="end record")
+        return cls(str(data["finished"]), int(data["failures"]), int(data["results"]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Naming and ordering, one way for every table and plot
+# ---------------------------------------------------------------------------------------------------
+def impl_label(impl: str) -> str:
+    if impl == "cublas":
+        return "cuBLAS fp32"
+    if impl == "cublas-tf32":
+        return "cuBLAS TF32"
+    return "CUDA" if impl == "cuda" else "Triton " + impl.split(":", 1)[-1]
+
+
+def record_order(result: Result) -> tuple:
+    """Baselines first, then the registry's order, CUDA before its Triton counterparts."""
+    order = {k.id: i for i, k in enumerate(KERNELS)}
+    if result.baseline:
+        return (0, 0, 0 if result.impl == "cublas" else 1, result.impl)
+    kernel = BY_ID.get(result.kernel or "")
+    if kernel is None:
+        return (2, 0, 0, f"{result.kernel} {result.impl}")
+    names = [f"triton:{c.name}" for c in kernel.counterparts]
+    within = 0 if result.impl == "cuda" else 1 + (names.index(result.impl) if result.impl in names else len(names))
+    return (1, order[kernel.id], within, result.impl)
+
+
+# The seeds' own problem (every GEMM worklog benchmarks 4096^3): their published % of cuBLAS is for it.
+SEED_SGEMM = Problem("sgemm", 4096, 4096, 4096)
+
+
+def headline_problem(results: list[Result], op: str) -> Problem | None:
+    """The problem of an op to show one chart for: the seeds' 4096^3 when timed, else the one most
+    implementations were timed on (ties: the biggest, then the first measured)."""
+    timed = [r for r in results if r.timed and r.op == op]
+    if not timed:
+        return None
+    if op == "sgemm" and any(r.problem == SEED_SGEMM for r in timed):
+        return SEED_SGEMM
+    counts: dict[Problem, int] = {}
+    first: dict[Problem, int] = {}
+    for i, r in enumerate(timed):
+        counts[r.problem] = counts.get(r.problem, 0) + 1
+        first.setdefault(r.problem, i)
+    return max(counts, key=lambda p: (counts[p], p.flops, -first[p]))

@@ -1,0 +1,228 @@
+"""One `rosetta run`: plan the work, spread it over workers (one per GPU), write every record as it comes.
+
+The parent process never touches the GPU: workers (run/worker.py) own the CUDA contexts. Each worker
+takes whole problems from a shared queue, largest first, so that no two implementations share a GPU
+while timed and a problem's yardstick (cuBLAS) is measured on the GPU that times its kernels.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from harness import env
+from harness.launch.implementations import Impl, all_impls, baselines
+from harness.problems import Problem, cpu_problem, seed_problem
+from harness.registry import Kernel
+from harness.run.records import Result, RunEnd, RunHeader, Status
+from harness.run.results import ResultsWriter, load
+from harness.run.work import key_of
+from harness.run.worker import DEFAULT_TIMEOUT_S, ImplKey, Worker, WorkerSpec, run_problem
+
+Plan = list[tuple[Problem, list[ImplKey]]]
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def gpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
+    """Every problem: its baselines (TF32 too, for sgemm), then every implementation of its op."""
+    return [(p, [key_of(i) for i in [*baselines(p.op), *(i for i in all_impls(kernels) if i.op == p.op)]])
+            for p in problems]
+
+
+def cpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
+    """CPU tier: each counterpart on the small odd shape its tile calls for, beside the CPU's BLAS."""
+    groups: dict[Problem, list[ImplKey]] = {}
+    ops = {p.op for p in problems}
+    for impl in all_impls(kernels, ("triton",)):
+        if impl.op in ops:
+            groups.setdefault(cpu_problem(impl.kernel, impl.counterpart), []).append(key_of(impl))
+    return [(p, [(None, "cublas", p.op), *keys]) for p, keys in groups.items()]
+
+
+def cost(problem: Problem, keys: list[ImplKey]) -> float:
+    return problem.flops * len(keys)
+
+
+def shard(plan: Plan, index: int, count: int) -> Plan:
+    """A deterministic 1/count of the plan: whole problems, greedily balanced by work (flops x implementations).
+
+    Every shard of a run computes the same split, so shards run anywhere (a Slurm array, an indexed job)
+    merge back into the unsharded run's records.
+    """
+    loads = [0.0] * count
+    mine: Plan = []
+    for _, (problem, keys) in sorted(enumerate(plan), key=lambda e: (-cost(*e[1]), e[0])):
+        target = min(range(count), key=lambda s: (loads[s], s))
+        loads[target] += cost(problem, keys)
+        if target == index:
+            mine.append((problem, keys))
+    mine.sort(key=lambda e: [p for p, _ in plan].index(e[0]))
+    return mine
+
+
+def without_done(plan: Plan, done: set[tuple]) -> Plan:
+    """Resume: drop every implementation already recorded as ok (a failed one is tried again)."""
+    out: Plan = []
+    for problem, keys in plan:
+        left = [k for k in keys if (k[0], k[1], problem.key) not in done]
+        if left:
+            baseline_keys = [k for k in keys if k[0] is None]
+            # A kernel measured now needs its yardstick measured now, on this GPU: keep the baselines.
+            out.append((problem, list(dict.fromkeys([*baseline_keys, *left]))))
+    return out
+
+
+@dataclass
+class RunSession:
+    kernels: list[Kernel]
+    problems: list[Problem]
+    out_path: Path
+    argv: list[str]
+    gpus: list[str | None] = field(default_factory=lambda: [None])
+    rep_ms: float = 100.0
+    seed: int = 20261122
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    shard: tuple[int, int] | None = None
+    resume: bool = False
+    measure: str = "harness.run.work:measure_one"
+    console: object = None
+    results: list[Result] = field(default_factory=list)
+
+    @property
+    def gpu(self) -> bool:
+        return env.has_gpu() and not env.interpreting()
+
+    def plan(self) -> Plan:
+        plan = gpu_plan(self.kernels, self.problems) if self.gpu else cpu_plan(self.kernels, self.problems)
+        if self.shard:
+            plan = shard(plan, *self.shard)
+        return plan
+
+    def run(self, progress: Callable[[str], None] | None = None) -> list[Result]:
+        plan = self.plan()
+        done: set[tuple] = set()
+        if self.resume:
+            previous = load(self.out_path)
+            done = {r.key for r in previous.results if r.status in (Status.OK, Status.SKIPPED)}
+            self.results = [r for r in previous.results if r.key in done]
+            plan = without_done(plan, done)
+        workers = [Worker(WorkerSpec(gpu=g, measure=self.measure,
+                                     options={"rep_ms": self.rep_ms, "seed": self.seed, "peaks": self.gpu}))
+                   for g in self.gpus]
+        lock = threading.Lock()
+        with ResultsWriter(self.out_path) as out:
+            _start_all(workers)
+            if not self.resume:
+                out.write(self.header(plan, workers))
+
+            def emit(result: Result) -> None:
+                with lock:
+                    out.write(result)
+                    self.results.append(result)
+
+            queue = sorted(plan, key=lambda e: -cost(*e))
+            errors: list[BaseException] = []
+
+            def drive(worker: Worker) -> None:
+                try:
+                    while True:
+                        with lock:
+                            if not queue:
+                                return
+                            problem, keys = queue.pop(0)
+                        yardsticks: dict[str, float] = {}
+                        run_problem(worker, problem, keys, yardsticks, emit, self.timeout_s,
+                                    (lambda k, p=problem: progress(f"{p.label}: {k[0] or k[1]} [{k[1]}]"))
+                                    if progress else None)
+                except BaseException as e:  # surfaced in the parent once the other workers finish
+                    errors.append(e)
+
+            threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            for w in workers:
+                w.stop()
+            if errors:
+                raise errors[0]
+            if not self.gpu:
+                for kernel in self.kernels:
+                    if progress:
+                        progress(f"compiling {kernel.id}")
+                    emit(compile_record(kernel))
+            failures = [r for r in self.results if r.status is Status.FAILED]
+            out.write(RunEnd(now(), len(failures), len(self.results)))
+        return failures
+
+    def header(self, plan: Plan, workers: list[Worker]) -> RunHeader:
+        peaks = {w.device or f"gpu {i}": w.peaks for i, w in enumerate(workers) if w.peaks}
+        devices = [w.device or "?" for w in workers]
+        first = workers[0]
+        problems = [p for p, _ in plan]
+        if not self.gpu:
+            problems += sorted({compile_problem(k) for k in self.kernels}, key=str)
+        sms = l2 = None
+        if self.gpu:
+            import torch
+
+            props = torch.cuda.get_device_properties(0) if torch.cuda.is_available() else None
+            sms = props.multi_processor_count if props else None
+            l2 = getattr(props, "L2_cache_size", None) if props else None
+        return RunHeader(started=now(), mode="gpu" if self.gpu else "cpu", device=first.device or "?",
+                         versions=env.versions(), argv=self.argv, seed=self.seed, problems=problems,
+                         rep_ms=self.rep_ms, sms=sms, l2_bytes=l2, peaks=first.peaks,
+                         devices=devices if len(workers) > 1 else None,
+                         peaks_by_device=peaks if len(workers) > 1 else None,
+                         shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s)
+
+
+def _start_all(workers: list[Worker]) -> None:
+    """Start workers side by side: each imports torch and measures its GPU's peaks."""
+    errors: list[BaseException] = []
+
+    def start(w: Worker) -> None:
+        try:
+            w.start()
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=start, args=(w,)) for w in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        for w in workers:
+            w.stop(kill=True)
+        raise errors[0]
+
+
+def compile_problem(kernel: Kernel) -> Problem:
+    """The seed's problem (as the kernel's preconditions allow it): what a compile record is filed under."""
+    return seed_problem(kernel)
+
+
+def compile_record(kernel: Kernel) -> Result:
+    """CPU tier: the CUDA source compiled for sm_90, its resources recorded (it cannot run here)."""
+    from harness.run.work import resources_of
+
+    rec = Result(impl="cuda", model="cuda", problem=compile_problem(kernel), status=Status.COMPILED, kernel=kernel.id,
+                 precision=kernel.precision, tf32=kernel.precision == "tf32")
+    from harness.inspect.tools import has_tool
+
+    if not has_tool("nvcc"):
+        rec.status, rec.reason = Status.SKIPPED, "no GPU and no nvcc: cannot run or compile"
+        return rec
+    try:
+        rec.resources = resources_of({"gpu": False, "resources": {}}, Impl("cuda", kernel.op, kernel), None)
+        rec.reason = "no GPU: compiled for sm_90, not run"
+    except Exception as e:
+        rec.status, rec.reason = Status.FAILED, f"compile: {type(e).__name__}: {e}"
+    return rec

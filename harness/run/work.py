@@ -1,0 +1,111 @@
+"""What a worker process does: set up its device once, then measure one implementation per call.
+
+Runs inside the worker (run/worker.py starts it); the parent never imports CUDA through this module.
+"""
+
+from __future__ import annotations
+
+from harness import env
+from harness.launch.implementations import Impl
+from harness.problems import Problem
+from harness.roofline import Peaks
+from harness.run.records import Resources, Result
+
+SEED = 20261122
+
+
+def impl_of(key: tuple[str | None, str, str]) -> Impl:
+    """The implementation a (kernel id, impl name, op) key names."""
+    from harness.registry import get
+
+    kernel_id, name, op = key
+    if kernel_id is None:
+        return Impl(name, op)
+    kernel = get(kernel_id)
+    if name == "cuda":
+        return Impl("cuda", op, kernel)
+    return Impl(name, op, kernel, kernel.counterpart(name.split(":", 1)[1]))
+
+
+def key_of(impl: Impl) -> tuple[str | None, str, str]:
+    return (impl.kernel.id if impl.kernel else None, impl.name, impl.op)
+
+
+def setup(options: dict) -> dict:
+    """Pick the device, check fp32 baselines really are fp32, measure the peaks when asked."""
+    import torch
+
+    from harness.run.runner import RunOptions
+
+    gpu = env.has_gpu() and not env.interpreting()
+    state: dict = {"gpu": gpu, "contexts": {}, "resources": {}}
+    state["opts"] = RunOptions(time=gpu, rep_ms=float(options.get("rep_ms", 100.0)),
+                               seed=int(options.get("seed", SEED)), device_type="cuda" if gpu else "cpu")
+    if gpu:
+        from harness.launch.cublas import fp32_is_default
+
+        if not fp32_is_default():
+            raise RuntimeError("torch.backends.cuda.matmul.allow_tf32 is on: fp32 baselines would be TF32")
+        state["device_obj"] = torch.device("cuda", torch.cuda.current_device())
+        state["device"] = torch.cuda.get_device_name(state["device_obj"])
+        if options.get("peaks"):
+            from harness.run.peaks import measure_peaks
+
+            state["peaks"] = measure_peaks(state["device_obj"]).to_json()
+
+        def probe() -> None:  # fails when the context was poisoned by an earlier launch
+            torch.cuda.synchronize()
+            torch.ones(1, device=state["device_obj"]).sum().item()
+
+        state["probe"] = probe
+    else:
+        state["device_obj"] = torch.device("cpu")
+        state["device"] = "cpu (Triton interpreter)"
+    return state
+
+
+def measure_one(state: dict, problem: Problem, key: tuple[str | None, str, str], yardsticks: dict[str, float],
+                peaks: Peaks | None) -> Result:
+    from harness.run.runner import ProblemContext, measure
+
+    contexts = state["contexts"]
+    if problem not in contexts:
+        contexts.clear()  # one problem's operands at a time: device memory is for the problem at hand
+        seed = state["opts"].seed + sum(problem.key[1:4]) % 1000
+        contexts[problem] = ProblemContext(problem, state["device_obj"], seed)
+    impl = impl_of(key)
+    result = measure(impl, contexts[problem], state["opts"], yardsticks, peaks,
+                     lambda i, handle: resources_of(state, i, handle))
+    result.device = state["device"]
+    return result
+
+
+def resources_of(state: dict, impl: Impl, handle: object) -> Resources | None:
+    """What the compiler chose: nvcc for CUDA (+ the driver's view on a GPU), the compiled handle for Triton
+    on a GPU (the autotuner's choice in its config), an ahead-of-time sm_90 compile under the interpreter."""
+    from harness.inspect.resources import counterpart_record, handle_record, kernel_record
+    from harness.inspect.tools import has_tool
+
+    cache = state["resources"]
+    key = (impl.kernel.id, impl.name)
+    if impl.model == "cuda":
+        if key not in cache:
+            out = kernel_record(impl.kernel) if has_tool("nvcc") else Resources(source="no nvcc: not compiled")
+            if state["gpu"]:
+                from harness.launch.cuda import attributes
+
+                out.driver = attributes(impl.kernel)
+            cache[key] = out
+        return cache[key]
+    from harness.launch import triton
+
+    config = triton.config(impl.kernel, impl.counterpart)
+    chosen = getattr(triton.module(impl.counterpart), "chosen_config", None)
+    if chosen is not None and chosen():
+        config = {**config, "autotuned": chosen()}
+    if state["gpu"] and handle is not None and hasattr(handle, "n_regs"):
+        return handle_record(handle, config)
+    if key not in cache:
+        cache[key] = counterpart_record(impl.kernel, impl.counterpart)
+        cache[key].config = config
+    return cache[key]

@@ -1,0 +1,249 @@
+"""Isolation: implementations run in a spawned worker process that owns the CUDA context.
+
+A kernel that writes out of bounds leaves the CUDA context unusable; one that aborts or segfaults
+takes its process down; one that hangs never returns. None of these may end a sweep. So the parent
+never touches the GPU: it hands a worker one problem and the implementations to measure on it, and
+reads back one message per implementation ("start", then "result"). When the worker dies, or an
+implementation overruns its time limit, or a failure leaves the context poisoned, the parent records
+that implementation as failed with the cause, starts a fresh worker and goes on with the next one.
+
+Workers are spawned, not forked (a forked CUDA context is unusable), and pinned to one GPU with
+CUDA_VISIBLE_DEVICES. CuPy's and Triton's compile caches live on disk, so a fresh worker reloads
+compiled kernels instead of compiling them again.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing as mp
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+
+from harness.problems import Problem
+from harness.roofline import Peaks
+from harness.run.records import Result, Status
+
+# Within the default limit: compile, autotune, both numerics layers and ~100 ms of timing, with margin.
+DEFAULT_TIMEOUT_S = 300.0
+# A new worker first imports torch/CuPy/Triton and creates its context (and may measure peaks).
+STARTUP_S = 180.0
+# The errors after which a CUDA context cannot be used again: the worker is replaced.
+STICKY_CUDA_ERRORS = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
+                      "illegal instruction", "an illegal", "CUDA_ERROR_LAUNCH_FAILED", "device-side assert")
+
+ImplKey = tuple[str | None, str, str]   # (kernel id or None for a baseline, impl name, op)
+
+
+@dataclass
+class WorkerSpec:
+    """How to start a worker: its GPU, its measuring function ("module:function"), its options."""
+
+    gpu: str | None = None                  # a CUDA_VISIBLE_DEVICES value; None: inherit
+    measure: str = "harness.run.work:measure_one"
+    options: dict = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
+    """The worker process: set up, then serve tasks until told to stop."""
+    if spec.gpu is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = spec.gpu
+    os.environ.update(spec.env)
+    module, name = spec.measure.split(":")
+    measure: Callable = getattr(importlib.import_module(module), name)
+    setup = getattr(importlib.import_module(module), "setup", None)
+    state = setup(spec.options) if setup else {}
+    conn.send(("ready", state.get("peaks"), state.get("device")))
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):  # the parent is gone (killed): nothing left to report to
+            break
+        if msg is None:
+            break
+        _, problem_json, keys, yardsticks, peaks_json = msg
+        problem = Problem.from_json(problem_json)
+        peaks = Peaks.from_json(peaks_json) if peaks_json else None
+        for key in keys:
+            conn.send(("start", key))
+            result: Result = measure(state, problem, key, yardsticks, peaks)
+            conn.send(("result", result.to_json()))
+            if result.status is Status.FAILED and _poisoned(result.reason, state):
+                conn.send(("poisoned", result.reason))
+                conn.close()
+                os._exit(3)  # skip atexit: a dead context makes CuPy print pages of tracebacks at exit
+        conn.send(("done",))
+    conn.close()
+
+
+def _poisoned(reason: str, state: dict) -> bool:
+    """Is the context still usable after this failure? A sticky error says no; so does a failing probe."""
+    if any(s.lower() in reason.lower() for s in STICKY_CUDA_ERRORS):
+        return True
+    probe = state.get("probe")
+    if probe is None:
+        return False
+    try:
+        probe()
+        return False
+    except Exception:
+        return True
+
+
+class Worker:
+    """The parent's handle on one worker process."""
+
+    def __init__(self, spec: WorkerSpec) -> None:
+        self.spec = spec
+        self.process: mp.process.BaseProcess | None = None
+        self.conn: Connection | None = None
+        self.peaks: Peaks | None = None
+        self.device: str | None = None
+
+    def start(self) -> None:
+        ctx = mp.get_context("spawn")
+        parent, child = ctx.Pipe()
+        saved = os.environ.get("CUDA_VISIBLE_DEVICES")
+        if self.spec.gpu is not None:  # the child's environment is the parent's at start()
+            os.environ["CUDA_VISIBLE_DEVICES"] = self.spec.gpu
+        try:
+            self.process = ctx.Process(target=_worker_main, args=(child, self.spec), daemon=True)
+            self.process.start()
+        finally:
+            if self.spec.gpu is not None:
+                if saved is None:
+                    os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+                else:
+                    os.environ["CUDA_VISIBLE_DEVICES"] = saved
+        child.close()
+        self.conn = parent
+        msg = self._recv(STARTUP_S)
+        if msg is None or msg[0] != "ready":
+            cause = self.death_cause() if msg is None else f"unexpected message {msg[0]!r}"
+            self.stop()
+            raise RuntimeError(f"the worker did not start: {cause}")
+        if msg[1]:
+            self.peaks = Peaks.from_json(msg[1])
+        self.device = msg[2]
+
+    def _recv(self, timeout: float) -> tuple | None:
+        """The next message, or None when the worker died or `timeout` passed (see .timed_out)."""
+        self.timed_out = False
+        assert self.conn is not None
+        try:
+            if not self.conn.poll(timeout):
+                self.timed_out = True
+                return None
+            return self.conn.recv()
+        except (EOFError, OSError):
+            return None
+
+    def death_cause(self) -> str:
+        p = self.process
+        if p is None:
+            return "no worker"
+        p.join(timeout=5)
+        code = p.exitcode
+        if code is None:
+            return "the worker stopped answering"
+        if code < 0:
+            import signal
+
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"the worker process died of {name}"
+        return f"the worker process exited with code {code}"
+
+    def stop(self, kill: bool = False) -> None:
+        if self.process is None:
+            return
+        if not kill and self.conn is not None and self.process.is_alive():
+            try:
+                self.conn.send(None)
+                self.process.join(timeout=10)
+            except (OSError, BrokenPipeError):
+                pass
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=10)
+        if self.conn is not None:
+            self.conn.close()
+        self.process, self.conn = None, None
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.is_alive()
+
+
+def failed(key: ImplKey, problem: Problem, reason: str, device: str | None) -> Result:
+    kernel, impl, _ = key
+    return Result(impl=impl, model=impl.split(":")[0], problem=problem, status=Status.FAILED, kernel=kernel,
+                  reason=reason, device=device)
+
+
+def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], yardsticks: dict[str, float],
+                emit: Callable[[Result], None], timeout_s: float = DEFAULT_TIMEOUT_S,
+                progress: Callable[[ImplKey], None] | None = None) -> None:
+    """Measure `keys` on `problem` in `worker`, replacing the worker whenever it dies, hangs or is poisoned.
+
+    Every key ends as exactly one emitted Result. yardsticks (cuBLAS time per precision class) is
+    updated in place as baselines are measured, so a replacement worker gets them too.
+    """
+    remaining = list(keys)
+    while remaining:
+        if not worker.alive:
+            worker.start()
+        assert worker.conn is not None
+        worker.conn.send(("task", problem.to_json(), remaining, dict(yardsticks),
+                          worker.peaks.to_json() if worker.peaks else None))
+        current: ImplKey | None = None
+        started = time.monotonic()
+        while True:
+            wait = timeout_s if current is not None else STARTUP_S
+            msg = worker._recv(max(0.0, wait - (time.monotonic() - started)))
+            if msg is None:
+                if current is None:  # died or stalled between implementations: nothing to blame
+                    cause = "timed out" if worker.timed_out else worker.death_cause()
+                    worker.stop(kill=True)
+                    if not remaining:
+                        break
+                    current = remaining[0]
+                    reason = f"worker lost before the implementation started ({cause})"
+                elif worker.timed_out:
+                    worker.stop(kill=True)
+                    reason = f"timed out after {timeout_s:g} s (the worker was killed and replaced)"
+                else:
+                    cause = worker.death_cause()
+                    worker.stop(kill=True)
+                    reason = f"crashed: {cause} (the worker was replaced)"
+                emit(failed(current, problem, reason, worker.device))
+                remaining.remove(current)
+                break
+            kind = msg[0]
+            if kind == "start":
+                current = tuple(msg[1])  # type: ignore[assignment]
+                started = time.monotonic()
+                if progress:
+                    progress(current)
+            elif kind == "result":
+                result = Result.from_json(msg[1])
+                if result.device is None:
+                    result.device = worker.device
+                emit(result)
+                if result.baseline and result.timing is not None and result.ok:
+                    yardsticks["tf32" if result.tf32 else "fp32"] = result.timing.median_ms
+                if current in remaining:
+                    remaining.remove(current)
+                current = None
+                started = time.monotonic()
+            elif kind == "poisoned":
+                worker.stop(kill=True)  # the result is already recorded; the context is not reusable
+                break
+            elif kind == "done":
+                remaining = []
+                break

@@ -1,0 +1,51 @@
+"""`rosetta compare`: two results files side by side, ratios, spreads, % of cuBLAS and rank changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.problems import Problem
+from harness.report.compare import compare, render_compare
+from harness.run.records import Figures, Result, RunEnd, RunHeader, Status
+from harness.run.results import ResultsWriter
+from harness.timing import Timing
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+P = Problem("sgemm", 256, 256, 256)
+
+
+def _file(path: Path, device: str, times: dict[tuple[str | None, str], float]) -> Path:
+    with ResultsWriter(path) as w:
+        w.write(RunHeader("2026-11-22T00:00:00+00:00", "gpu", device, {}, [], 1, [P], 100.0))
+        cublas = times[(None, "cublas")]
+        for (kernel, impl), ms in times.items():
+            t = Timing(ms, ms * 0.99, ms * 1.01, ms * 0.98, ms * 1.02, 50)
+            w.write(Result(impl, impl.split(":")[0], P, Status.OK, kernel, timing=t,
+                           figures=Figures(1.0, 1.0, 1.0, 1, pct_cublas=100 * cublas / ms)))
+        w.write(RunEnd("2026-11-22T00:01:00+00:00", 0, len(times)))
+    return path
+
+
+def test_every_record_timed_in_both_files_is_paired_with_its_ratio_and_spread_verdict(tmp_path):
+    a = _file(tmp_path / "a.jsonl", "GPU A", {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.0,
+                                             ("s000.gemm_naive", "triton:naive"): 8.0})
+    b = _file(tmp_path / "b.jsonl", "GPU B", {(None, "cublas"): 0.5, ("s000.gemm_naive", "cuda"): 5.0,
+                                             ("s000.gemm_naive", "triton:naive"): 8.0})
+    cmp = compare(a, b)
+    speed = {(r.kernel, r.impl): r.speedup for r in cmp.rows}
+    assert speed == {(None, "cublas"): 2.0, ("s000.gemm_naive", "cuda"): 2.0, ("s000.gemm_naive", "triton:naive"): 1.0}
+    beyond = {(r.kernel, r.impl): r.beyond_spread for r in cmp.rows}
+    assert beyond[("s000.gemm_naive", "cuda")] and not beyond[("s000.gemm_naive", "triton:naive")]
+    # CUDA was slower than Triton on A and faster on B: one idea, one problem, both ranks moved.
+    assert {(c.impl, c.rank_a, c.rank_b) for c in cmp.rank_changes} == {
+        ("s000.gemm_naive [CUDA]", 2, 1), ("s000.gemm_naive [Triton naive]", 1, 2)}
+    assert "2 rank changes" in cmp.headline()
+    page = render_compare(cmp, tmp_path / "c.html").read_text()
+    assert "GPU A" in page and "GPU B" in page and cmp.headline() in page.replace("&#x27;", "'")
+
+
+def test_two_recorded_h100_runs_compare_on_the_records_they_share():
+    a, b = sorted(RESULTS.glob("nvidia-h100-80gb-hbm3-*Z.jsonl"))[:2]
+    cmp = compare(a, b)
+    assert cmp.rows and all(r.a.problem == r.b.problem for r in cmp.rows)
+    assert len(cmp.rows) + len(cmp.only_a) == sum(r.timed for r in cmp.a.results)

@@ -1,0 +1,80 @@
+"""A sweep survives its kernels: a worker that aborts or hangs is recorded and replaced, resume skips
+what is done, and shards of a run merge into the unsharded run's records (CPU tier, interpreter)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import env
+from harness.problems import CPU_SGEMV
+from harness.registry import select
+from harness.run.merge import merge
+from harness.run.records import Status
+from harness.run.results import load
+from harness.run.session import RunSession, gpu_plan, shard
+
+CPU_TIER = pytest.mark.skipif(env.has_gpu(), reason="the CPU tier's interpreter path; the GPU test below covers a GPU")
+SGEMV = select(None, "sgemv")
+
+
+def _session(path, **kw) -> RunSession:
+    return RunSession(kw.pop("kernels", SGEMV), [CPU_SGEMV], path, ["test"], **kw)
+
+
+@CPU_TIER
+def test_a_worker_that_aborts_or_hangs_is_recorded_and_the_sweep_goes_on(tmp_path):
+    path = tmp_path / "r.jsonl"
+    failures = _session(path, measure="tests.dying_worker:measure_one", timeout_s=20).run()
+    results = load(path)
+    by_kernel = {r.kernel: r for r in results.results if r.model == "triton"}
+    assert "SIGABRT" in by_kernel["s003.naive_sgemv"].reason
+    assert "timed out after 20 s" in by_kernel["s003.coalesced_warp_sgemv"].reason
+    after = [r for r in results.results if r.model == "triton" and r.kernel.startswith("rosetta.")]
+    assert after and all(r.status is Status.OK for r in after), [r.reason for r in after]
+    assert {r.kernel for r in failures} == {"s003.naive_sgemv", "s003.coalesced_warp_sgemv"}
+    assert results.complete
+
+
+@CPU_TIER
+def test_resume_runs_only_what_is_not_recorded_ok(tmp_path):
+    path = tmp_path / "r.jsonl"
+    _session(path, measure="tests.dying_worker:measure_one", timeout_s=10).run()
+    first = load(path)
+    ok_before = {r.key for r in first.results if r.status is Status.OK}
+    resumed = _session(path, resume=True)  # the real measuring function: the two failed ones now pass
+    resumed.run()
+    again = load(path)
+    new = again.results[len(first.results):]
+    assert {r.kernel for r in new if r.model == "triton"} == {"s003.naive_sgemv", "s003.coalesced_warp_sgemv"}
+    assert all(r.status is Status.OK for r in new if r.model == "triton")
+    assert not ok_before & {r.key for r in new if not r.baseline}
+
+
+@CPU_TIER
+def test_shards_merged_hold_the_records_of_the_unsharded_run(tmp_path):
+    kernels = select(["s003", "rosetta.sgemv_block"], "sgemv")
+    plan = gpu_plan(kernels, [CPU_SGEMV])
+    both = [entry for i in range(2) for entry in shard(plan, i, 2)]
+    assert sorted(both, key=str) == sorted(plan, key=str)
+    whole = tmp_path / "whole.jsonl"
+    _session(whole, kernels=kernels).run()
+    parts = []
+    for i in range(2):
+        parts.append(tmp_path / f"part{i}.jsonl")
+        _session(parts[-1], kernels=kernels, shard=(i, 2)).run()
+    merged = load(merge(parts, tmp_path / "merged.jsonl"))
+    strip = {(r.kernel, r.impl, r.problem, r.status) for r in load(whole).results}
+    assert {(r.kernel, r.impl, r.problem, r.status) for r in merged.results} == strip
+
+
+@pytest.mark.gpu
+def test_an_out_of_bounds_cuda_kernel_is_recorded_and_the_next_one_passes(tmp_path):
+    from harness.problems import DEFAULT_SGEMV
+
+    path = tmp_path / "r.jsonl"
+    kernels = select(["s003"], "sgemv")
+    RunSession(kernels, [DEFAULT_SGEMV[0]], path, ["test"], measure="tests.oob_worker:measure_one").run()
+    by = {(r.kernel, r.impl): r for r in load(path).results}
+    assert by[("s003.naive_sgemv", "cuda")].status is Status.FAILED
+    after = [r for (k, i), r in by.items() if k == "s003.coalesced_warp_sgemv"]
+    assert after and all(r.status is Status.OK for r in after), [r.reason for r in after]

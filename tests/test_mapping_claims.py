@@ -1,0 +1,169 @@
+"""Every mapping claim the report states, proven on every kernel of its idea and every Triton form.
+
+CPU tier: the CUDA sources through nvcc for sm_90 and the counterparts through Triton's AOT compiler
+for sm_90 (each compiled once, cached on disk). GPU tier (marker `gpu`): the same predicates on the
+kernels a GPU launch compiled (Triton handles, the driver's attributes of the loaded CUDA functions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from harness.inspect.evidence import Evidence, KernelEvidence, Numbers
+from harness.inspect.tools import has_tool
+from harness.registry import BY_ID, IDEAS, KERNELS
+from harness.report import mapping
+from harness.report.mapping_checks import ByForm, ByKernel, Check
+
+needs_nvcc = pytest.mark.skipif(not has_tool("nvcc"), reason="needs nvcc (or the CUDA toolkit) to compile for sm_90")
+
+# (idea, claim index, kernel id) for every claim of every idea and every kernel of that idea in the registry.
+CASES = [(k.idea, i, k.id) for k in KERNELS if k.idea in mapping.CLAIMS for i in range(len(mapping.CLAIMS[k.idea]))]
+
+
+def _case_id(case: tuple[str, int, str]) -> str:
+    idea, i, kernel_id = case
+    return f"{idea}/{mapping.CLAIMS[idea][i].decision}/{kernel_id}"
+
+
+@pytest.fixture(scope="module")
+def evidence() -> dict[str, KernelEvidence]:
+    from harness.inspect.evidence import gather
+
+    return gather(KERNELS)
+
+
+def _failures(verdicts: list[mapping.Verdict]) -> str:
+    return "\n".join(f"  {v.label} ({v.where}): {v.check or v.error} -- evidence: {v.evidence or '-'}"
+                     for v in verdicts if not v.holds)
+
+
+def test_every_idea_with_kernels_states_its_claims():
+    missing = sorted({k.idea for k in KERNELS} - set(mapping.CLAIMS))
+    assert not missing, f"ideas with kernels but no mapping claims: {missing} (harness/report/mapping_*.py)"
+    assert set(mapping.CLAIMS) <= set(IDEAS), f"claims for unknown ideas: {set(mapping.CLAIMS) - set(IDEAS)}"
+
+
+def test_ideas_hold_no_mapping_rows():
+    # The mapping is stated once, as claims with predicates; the idea table keeps key, title and lesson.
+    for idea in IDEAS.values():
+        assert set(vars(idea)) == {"key", "title", "lesson"}
+
+
+def test_claims_are_well_formed():
+    for idea, claims in mapping.CLAIMS.items():
+        decisions = [c.decision for c in claims]
+        assert len(set(decisions)) == len(decisions), f"{idea}: a decision is stated twice"
+        for c in claims:
+            assert c.decided_by in (mapping.PROGRAMMER, mapping.COMPILER), (idea, c.decision)
+            assert c.cuda.strip() and c.triton.strip(), (idea, c.decision)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_claim_holds_on_the_compiled_kernels(case, evidence):
+    idea, i, kernel_id = case
+    claim = mapping.CLAIMS[idea][i]
+    verdicts = mapping.check_claim(idea, claim, evidence[kernel_id])
+    assert len(verdicts) == 1 + len(BY_ID[kernel_id].counterparts)
+    assert all(v.holds for v in verdicts), f"{idea} / {claim.decision} is false:\n{_failures(verdicts)}"
+
+
+def _checks(side, ev: Evidence) -> Check:
+    return side if isinstance(side, Check) else side.pick(ev)
+
+
+def _mutations(numbers: Numbers, key: str) -> list[Numbers]:
+    value = numbers[key]
+    return [Numbers({**numbers, key: v}) for v in {0, value + 1, 2 * value + 17, max(value - 1, 0)} if v != value]
+
+
+@needs_nvcc
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_each_check_reads_the_evidence_it_shows(case, evidence):
+    """A predicate that no change of its shown numbers can falsify proves nothing: change each number it shows
+    and at least one change must turn the verdict."""
+    idea, i, kernel_id = case
+    claim = mapping.CLAIMS[idea][i]
+    ke = evidence[kernel_id]
+    sides = [("cuda", claim.cuda_check, Evidence(ke.kernel, ke.cuda))]
+    sides += [("triton", claim.triton_check, ev) for ev in ke.sides()]
+    for side, check_side, ev in sides:
+        check = _checks(check_side, ev)
+        assert check.shows, f"{claim.decision} [{side}]: the check shows no evidence"
+        flipped = False
+        for key in check.shows:
+            for mutated in _mutations(ev.cuda if side == "cuda" else ev.triton, key):
+                changed = replace(ev, cuda=mutated) if side == "cuda" else replace(ev, triton=mutated)
+                flipped = flipped or not check.holds(changed)
+        assert flipped, f"{idea} / {claim.decision} [{side}, {ev.form or 'cuda'}]: no change of {check.shows} " \
+                        f"falsifies '{check.text}'"
+
+
+def test_a_kernel_or_form_no_case_names_fails_with_a_reason():
+    kernel = KERNELS[0]
+    ev = Evidence(kernel, Numbers({"BAR": 0}), Numbers({"BAR": 0}), form="no-such-form")
+    with pytest.raises(LookupError, match="no-such-form"):
+        ByForm({"dot": Check("x", lambda e: True, ("BAR",))}).pick(ev)
+    with pytest.raises(LookupError, match="state one"):
+        ByKernel({"no-such-kernel": Check("x", lambda e: True, ("BAR",))}).pick(ev)
+    with pytest.raises(KeyError, match="no evidence named"):
+        Numbers({"BAR": 1})["LDS.32"]
+
+
+def test_a_side_that_did_not_compile_fails_its_checks_with_the_reason():
+    kernel = BY_ID["s000.gemm_naive"]
+    broken = KernelEvidence(kernel, Numbers(), {"naive": Numbers()}, errors={"cuda": "RuntimeError: nvcc failed"})
+    verdicts = mapping.check_claim("naive", mapping.CLAIMS["naive"][0], broken)
+    assert [v.holds for v in verdicts] == [False, False]
+    assert all("not compiled: RuntimeError: nvcc failed" in v.error for v in verdicts)
+
+
+def test_rows_without_proof_need_no_compiler():
+    for idea in mapping.CLAIMS:
+        rows = mapping.rows(idea, prove=False)
+        assert [r.decision for r in rows] == [c.decision for c in mapping.CLAIMS[idea]]
+        assert all(not r.verdicts for r in rows)
+    with pytest.raises(KeyError, match="no mapping claims"):
+        mapping.rows("no-such-idea", prove=False)
+
+
+@needs_nvcc
+def test_rows_and_evaluate_give_every_kernels_verdicts_and_numbers(evidence):
+    rows = mapping.rows("gemv_vector", evidence)
+    kernels = [k for k in KERNELS if k.idea == "gemv_vector"]
+    for row in rows:
+        assert row.holds
+        assert {v.kernel for v in row.verdicts} == {k.id for k in kernels}
+        assert {v.side for v in row.verdicts} == {"cuda", "triton"}
+        assert all(v.evidence and v.check for v in row.verdicts)
+    reduction = next(r for r in rows if r.decision == "combining a row's partial sums")
+    cuda = {v.kernel: v.evidence for v in reduction.verdicts if v.side == "cuda"}
+    assert "BAR 1" in cuda["rosetta.sgemv_float4<256,1>"] and "shared_bytes 32" in cuda["rosetta.sgemv_float4<256,1>"]
+    assert "BAR 0" in cuda["rosetta.sgemv_float4<128,4>"]
+    verdicts = mapping.evaluate(BY_ID["s000.gemm_naive"], evidence["s000.gemm_naive"])
+    assert len(verdicts) == 2 * len(mapping.CLAIMS["naive"]) and all(v.holds for v in verdicts)
+
+
+@needs_nvcc
+def test_a_false_claim_fails(evidence):
+    """The checks can fail: the naive kernels' evidence refutes the shared-memory tile's claims."""
+    for kernel_id in ("s000.gemm_naive", "s004.naive_gemm<32>"):
+        ke = evidence[kernel_id]
+        borrowed = KernelEvidence(BY_ID["s004.block_tiling_gemm<32>"], ke.cuda,
+                                  {"dot": next(iter(ke.triton.values()))})
+        verdicts = [v for c in mapping.CLAIMS["smem_tile"] for v in mapping.check_claim("smem_tile", c, borrowed)]
+        assert sum(not v.holds for v in verdicts) >= 4
+
+
+@pytest.mark.gpu
+@needs_nvcc
+@pytest.mark.parametrize("kernel_id", [k.id for k in KERNELS if k.idea in mapping.CLAIMS])
+def test_claims_hold_on_the_gpus_kernels(kernel_id):
+    from harness.inspect.evidence import on_gpu
+
+    kernel = BY_ID[kernel_id]
+    verdicts = mapping.evaluate(kernel, on_gpu(kernel))
+    assert verdicts and all(v.holds for v in verdicts), f"{kernel_id} on the GPU:\n{_failures(verdicts)}"

@@ -1,0 +1,112 @@
+"""`rosetta profile`'s engine: ncu's CSV read back into the counters a result stores (CPU: parsing only).
+
+The sample below is a SYNTHETIC FIXTURE, written by hand in the layout `ncu --csv --print-units base
+--metrics ...` documents for its details page (one row per metric: ID, Process ID, Process Name, Host
+Name, Kernel Name, Context, Stream, Block Size, Grid Size, Device, CC, Section Name, Metric Name, Metric
+Unit, Metric Value), with ncu's ==PROF== lines and the program's own output around it. Its numbers are
+made up; they were not measured.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.inspect import profile
+from harness.problems import Problem
+from harness.registry import BY_ID
+
+_HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+           '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
+
+
+def _rows(launch: int, kernel: str, values: dict[str, tuple[str, str]]) -> list[str]:
+    return [f'"{launch}","4242","python3","127.0.0.1","{kernel}","1","7","(256, 1, 1)","(64, 64, 1)","0","9.0",'
+            f'"Command line profiler metrics","{metric}","{unit}","{value}"'
+            for metric, (unit, value) in values.items()]
+
+
+_TILE = {
+    "dram__bytes.sum": ("byte", "201,326,592"),
+    "gpu__time_duration.sum": ("ns", "1,234,567"),
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum": ("", "1,048,576"),
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": ("%", "71.25"),
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active": ("%", "0"),
+    "sm__warps_active.avg.pct_of_peak_sustained_active": ("%", "48.90"),
+}
+SYNTHETIC_NCU_CSV = "\n".join([
+    "==PROF== Connected to process 4242 (/usr/bin/python3.11)",
+    "==PROF== Profiling \"sgemm_tile_kernel\" - 0: 0%....50%....100% - 9 passes",
+    "==PROF== Profiling \"sgemm_tile_kernel\" - 1: 0%....50%....100% - 9 passes",
+    "some line the program printed",
+    "==PROF== Disconnected from process 4242",
+    _HEADER,
+    *_rows(0, "distribution_elementwise_grid_stride_kernel", {"dram__bytes.sum": ("byte", "64")}),
+    *_rows(1, "sgemm_tile_kernel", {**_TILE, "dram__bytes.sum": ("byte", "999")}),
+    *_rows(2, "sgemm_tile_kernel", _TILE),
+])
+
+
+def test_parse_reads_the_last_launch_of_the_named_kernel():
+    m = profile.parse_csv(SYNTHETIC_NCU_CSV, "sgemm_tile_kernel")
+    assert set(m) == set(profile.METRICS)
+    assert m["dram_bytes"] == 201_326_592          # thousands separators dropped
+    assert m["smem_bank_conflicts"] == 1_048_576
+    assert m["fma_pipe_pct"] == pytest.approx(71.25)
+    assert m["tensor_pipe_pct"] == 0.0
+    assert m["achieved_occupancy_pct"] == pytest.approx(48.9)
+    assert m["duration_ns"] == 1_234_567
+
+
+def test_parse_without_a_name_takes_the_last_launch_and_converts_units():
+    text = "\n".join([_HEADER, *_rows(3, "k", {"dram__bytes.sum": ("Mbyte", "1.5"),
+                                                 "gpu__time_duration.sum": ("usecond", "2.5"),
+                                                 "sm__warps_active.avg.pct_of_peak_sustained_active": ("%", "n/a")})])
+    m = profile.parse_csv(text)
+    assert m == {"dram_bytes": 1.5e6, "duration_ns": 2500.0}
+
+
+def test_parse_says_what_is_missing():
+    with pytest.raises(ValueError, match="no ncu CSV header"):
+        profile.parse_csv("==PROF== ERR_NVGPUCTRPERM - no permission\n")
+    with pytest.raises(ValueError, match="no launch of other_kernel"):
+        profile.parse_csv(SYNTHETIC_NCU_CSV, "other_kernel")
+
+
+def test_derive_sets_dram_beside_the_model():
+    kernel = BY_ID["s000.gemm_block_tiling_v3<64,64,16,16,16>"]
+    p = Problem("sgemm", 4096, 4096, 4096)
+    m = profile.derive(profile.parse_csv(SYNTHETIC_NCU_CSV, "sgemm_tile_kernel"), kernel, "triton:dot", p)
+    assert m["model_bytes"] == 4 * 3 * 4096 * 4096
+    assert m["dram_vs_model"] == pytest.approx(201_326_592 / (4 * 3 * 4096 * 4096))
+    assert m["tile_model_bytes"] > m["model_bytes"]  # each block re-reads its panels of A and B
+    assert all(isinstance(v, float) for v in m.values())  # the shape of records.Resources.profile
+
+
+def test_the_ncu_command_filters_the_kernel_and_keeps_the_clocks(monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.setattr(profile, "find_tool", lambda name: Path(f"/opt/{name}"))
+    kernel = BY_ID["s003.coalesced_warp_sgemv"]
+    cmd = profile.command(kernel, "cuda", Problem("sgemv", 300, 1001))
+    assert cmd[:3] == ["/opt/ncu", "--clock-control", "none"] and "--csv" in cmd
+    assert "regex:coalesced_warp_sgemv_kernel" in cmd
+    assert cmd[cmd.index("--metrics") + 1].split(",") == list(profile.METRICS.values())
+    assert cmd[-6:] == ["--one", kernel.id, "cuda", "300", "1001", "1"]
+
+
+@pytest.mark.gpu
+def test_profile_reads_the_counters_of_both_implementations_on_the_gpu(tmp_path):
+    from rich.console import Console
+
+    from harness.inspect.tools import has_tool
+
+    if not has_tool("ncu"):
+        pytest.skip("ncu (Nsight Compute) is not installed")
+    kernel = BY_ID["s003.coalesced_warp_sgemv"]
+    rows = profile.profile([kernel], Problem("sgemv", 4096, 4096), tmp_path, Console(quiet=True))
+    assert [r.impl for r in rows] == ["cuda", "triton:rows"]
+    for r in rows:
+        assert r.error is None and set(profile.METRICS) <= set(r.metrics), r
+        assert 0.9 < r.metrics["dram_vs_model"] < 1.5  # A is read once: the model's bytes, give or take
+        assert 0 <= r.metrics["fma_pipe_pct"] <= 100 and r.metrics["tensor_pipe_pct"] < 5
+    assert list(tmp_path.glob("profile-*.json"))

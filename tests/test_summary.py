@@ -1,0 +1,43 @@
+"""The terminal summary stays readable when piped into a file or a CI log: one line per result."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from harness.run.results import load
+from harness.run.summary import HEADERS, print_summary
+from tests.test_report import recorded_gpu_run
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    path = recorded_gpu_run()
+    if path is None:
+        pytest.skip("no recorded GPU run under results/")
+    return load(path)
+
+
+def test_piped_output_keeps_every_row_on_one_line(recorded) -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, width=80)      # what rich assumes when stdout is not a terminal
+    assert not console.is_terminal
+    print_summary(recorded.results, recorded.header.peaks, console)
+    lines = buf.getvalue().splitlines()
+    for r in recorded.results:
+        # The kernel id and its implementation on one line: nothing folds at the console's width.
+        assert any(ln.startswith((r.kernel or "baseline") + " ") and f" {r.label} " in ln for ln in lines), r.key
+    header = next(ln for ln in lines if ln.startswith("kernel "))
+    assert header.split() == " ".join(HEADERS).split()
+    rows = [ln for ln in lines if ln.startswith(("s0", "rosetta.", "baseline"))]
+    assert len(rows) == len(recorded.results) and max(map(len, lines)) > 80
+
+
+def test_a_terminal_gets_a_table_with_whole_kernel_ids(recorded) -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, width=250, force_terminal=True, color_system=None)
+    print_summary(recorded.results, recorded.header.peaks, console)
+    text = buf.getvalue()
+    assert all(r.kernel in text for r in recorded.results if r.kernel)
