@@ -70,14 +70,12 @@ def problem_of(who: str, op: str, tensors: dict[str, object], alpha: float = 1.0
     return sgemm_problem(who, tensors["A"], tensors["B"], tensors["C"], alpha, beta, device_type)
 
 
-def check_alignment(who: str, tensors: dict[str, torch.Tensor], alignment: int) -> None:
-    """Vector loads need aligned base pointers: a view that starts mid-vector is refused, not misread."""
-    if alignment <= 4:
-        return
-    for name, t in tensors.items():
-        if t.data_ptr() % alignment:
-            raise ValueError(f"{who}: {name} starts at an address that is not {alignment}-byte aligned (a view "
-                             f"into a larger tensor?); this kernel's vector loads need it: pass .clone()")
+def check_alignment(who: str, tensors: dict[str, torch.Tensor], aligned16: tuple[str, ...]) -> None:
+    """16-byte vector accesses need aligned base pointers: a view that starts mid-vector is refused, not misread."""
+    for name in aligned16:
+        if name in tensors and tensors[name].data_ptr() % 16:
+            raise ValueError(f"{who}: {name} starts at an address that is not 16-byte aligned (a view into a larger "
+                             f"tensor?); this kernel reads it with 16-byte loads: pass .clone()")
 
 
 def pack_b(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

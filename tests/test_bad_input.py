@@ -179,3 +179,17 @@ def test_every_kernel_refuses_a_shape_off_its_tile_before_launch(kernel, device)
                    "C": torch.ones(p.M, p.N, device=device)}
     with pytest.raises(ValueError, match=re.escape(kernel.id) + r" cannot run .*% \d+ == 0"):
         cuda.check_launch(kernel, tensors, device_type=device)
+
+
+def test_a_misaligned_view_is_refused_by_a_kernel_with_16_byte_loads(device):
+    kernel = next(k for k in KERNELS if "A" in k.aligned16)
+    p = Problem("sgemm", kernel.tile_m, kernel.tile_n, kernel.tile_k * 4)
+    A = torch.ones(p.M * p.K + 1, device=device)[1:].view(p.M, p.K)  # starts 4 bytes into its storage
+    tensors = {"A": A, "B": torch.ones(p.K, p.N, device=device), "C": torch.ones(p.M, p.N, device=device)}
+    with pytest.raises(ValueError, match="A starts at an address that is not 16-byte aligned"):
+        cuda.check_launch(kernel, tensors, device_type=device)
+
+
+def test_a_grid_taller_than_the_hardware_allows_is_refused():
+    kernel = get("s000.gemm_naive")
+    assert any("grid's y limit" in text for text in kernel.unmet(Problem("sgemm", 16 * 65536, 16, 16)))

@@ -108,6 +108,8 @@ def test_cu_header_limits_agree_with_the_registry_preconditions(kernel):
             assert "64-bit" in lower, "registry trusts 64-bit offsets the header does not state"
         elif c.kind == "square":
             assert "square" in lower or "n x n" in lower, "header does not state that the kernel is square-only"
+    if kernel.aligned16:
+        assert "16-byte aligned" in lower, f"registry requires {kernel.aligned16} 16-byte aligned, the header does not"
     stated = {d for d in "MNK" if re.search(rf"\b{d}\s*%", limits, re.IGNORECASE)}
     declared = {c.multiple[0] for c in kernel.preconditions if c.kind == "multiple"}
     assert stated <= declared | {"K"} if kernel.op == "sgemv" else stated == declared, \

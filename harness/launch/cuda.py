@@ -56,7 +56,7 @@ def check_launch(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float 
     failed = kernel.unmet(problem)
     if failed:
         raise ValueError(f"{who} cannot run {problem.label}: " + "; ".join(failed))
-    check_alignment(who, tensors, kernel.alignment)
+    check_alignment(who, tensors, kernel.aligned16)
     return problem
 
 

@@ -94,5 +94,49 @@ IDEAS: dict[str, Idea] = {
             "Hopper's tf32 wgmma needs K-major B in shared memory, so B's layout in global memory decides Triton's "
             "fast path.",
         ),
+        Idea(
+            "vectorize",
+            "128-bit loads and stores (tile-rosetta's step)",
+            "A and B move from global to shared memory as float4 and B's row and C are accessed as float4: a "
+            "quarter of the load/store instructions for the same bytes.",
+        ),
+        Idea(
+            "smem_layout",
+            "Transposed, padded A tile (tile-rosetta's step)",
+            "A is stored k-major in shared memory so a thread's column of A is contiguous (one float4 read, "
+            "no bank conflict); a pad of 4 floats keeps the transposing stores conflict-free and the rows "
+            "16-byte aligned.",
+        ),
+        Idea(
+            "warptile",
+            "Warp tiles (tile-rosetta's step)",
+            "Each warp owns a sub-block of the block tile and each thread's patch is 4x4 pieces spread over "
+            "it, so every float4 a warp reads from shared memory is a single wavefront.",
+        ),
+        Idea(
+            "async_copy",
+            "cp.async prefetch into shared-memory stages (tile-rosetta's step)",
+            "Tiles are copied global -> shared by cp.async several K steps ahead while the warps compute: one"
+            " barrier per K step and no registers spent on the copy.",
+        ),
+        Idea(
+            "frag_prefetch",
+            "Double-buffered register fragments (tile-rosetta's step)",
+            "The shared-memory reads for step k+1 are issued before the FFMAs of step k, across tile "
+            "boundaries too, so their latency is always covered.",
+        ),
+        Idea(
+            "split_copy",
+            "A through registers, B by cp.async (tile-rosetta's step)",
+            "The operand that must be transposed (A) goes global -> registers -> shared one tile ahead; the "
+            "one that lands as it lies (B) goes by 16-byte cp.async: neither pays the other's cost.",
+        ),
+        Idea(
+            "general_shape",
+            "Any shape, any alignment, grouped order (tile-rosetta's top rung)",
+            "Edge copies are redirected or zero-filled once, outside the K loop; a partial K tile is handled "
+            "first; float4 paths are taken only when alignment allows; blocks are visited in groups for L2 "
+            "reuse.",
+        ),
     )
 }

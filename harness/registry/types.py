@@ -23,6 +23,7 @@ TRITON_INPUT_PRECISION: dict[Precision, str] = {"fp32": "ieee", "tf32": "tf32", 
 # packed once before the run (the packing is timed on its own, never inside the kernel's time).
 BLayout = Literal["row", "kmajor"]
 
+GRID_Y_MAX = 65535
 # Settings a counterpart derives from its kernel; a deviation names one of these.
 DERIVED = ("block_m", "block_n", "block_k", "num_warps")
 
@@ -127,8 +128,9 @@ class Kernel:
     b_layout: BLayout = "row"
     # Bytes of dynamic shared memory per block: over 48 KB the launcher must raise the function's limit first.
     dynamic_smem: int = 0
-    # The byte alignment the kernel's vector loads need of A, B and C (checked at bind, before any launch).
-    alignment: int = 4
+    # Operands the kernel reads or writes with 16-byte vector accesses: their base must be 16-byte aligned
+    # (checked at bind, before any launch; a view into a larger tensor may start anywhere).
+    aligned16: tuple[str, ...] = ()
 
     @property
     def source(self) -> str:
@@ -156,7 +158,12 @@ class Kernel:
     def unmet(self, problem: Problem) -> list[str]:
         if problem.op != self.op:
             return [f"{self.id} is an {self.op} kernel, the problem is {problem.op}"]
-        return unmet(self.preconditions, problem)
+        out = unmet(self.preconditions, problem)
+        # Every kernel here walks rows of blocks along the grid's y (x for sgemv): a hardware limit, not a choice.
+        _, gy, _ = self.grid(problem)
+        if gy > GRID_Y_MAX:
+            out.append(f"cdiv(M, {self.tile_m}) = {gy} blocks exceed the grid's y limit of {GRID_Y_MAX}")
+        return out
 
     def supports(self, problem: Problem) -> bool:
         return not self.unmet(problem)
