@@ -225,12 +225,17 @@ def cmd_profile(args: argparse.Namespace) -> int:
     if not env.has_gpu():
         raise UserError(f"profile needs a GPU and ncu ({env.gpu_reason()})")
     problem = parse_shape(args.shape, "sgemm" if args.shape.lower().count("x") == 2 else "sgemv")
-    rows = profile(select(args.only, problem.op), problem, Path(args.out), _console())
+    on_row = None
     if args.results:
-        from harness.run.results import attach_profiles
+        from harness.run.results import attach_profiles, load
 
-        found = attach_profiles(args.results, {(r.kernel, r.impl, problem.key): r.metrics for r in rows if r.metrics})
-        print(f"counters stored with {found} records of {args.results}")
+        load(args.results)  # a bad file is refused before any profiling
+
+        def on_row(row) -> None:
+            if row.metrics:
+                attach_profiles(args.results, {(row.kernel, row.impl, problem.key): row.metrics})
+
+    profile(select(args.only, problem.op), problem, Path(args.out), _console(), on_row)
     return 0
 
 

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from harness.launch.implementations import Impl, all_impls, baselines
+from harness.numerics import poison_for
 from harness.preconditions import allowed_shape
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
 from harness.run.runner import ProblemContext, check_numerics, tensors
@@ -120,7 +121,9 @@ def _big_operands(op: str) -> tuple[dict, torch.Tensor]:
 def test_past_2_31_elements_every_implementation_is_right_or_refused_before_launch(impl):
     problem = BIG[impl.op]
     operands, ref = _big_operands(impl.op)
-    out = torch.full((problem.M,) if impl.op == "sgemv" else (problem.M, problem.N), float("nan"), device="cuda")
+    # NaN, or the finite sentinel for seed kernels that compute beta*C even when beta == 0 (0*NaN is NaN).
+    poison = poison_for(impl.reads_c_when_beta_zero)
+    out = torch.full((problem.M,) if impl.op == "sgemv" else (problem.M, problem.N), poison, device="cuda")
     tensors_ = {**operands, ("y" if impl.op == "sgemv" else "C"): out}
     if impl.unmet(problem):
         with pytest.raises(ValueError, match="cannot run"):

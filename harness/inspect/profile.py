@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -145,9 +146,17 @@ def profile_one(kernel: Kernel, impl: str, problem: Problem) -> ProfileRow:
     return row
 
 
-def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any) -> list[ProfileRow]:
-    """Every implementation of every kernel under ncu on `problem`; writes profile-<time>.json in out_dir."""
+def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any,
+            on_row: Callable[[ProfileRow], None] | None = None) -> list[ProfileRow]:
+    """Every implementation of every kernel under ncu on `problem`; writes profile-<time>.json in out_dir.
+
+    The JSON is rewritten after every implementation (and `on_row` called), so a profile cut short keeps
+    every counter it read.
+    """
     rows: list[ProfileRow] = []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = out_dir / f"profile-{stamp}.json"
     for kernel in kernels:
         if kernel.op != problem.op:
             continue
@@ -161,11 +170,10 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
                                  f"occupancy {m.get('achieved_occupancy_pct', float('nan')):.1f}%")
             console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel.id} [{impl}] {problem.shape_label}: {said}",
                           markup=False)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    path = out_dir / f"profile-{stamp}.json"
-    path.write_text(json.dumps({"finished": stamp, "problem": problem.to_json(), "metrics": METRICS,
-                                "rows": [asdict(r) for r in rows]}, indent=1))
+            path.write_text(json.dumps({"started": stamp, "problem": problem.to_json(), "metrics": METRICS,
+                                        "rows": [asdict(r) for r in rows]}, indent=1))
+            if on_row is not None:
+                on_row(row)
     console.print(f"profile: {len(rows)} implementations, {sum(r.error is not None for r in rows)} without counters; "
                   f"{path}", markup=False)
     return rows
