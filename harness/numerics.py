@@ -65,7 +65,8 @@ def make_operands(problem: Problem, layer: str, seed: int, device: torch.device 
 
     def draw(shape: tuple[int, ...]) -> torch.Tensor:
         if layer == "exact":
-            t = torch.randint(-3, 4, shape, generator=g).to(torch.float32)
+            # int8, not the default int64: at 2^31 elements the draw would otherwise need 17 GB of host memory
+            t = torch.randint(-3, 4, shape, generator=g, dtype=torch.int8).to(torch.float32)
         else:
             t = torch.rand(shape, generator=g, dtype=torch.float32) * 2 - 1
         return t.to(device)

@@ -56,8 +56,8 @@ def cpu_results_file(base: Path) -> Path:
 
 
 def recorded_gpu_run() -> Path | None:
-    """The committed full GPU run: a results file whose run header says gpu and whose command chose no subset."""
-    for path in sorted((REPO / "results").glob("*.jsonl")):
+    """The newest committed full GPU run: a results file whose run header says gpu and whose command chose no subset."""
+    for path in sorted((REPO / "results").glob("*.jsonl"), reverse=True):
         header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
         if header.get("mode") == "gpu" and not {"--only", "--sweep", "--shape"} & set(header.get("argv", [])):
             return path

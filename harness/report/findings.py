@@ -112,12 +112,18 @@ def _pairs(m: Measured, op: str) -> list[tuple[float, str, Best, Best]]:
 def _gap_clause(m: Measured, ratio: float, idea: str, cuda: Best, tri: Best) -> list[Inline]:
     lead, trail = (tri, cuda) if ratio >= 1 else (cuda, tri)
     parts: list[Inline] = [idea_link(idea), f", {fmt.times(max(ratio, 1 / ratio))}: ", *_named(lead.result),
-                           f" at {fmt.pct(lead.pct)} of cuBLAS against ", *_named(trail.result, lead.result),
+                           f" at {fmt.pct(lead.pct)} of {_yardstick(lead.result)} against ",
+                           *_named(trail.result, lead.result),
                            f" at {fmt.pct(trail.pct)}"]
     why = contrast(m, lead.result, trail.result, _short(lead.result), _short(trail.result))
     if why:
         parts.append(", where " + why[0])
     return parts
+
+
+def _yardstick(r: Result) -> str:
+    """The cuBLAS a row is compared with: TF32 rows with cuBLAS TF32, fp32 and 3xTF32 rows with cuBLAS fp32."""
+    return "cuBLAS TF32" if r.precision == "tf32" else "cuBLAS fp32"
 
 
 def _named(r: Result, other: Result | None = None) -> list[Inline]:
