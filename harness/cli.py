@@ -11,12 +11,12 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import env
-from harness.problems import CPU_SGEMM, CPU_SGEMV, DEFAULT_SGEMM, DEFAULT_SGEMV, SWEEP_SGEMM, Problem, parse_shape
+from harness.cli_options import UserError, device_name, gpu_list, problems_of, results_path, shard_spec
+from harness.problems import CPU_SGEMM, CPU_SGEMV, parse_shape
 from harness.registry import SEEDS, get, select
 from harness.registry.ideas import IDEAS
 from harness.run.worker import DEFAULT_TIMEOUT_S
@@ -25,17 +25,11 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-class UserError(Exception):
-    """A mistake in what the user asked for: reported in one line, exit code 2."""
-
-
 def _console() -> Console:
     """rich on a terminal; piped into a file or a CI log, a wide plain console so no row folds."""
-    import sys as _sys
-
     from rich.console import Console
 
-    if _sys.stdout.isatty():
+    if sys.stdout.isatty():
         return Console()
     return Console(width=200, no_color=True, highlight=False)
 
@@ -69,71 +63,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _problems(args: argparse.Namespace) -> list[Problem]:
-    ops = [args.op] if args.op else ["sgemm", "sgemv"]
-    if args.shape:
-        out = []
-        for text in args.shape:
-            dims = text.lower().replace("×", "x").count("x") + 1
-            op = args.op or ("sgemm" if dims == 3 else "sgemv")
-            out.append(parse_shape(text, op))
-        return out
-    if args.sweep:
-        return [p for p in SWEEP_SGEMM if p.op in ops]
-    return [p for p in (*DEFAULT_SGEMM, *DEFAULT_SGEMV) if p.op in ops]
-
-
-def _results_path(out_dir: Path, device: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    slug = "".join(ch if ch.isalnum() else "-" for ch in device).strip("-").lower() or "device"
-    return out_dir / f"{slug}-{stamp}.jsonl"
-
-
-def gpu_list(spec: str | None) -> list[str | None]:
-    """--gpus: 'all', a count or a comma list of device indices -> one CUDA_VISIBLE_DEVICES value per worker."""
-    if spec is None:
-        return [None]
-    import os
-
-    import torch
-
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    ids = [v.strip() for v in visible.split(",") if v.strip()] if visible else \
-        [str(i) for i in range(torch.cuda.device_count())]
-    if spec == "all":
-        chosen = ids
-    elif spec.isdigit():
-        if int(spec) < 1 or int(spec) > len(ids):
-            raise UserError(f"--gpus {spec}: this machine shows {len(ids)} GPU(s)")
-        chosen = ids[: int(spec)]
-    else:
-        wanted = [v.strip() for v in spec.split(",") if v.strip()]
-        unknown = [v for v in wanted if v not in ids]
-        if unknown or not wanted:
-            raise UserError(f"--gpus {spec}: not among the visible GPUs {', '.join(ids) or '(none)'}")
-        chosen = wanted
-    if not chosen:
-        raise UserError("--gpus: no GPU is visible")
-    return list(chosen)
-
-
-def shard_spec(text: str | None) -> tuple[int, int] | None:
-    if text is None:
-        return None
-    try:
-        i, n = (int(v) for v in text.split("/"))
-    except ValueError:
-        raise UserError(f"--shard {text!r}: expected i/n, e.g. 0/4") from None
-    if n < 1 or not 0 <= i < n:
-        raise UserError(f"--shard {text!r}: need 0 <= i < n")
-    return i, n
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     interpreting = env.use_interpreter_without_gpu()
     console = _console()
     kernels = select(args.only, args.op)
-    problems = _problems(args)
+    problems = problems_of(args)
     if args.timeout <= 0:
         raise UserError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.resume and not Path(args.resume).exists():
@@ -160,7 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             fits_in_memory("rosetta run", p, torch.cuda.mem_get_info()[0])
     from harness.run.session import RunSession
 
-    out_path = Path(args.resume) if args.resume else args.results or _results_path(Path(args.out), _device_name())
+    out_path = Path(args.resume) if args.resume else args.results or results_path(Path(args.out), device_name())
     session = RunSession(kernels, problems, out_path, sys.argv[1:], gpus=gpus, rep_ms=args.rep_ms, seed=args.seed,
                          timeout_s=args.timeout, shard=shard_spec(args.shard), resume=bool(args.resume))
     started = time.perf_counter()
@@ -245,14 +179,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
     out = merge([Path(p) for p in args.files], Path(args.out), allow_mixed=args.allow_mixed)
     print(out)
     return 0
-
-
-def _device_name() -> str:
-    if env.has_gpu():
-        import torch
-
-        return torch.cuda.get_device_name()
-    return "cpu-interpreter"
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -1,0 +1,85 @@
+"""What `rosetta run` is asked to do: problems, GPUs, shards and where results go, read from its arguments.
+
+Every mistake here is a UserError: one line and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timezone
+from pathlib import Path
+
+from harness import env
+from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, SWEEP_SGEMM, Problem, parse_shape
+
+
+class UserError(Exception):
+    """A mistake in what the user asked for: reported in one line, exit code 2."""
+
+
+def problems_of(args: argparse.Namespace) -> list[Problem]:
+    ops = [args.op] if args.op else ["sgemm", "sgemv"]
+    if args.shape:
+        out = []
+        for text in args.shape:
+            dims = text.lower().replace("×", "x").count("x") + 1
+            op = args.op or ("sgemm" if dims == 3 else "sgemv")
+            out.append(parse_shape(text, op))
+        return out
+    if args.sweep:
+        return [p for p in SWEEP_SGEMM if p.op in ops]
+    return [p for p in (*DEFAULT_SGEMM, *DEFAULT_SGEMV) if p.op in ops]
+
+
+def results_path(out_dir: Path, device: str) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    slug = "".join(ch if ch.isalnum() else "-" for ch in device).strip("-").lower() or "device"
+    return out_dir / f"{slug}-{stamp}.jsonl"
+
+
+def gpu_list(spec: str | None) -> list[str | None]:
+    """--gpus: 'all', a count or a comma list of device indices -> one CUDA_VISIBLE_DEVICES value per worker."""
+    if spec is None:
+        return [None]
+    import os
+
+    import torch
+
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [v.strip() for v in visible.split(",") if v.strip()] if visible else \
+        [str(i) for i in range(torch.cuda.device_count())]
+    if spec == "all":
+        chosen = ids
+    elif spec.isdigit():
+        if int(spec) < 1 or int(spec) > len(ids):
+            raise UserError(f"--gpus {spec}: this machine shows {len(ids)} GPU(s)")
+        chosen = ids[: int(spec)]
+    else:
+        wanted = [v.strip() for v in spec.split(",") if v.strip()]
+        unknown = [v for v in wanted if v not in ids]
+        if unknown or not wanted:
+            raise UserError(f"--gpus {spec}: not among the visible GPUs {', '.join(ids) or '(none)'}")
+        chosen = wanted
+    if not chosen:
+        raise UserError("--gpus: no GPU is visible")
+    return list(chosen)
+
+
+def shard_spec(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        i, n = (int(v) for v in text.split("/"))
+    except ValueError:
+        raise UserError(f"--shard {text!r}: expected i/n, e.g. 0/4") from None
+    if n < 1 or not 0 <= i < n:
+        raise UserError(f"--shard {text!r}: need 0 <= i < n")
+    return i, n
+
+
+def device_name() -> str:
+    if env.has_gpu():
+        import torch
+
+        return torch.cuda.get_device_name()
+    return "cpu-interpreter"
