@@ -53,7 +53,9 @@ def versions() -> dict[str, str]:
     import shutil
     import subprocess
 
-    out = {}
+    from harness import __version__
+
+    out = {"tile-rosetta": __version__}
     for name in ("torch", "triton", "cupy", "numpy"):
         try:
             out[name] = __import__(name).__version__

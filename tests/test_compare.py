@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.problems import Problem
 from harness.report.compare import compare, render_compare
 from harness.run.records import Figures, Result, RunEnd, RunHeader, Status
@@ -49,3 +51,17 @@ def test_two_recorded_h100_runs_compare_on_the_records_they_share():
     cmp = compare(a, b)
     assert cmp.rows and all(r.a.problem == r.b.problem for r in cmp.rows)
     assert len(cmp.rows) + len(cmp.only_a) == sum(r.timed for r in cmp.a.results)
+
+
+def test_merge_refuses_files_of_two_device_types_unless_told(tmp_path):
+    from harness.run.merge import merge
+    from harness.run.results import load
+
+    a = _file(tmp_path / "a.jsonl", "GPU A", {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.0})
+    b = _file(tmp_path / "b.jsonl", "GPU B", {(None, "cublas"): 0.5, ("s000.gemm_naive", "cuda"): 5.0})
+    with pytest.raises(ValueError, match=r"measured on 'GPU B'.*--allow-mixed"):
+        merge([a, b], tmp_path / "m.jsonl")
+    merged = load(merge([a, b], tmp_path / "m.jsonl", allow_mixed=True))
+    # One record per (implementation, problem): the first file's, baselines included.
+    assert [(r.kernel, r.impl, r.median_ms) for r in merged.results] == [(None, "cublas", 1.0),
+                                                                          ("s000.gemm_naive", "cuda", 10.0)]
