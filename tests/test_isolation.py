@@ -23,12 +23,13 @@ def _session(path, **kw) -> RunSession:
 
 @CPU_TIER
 def test_a_worker_that_aborts_or_hangs_is_recorded_and_the_sweep_goes_on(tmp_path):
+    # The limit is per implementation: long enough for a cold ahead-of-time compile on a small CI machine.
     path = tmp_path / "r.jsonl"
-    failures = _session(path, measure="tests.dying_worker:measure_one", timeout_s=20).run()
+    failures = _session(path, measure="tests.dying_worker:measure_one", timeout_s=45).run()
     results = load(path)
     by_kernel = {r.kernel: r for r in results.results if r.model == "triton"}
     assert "SIGABRT" in by_kernel["s003.naive_sgemv"].reason
-    assert "timed out after 20 s" in by_kernel["s003.coalesced_warp_sgemv"].reason
+    assert "timed out after 45 s" in by_kernel["s003.coalesced_warp_sgemv"].reason
     after = [r for r in results.results if r.model == "triton" and r.kernel.startswith("rosetta.")]
     assert after and all(r.status is Status.OK for r in after), [r.reason for r in after]
     assert {r.kernel for r in failures} == {"s003.naive_sgemv", "s003.coalesced_warp_sgemv"}
@@ -38,7 +39,7 @@ def test_a_worker_that_aborts_or_hangs_is_recorded_and_the_sweep_goes_on(tmp_pat
 @CPU_TIER
 def test_resume_runs_only_what_is_not_recorded_ok(tmp_path):
     path = tmp_path / "r.jsonl"
-    _session(path, measure="tests.dying_worker:measure_one", timeout_s=10).run()
+    _session(path, measure="tests.dying_worker:measure_one", timeout_s=30).run()
     first = load(path)
     ok_before = {r.key for r in first.results if r.status is Status.OK}
     resumed = _session(path, resume=True)  # the real measuring function: the two failed ones now pass
