@@ -26,8 +26,8 @@
 //             BK = 8 keeps STAGES tiles small (8.1 KiB each for 128x128): 4 stages are 33 KiB, two blocks an SM fit
 //             the fragment of each k is read right before its FFMAs; the k loop is fully unrolled, so nvcc is free to
 //             hoist those reads (the next rung does it by hand)
-//             measured (H100, 4096^3, <128, 128, 8, 32, 64, 8, 8, 4>): 36.3 TFLOP/s against sgemm_warptile's 44.6:
-//             a step down, kept because it shows why: see sgemm_frag_prefetch and sgemm_split_copy
+//             where the 4-byte copies of A make this rung slower than sgemm_warptile, it is kept as the measured step
+//             (the run's figures are in the results file and the report); sgemm_split_copy removes that cost
 static __device__ __forceinline__ void cp_async_f32(float* smem, const float* gmem) {
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(gmem));

@@ -20,9 +20,7 @@
 //             registers; the copy of tile kt+STAGES-1 is issued at k = 0 of step kt, after that barrier of step kt-1,
 //             so the stage it overwrites (tile kt-1's) is no longer read by any warp
 //             cost: TM + TN more registers (the second fragment)
-//             measured (H100, 4096^3, <128, 128, 8, 32, 64, 8, 8, 4>): 43.0 TFLOP/s, up from sgemm_cp_async's 36.3
-//             but still under sgemm_warptile's 44.6: the 4-byte copies of A cost more than prefetching saves (with
-//             <128, 256, 8, 64, 64, 8, 16, 3>, half the copies of A per FFMA, 47.5); sgemm_split_copy fixes the copy
+//             the 4-byte copies of A remain (cp.async cannot transpose): sgemm_split_copy fixes the copy
 static __device__ __forceinline__ void cp_async_f32(float* smem, const float* gmem) {
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(gmem));

@@ -25,17 +25,12 @@
 //             moving right, so the blocks resident at one time share GROUP_M panels of A and few panels of B in L2
 //             an edge block of a shape like 4097 covers 1 row or 1 column: without the skip it would cost a whole
 //             block; with it only the warps over real outputs do FFMAs (the others still copy and meet every barrier)
-//             measured (H100; % of cuBLAS fp32 at 4096^3 / 8192^3 / 4097^3):
-//             <128, 256, 16, 32, 128, 8, 16, 8>: 52.6 / 53.1 / 32.1 TFLOP/s = 101.9% / 102.8% / 72.8%: one block of 8
-//               warps an SM, 8x16 per thread (251 registers), BK = 16 (two stages are exactly 48 KiB without the pad):
-//               92.6% of the K loop's instructions are FFMA, and ncu: FMA pipe 81.6% (cuBLAS's kernel 79.8%); the same
-//               tile with BK = 8 measured 48.8 / 49.1; at 4097^3 (K, N odd: the float path) it falls to 72.8%, not
-//               profiled; the likely causes: 561 blocks are 4.25 waves of 132 SMs, and the 4-byte copies of A and B
-//               take four L1 look-ups per sector where a float4 takes one
-//             <128, 128, 8, 32, 64, 8, 8, 16>: 48.8 / 49.1 / 40.1 TFLOP/s = 94.4% / 95.2% / 90.9%: two blocks an SM
-//               (128 registers), the shape-robust choice
-//             grouped order: <128, 128, 8, 32, 64, 8, 8, G> 44.6 TFLOP/s with G = 1, 48.7 with G = 8, 48.8 with G = 16;
-//             no change for 128 x 256 (48.8 either way) or 128 x 128 with BK = 16 (46.4 / 46.6)
+//             <128, 256, 16, 32, 128, 8, 16, 8>: one block of 8 warps an SM, 8x16 per thread, BK = 16 (two stages are
+//               exactly 48 KiB without the pad): the summit on large aligned squares. On odd shapes (4097: K, N odd, the
+//               float path) it loses more than the smaller tile: its blocks make fewer, longer waves, and the 4-byte
+//               copies of A and B take four L1 look-ups per sector where a float4 takes one
+//             <128, 128, 8, 32, 64, 8, 8, 16>: two blocks an SM (128 registers), the shape-robust choice
+//             the run's figures for both, and the hardware counters, are in the results files and the report
 static __device__ __forceinline__ void cp_async_f32(float* smem, const float* gmem, int src_bytes) {
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));

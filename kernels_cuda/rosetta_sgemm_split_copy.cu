@@ -12,8 +12,8 @@
 //             registers (one LDG.128 per 4 k of a row, issued at the start of a K step) -> shared memory (4 STS, at the
 //             end of the step, into the other of two stages). Two stages, one barrier per K step, fragments
 //             double-buffered as in sgemm_frag_prefetch
-// design:     measured at 4096^3 on the H100: sgemm_warptile (synchronous copies) 44.4 TFLOP/s, sgemm_cp_async 36.3,
-//             sgemm_frag_prefetch 43.0. cp.async cannot transpose 16 bytes, so those rungs copy A 4 bytes at a time:
+// design:     sgemm_cp_async and sgemm_frag_prefetch fall below sgemm_warptile's synchronous copies: cp.async
+//             cannot transpose 16 bytes, so those rungs copy A 4 bytes at a time:
 //             four times the copy instructions and the L1 sector look-ups of an LDG.128 for the same bytes, on the
 //             same pipe as the fragment reads. Through registers A costs one LDG.128 and four conflict-free STS.32
 //             (sgemm_transposed_a's store pattern), and the LDG's latency is covered by the K step's FFMAs: the value
@@ -22,8 +22,6 @@
 //             read; every warp finished reading it before the previous step's barrier, so one barrier per step is
 //             enough; the STS and the cp.async.wait come right before that barrier
 //             two stages suffice: a whole K step of FFMAs (BK * TM * TN per thread) separates a copy from its use
-//             measured (H100, <128, 128, 8, 32, 64, 8, 8>): 48.7 TFLOP/s at 4096^3, 49.1 at 8192^3 (94% / 95% of
-//             cuBLAS); ncu: FMA pipe 76%, issue slots 86%, 0.36 M bank conflicts
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 __global__ void __launch_bounds__(BM / WM * BN / WN * 32, TM * TN <= 64 ? 2 : 1)
 sgemm_split_copy(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,

@@ -20,9 +20,8 @@
 //             pad of 4 the bank of As[4c + j][r] is (16c + 4j + r) mod 32, 32 different banks for c in {0, 1}, r in
 //             0..15
 //             the pad is 4 floats, not 1: k-rows must stay 16-byte aligned for the float4 reads
-//             measured (H100, 4096^3): 39.5 TFLOP/s (sgemm_vectorized 37.3); ncu still counts 134 M bank conflicts for
-//             the whole kernel, as many as sgemm_vectorized: the 2-way conflict of B's reads remains (next rung) and
-//             the count does not show the A reads' gain that the construction above predicts
+//             the 2-way conflict of B's reads remains (next rung); ncu's whole-kernel bank-conflict count (in the report)
+//             does not single out the A reads' gain that the construction above predicts
 template <int BM, int BN, int BK, int TM, int TN>
 __global__ void __launch_bounds__(BM * BN / TM / TN)
 sgemm_transposed_a(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,

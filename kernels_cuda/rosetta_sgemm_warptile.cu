@@ -20,10 +20,9 @@
 //             over the whole block tile, which is what keeps the distinct addresses per instruction at LM and LN
 //             C is written per piece row as float4: LN lanes write LN*16 consecutive bytes
 //             the global-to-shared copy is sgemm_transposed_a's (float4 loads, A transposed on the store, pad 4)
-//             why <128, 128, 8, 32, 64, 8, 8>: of the tiles measured (H100, 4096^3) it is the fastest: 44.5 TFLOP/s,
-//             against 41.1 for sgemm_transposed_a's tile and threads <128, 128, 32, 64, 64, 16, 8>, 42.8 for BK = 16
-//             and 34.6 for <128, 256, 8, 64, 64, 8, 16>; 8x8 per thread fits 116 registers, so two blocks (16 warps)
-//             share an SM; ncu: 2.0 M bank conflicts (134 M for sgemm_transposed_a), FMA pipe 68%
+//             why <128, 128, 8, 32, 64, 8, 8>: the fastest of the tiles tried while tuning (sgemm_transposed_a's tile and
+//             threads, BK = 16, and 128 x 256 were slower); 8x8 per thread fits about 116 registers, so two blocks
+//             (16 warps) share an SM
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 __global__ void __launch_bounds__(BM / WM * BN / WN * 32)
 sgemm_warptile(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B, float beta,

@@ -29,8 +29,8 @@
 //             why mma.sync and not wgmma: Hopper's full tensor rate needs wgmma (HGMMA), which exists only for the
 //             sm_90a target; CuPy appends -arch=sm_90 to every NVRTC compile, so wgmma cannot be assembled on this
 //             path. mma.sync (HMMA) is the tensor-core instruction of every sm_80+ target: this is the Ampere-style
-//             design run on Hopper. Its tf32 HMMA rate extrapolates to about 315 TFLOP/s at full tensor-pipe activity
-//             on an H100 (ncu: 57% activity at 176 TFLOP/s, 60% at 3 x 64 TFLOP/s for 3xTF32), against 494 for HGMMA
+//             design run on Hopper: its tensor-pipe activity (ncu, `rosetta profile`, in the report) bounds what it
+//             can reach, well under wgmma's rate
 //             pipeline: STAGES shared-memory buffers filled by cp.async.cg (16-byte global -> shared copies that
 //             bypass registers and L1); STAGES - 1 tiles are in flight while one is computed; one barrier per K
 //             tile both publishes the tile that landed and retires the buffer the next copy overwrites
@@ -319,7 +319,7 @@ struct TcGemm {
         __syncthreads();
         // Fragments are double-buffered in registers: the shared-memory loads of k step ks + 1 are issued before
         // the mma's of step ks, so their latency hides behind tensor-core work even with only 8 warps per SM
-        // (measured: 3 to 9% faster than loading each step's fragments right before its mma's).
+        // (faster, when tuning, than loading each step's fragments right before its mma's).
         unsigned fa[2][MT][4], fb[2][NT][2];
         load_fragments(fa[0], fb[0], sA0, sB0, Bs0, 0, warp_m, warp_n, lane);
         for (int kt = 0; kt < ktiles; ++kt) {
@@ -365,7 +365,7 @@ struct TcGemm {
                     }
                 }
                 // The fragments are rounded (TF32) or split (3xTF32) here, right before their mma's. Rounding the
-                // next step's fragments after this step's mma's instead measured up to 12% slower (more live
+                // next step's fragments after this step's mma's instead was slower when tuning (more live
                 // registers: more spills in the 64 x 64 warp tiles, and no gain in the others)
                 mma_step(SPLIT3 ? tacc : acc, fa[ks & 1], fb[ks & 1]);
             }

@@ -6,7 +6,7 @@ search space is a handful of Hopper-sized tiles (cold tuning at 4096^3 stays wit
 is one compilation and a short benchmark); the autotuner keys on the shape, the B layout and the input precision,
 so TF32 and 3xTF32, row-major and K-major B are tuned separately. ``chosen_config()`` reports the winner of the
 latest launch. The tuner times with a warm L2 and few repetitions, so its winner is not always the fastest under the
-harness's cold-L2 timer (seen: 4 stages chosen over 3 for TF32 with K-major B, up to 20% slower cold). Under the CPU
+harness's cold-L2 timer (for TF32 with K-major B it has picked 4 stages where 3 ran faster cold). Under the CPU
 interpreter nothing can be timed, so the first configuration is launched untuned.
 """
 
