@@ -374,3 +374,10 @@ def test_a_gpu_run_renders_its_plots_and_every_timed_row_has_figures(tmp_path: P
     assert rows
     for row in rows:
         assert re.match(r"^\d[\d.,]*$", row["ms"].text), row
+
+
+def test_the_roofline_palette_has_a_colour_for_every_idea() -> None:
+    from harness.registry import IDEAS
+    from harness.report.plots.common import PALETTE
+
+    assert len(set(PALETTE)) == len(PALETTE) >= len(IDEAS)
