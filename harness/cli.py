@@ -85,13 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     elif interpreting:
         raise UserError("TRITON_INTERPRET is set on a GPU machine: unset it for a GPU run")
     else:
-        import torch
-
-        from harness.operands import fits_in_memory
-
-        gpus = gpu_list(args.gpus)
-        for p in problems:
-            fits_in_memory("rosetta run", p, torch.cuda.mem_get_info()[0])
+        gpus = gpu_list(args.gpus)  # memory is checked by the session, from what its workers read of their GPUs
     from harness.run.session import RunSession
 
     out_path = Path(args.resume) if args.resume else args.results or results_path(Path(args.out), device_name())

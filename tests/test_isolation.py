@@ -79,3 +79,24 @@ def test_an_out_of_bounds_cuda_kernel_is_recorded_and_the_next_one_passes(tmp_pa
     assert by[("s003.naive_sgemv", "cuda")].status is Status.FAILED
     after = [r for (k, i), r in by.items() if k == "s003.coalesced_warp_sgemv"]
     assert after and all(r.status is Status.OK for r in after), [r.reason for r in after]
+
+
+@CPU_TIER
+def test_the_header_takes_the_gpu_facts_from_the_first_worker(tmp_path, monkeypatch):
+    from tests.small_gpu_worker import L2_BYTES, SMS
+
+    monkeypatch.setenv("ROSETTA_TEST_FREE_BYTES", str(1 << 40))
+    path = tmp_path / "r.jsonl"
+    kernels = select(["rosetta.sgemv_block_reduce"], "sgemv")
+    _session(path, kernels=kernels, measure="tests.small_gpu_worker:measure_one").run()
+    header = load(path).header
+    assert (header.sms, header.l2_bytes) == (SMS, L2_BYTES)
+
+
+@CPU_TIER
+def test_a_problem_larger_than_the_workers_free_memory_is_refused_before_anything_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROSETTA_TEST_FREE_BYTES", "1000")
+    path = tmp_path / "r.jsonl"
+    with pytest.raises(ValueError, match=r"rosetta run: .* needs about .* GiB on the device"):
+        _session(path, measure="tests.small_gpu_worker:measure_one").run()
+    assert not path.exists()

@@ -116,8 +116,14 @@ class RunSession:
                                      options={"rep_ms": self.rep_ms, "seed": self.seed, "peaks": self.gpu}))
                    for g in self.gpus]
         lock = threading.Lock()
+        _start_all(workers)
+        try:
+            self.check_memory(plan, workers)
+        except ValueError:
+            for w in workers:
+                w.stop()
+            raise
         with ResultsWriter(self.out_path) as out:
-            _start_all(workers)
             if not self.resume:
                 out.write(self.header(plan, workers))
 
@@ -161,6 +167,16 @@ class RunSession:
             out.write(RunEnd(now(), len(failures), len(self.results)))
         return failures
 
+    @staticmethod
+    def check_memory(plan: Plan, workers: list[Worker]) -> None:
+        """Refuse, before any launch, a problem that does not fit on the GPU with the least free memory."""
+        from harness.operands import fits_in_memory
+
+        free = [w.facts["free_bytes"] for w in workers if w.facts.get("free_bytes") is not None]
+        if free:
+            for problem, _ in plan:
+                fits_in_memory("rosetta run", problem, min(free))
+
     def header(self, plan: Plan, workers: list[Worker]) -> RunHeader:
         peaks = {w.device or f"gpu {i}": w.peaks for i, w in enumerate(workers) if w.peaks}
         devices = [w.device or "?" for w in workers]
@@ -168,13 +184,7 @@ class RunSession:
         problems = [p for p, _ in plan]
         if not self.gpu:
             problems += sorted({compile_problem(k) for k in self.kernels}, key=str)
-        sms = l2 = None
-        if self.gpu:
-            import torch
-
-            props = torch.cuda.get_device_properties(0) if torch.cuda.is_available() else None
-            sms = props.multi_processor_count if props else None
-            l2 = getattr(props, "L2_cache_size", None) if props else None
+        sms, l2 = first.facts.get("sms"), first.facts.get("l2_bytes")
         return RunHeader(started=now(), mode="gpu" if self.gpu else "cpu", device=first.device or "?",
                          versions=env.versions(), argv=self.argv, seed=self.seed, problems=problems,
                          rep_ms=self.rep_ms, sms=sms, l2_bytes=l2, peaks=first.peaks,

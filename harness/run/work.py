@@ -48,6 +48,10 @@ def setup(options: dict) -> dict:
             raise RuntimeError("torch.backends.cuda.matmul.allow_tf32 is on: fp32 baselines would be TF32")
         state["device_obj"] = torch.device("cuda", torch.cuda.current_device())
         state["device"] = torch.cuda.get_device_name(state["device_obj"])
+        props = torch.cuda.get_device_properties(state["device_obj"])
+        # What the parent needs to know of this GPU; it asks here so that it never opens a context itself.
+        state["facts"] = {"sms": props.multi_processor_count, "l2_bytes": getattr(props, "L2_cache_size", None),
+                          "free_bytes": torch.cuda.mem_get_info(state["device_obj"])[0]}
         if options.get("peaks"):
             from harness.run.peaks import measure_peaks
 

@@ -56,7 +56,7 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
     measure: Callable = getattr(importlib.import_module(module), name)
     setup = getattr(importlib.import_module(module), "setup", None)
     state = setup(spec.options) if setup else {}
-    conn.send(("ready", state.get("peaks"), state.get("device")))
+    conn.send(("ready", state.get("peaks"), state.get("device"), state.get("facts") or {}))
     while True:
         try:
             msg = conn.recv()
@@ -105,6 +105,7 @@ class Worker:
         self.conn: Connection | None = None
         self.peaks: Peaks | None = None
         self.device: str | None = None
+        self.facts: dict = {}  # what the worker read of its GPU: sms, l2_bytes, free_bytes
 
     def start(self) -> None:
         ctx = mp.get_context("spawn")
@@ -131,6 +132,7 @@ class Worker:
         if msg[1]:
             self.peaks = Peaks.from_json(msg[1])
         self.device = msg[2]
+        self.facts = msg[3] if len(msg) > 3 else {}
 
     def _recv(self, timeout: float) -> tuple | None:
         """The next message, or None when the worker died or `timeout` passed (see .timed_out)."""
