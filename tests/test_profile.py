@@ -32,6 +32,11 @@ _TILE = {
     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": ("%", "71.25"),
     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active": ("%", "0"),
     "sm__warps_active.avg.pct_of_peak_sustained_active": ("%", "48.90"),
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": ("", "2,097,152"),
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": ("sector", "33,554,432"),
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum": ("", "0"),
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum": ("sector", "0"),
+    "launch__waves_per_multiprocessor": ("", "3.88"),
 }
 SYNTHETIC_NCU_CSV = "\n".join([
     "==PROF== Connected to process 4242 (/usr/bin/python3.11)",
@@ -80,6 +85,18 @@ def test_derive_sets_dram_beside_the_model():
     assert m["dram_vs_model"] == pytest.approx(201_326_592 / (4 * 3 * 4096 * 4096))
     assert m["tile_model_bytes"] > m["model_bytes"]  # each block re-reads its panels of A and B
     assert all(isinstance(v, float) for v in m.values())  # the shape of records.Resources.profile
+    assert m["ld_sectors_per_request"] == 16.0            # float4 copies: 512 bytes a warp-wide request
+    assert "ldgsts_sectors_per_request" not in m          # no cp.async requests: no ratio made of nothing
+    assert m["global_requests_per_kfma"] == pytest.approx(2_097_152 / 4096**3 * 1e3)
+    assert m["waves_per_sm"] == pytest.approx(3.88)
+
+
+def test_counters_this_ncu_does_not_know_are_left_out_not_fatal(monkeypatch):
+    known = {v.split(".", 1)[0] for v in profile.METRICS.values()} - {"launch__waves_per_multiprocessor"}
+    monkeypatch.setattr(profile, "known_metrics", lambda: frozenset(known))
+    assert set(profile.METRICS) - set(profile.asked_metrics()) == {"waves_per_sm"}
+    monkeypatch.setattr(profile, "known_metrics", lambda: None)  # ncu could not say: ask for everything
+    assert profile.asked_metrics() == profile.METRICS
 
 
 def test_the_ncu_command_filters_the_kernel_and_keeps_the_clocks(monkeypatch):

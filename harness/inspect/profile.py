@@ -4,7 +4,8 @@ Each implementation runs in its own process under ncu (``python -m harness.inspe
 IMPL M N K``), launched once, so one kernel's replay (or crash) cannot disturb another's.
 ``--clock-control none`` keeps the clocks as the timed runs see them. From the CSV ncu prints, the
 counters the report needs are read back: FMA-pipe and tensor-pipe utilisation, shared-memory bank
-conflicts, DRAM bytes (set beside the roofline model's bytes) and achieved occupancy. The result per
+conflicts, DRAM bytes (set beside the roofline model's bytes), achieved occupancy, global read requests
+(plain and cp.async) and waves per SM. The result per
 implementation is a flat ``dict[str, float]``, the shape of ``records.Resources.profile``.
 """
 
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,15 @@ METRICS: dict[str, str] = {
     "dram_bytes": "dram__bytes.sum",
     "achieved_occupancy_pct": "sm__warps_active.avg.pct_of_peak_sustained_active",
     "duration_ns": "gpu__time_duration.sum",
+    # How a kernel reads global memory: plain loads (through registers) and cp.async (LDGSTS, straight to shared
+    # memory). Requests count instructions per warp; a float4 copy moves 4x the bytes of a float copy per request,
+    # so a kernel that falls back to 4-byte copies on an unaligned shape shows it here.
+    "ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "ldgsts_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+    "ldgsts_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
+    # Blocks / (SMs x blocks an SM holds): a last wave that is mostly empty idles most of the GPU while it runs.
+    "waves_per_sm": "launch__waves_per_multiprocessor",
 }
 # Unit prefixes ncu may print when --print-units base is not honoured (it is asked for).
 _SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
@@ -107,7 +118,35 @@ def derive(metrics: dict[str, float], kernel: Kernel, impl: str, problem: Proble
     out["tile_model_bytes"] = float(tile_bytes(problem, tm, max(tn, 1), kernel.reads_c_when_beta_zero))
     if "dram_bytes" in out:
         out["dram_vs_model"] = out["dram_bytes"] / out["model_bytes"]
+    for kind in ("ld", "ldgsts"):
+        if out.get(f"{kind}_requests"):
+            out[f"{kind}_sectors_per_request"] = out.get(f"{kind}_sectors", 0.0) / out[f"{kind}_requests"]
+    if "ld_requests" in out or "ldgsts_requests" in out:
+        # Global read instructions per thousand FMAs: the copy path's cost beside the math it feeds.
+        fmas = problem.flops / 2
+        out["global_requests_per_kfma"] = (out.get("ld_requests", 0.0) + out.get("ldgsts_requests", 0.0)) / fmas * 1e3
     return out
+
+
+@cache
+def known_metrics() -> frozenset[str] | None:
+    """The base names of the counters this ncu knows on this GPU, or None when it cannot say.
+
+    A counter's name can change between ncu versions; asking for one it lacks fails the whole launch, so
+    `command` leaves such counters out (and `profile` names them) rather than losing every counter.
+    """
+    try:
+        proc = run([find_tool("ncu"), "--query-metrics"], timeout=120)
+    except Exception:
+        return None
+    names = {line.split()[0] for line in proc.stdout.splitlines() if line.split() and "__" in line.split()[0]}
+    return frozenset(names) if "dram__bytes" in names else None  # an output this parser does not understand
+
+
+def asked_metrics() -> dict[str, str]:
+    """METRICS less the counters this ncu does not know (all of them when it cannot say)."""
+    known = known_metrics()
+    return {k: v for k, v in METRICS.items() if known is None or v.split(".", 1)[0] in known}
 
 
 def _kernel_name(kernel: Kernel, impl: str) -> str:
@@ -124,8 +163,9 @@ def _kernel_name(kernel: Kernel, impl: str) -> str:
 def command(kernel: Kernel, impl: str, problem: Problem) -> list[str]:
     ncu = find_tool("ncu")
     return [str(ncu), "--clock-control", "none", "--csv", "--print-units", "base", "--kernel-name",
-            f"regex:{_kernel_name(kernel, impl)}", "--metrics", ",".join(METRICS.values()), sys.executable, "-m",
-            "harness.inspect.profile", "--one", kernel.id, impl, str(problem.M), str(problem.N), str(problem.K)]
+            f"regex:{_kernel_name(kernel, impl)}", "--metrics", ",".join(asked_metrics().values()),
+            sys.executable, "-m", "harness.inspect.profile", "--one", kernel.id, impl,
+            str(problem.M), str(problem.N), str(problem.K)]
 
 
 def profile_one(kernel: Kernel, impl: str, problem: Problem) -> ProfileRow:
@@ -170,7 +210,8 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
                                  f"occupancy {m.get('achieved_occupancy_pct', float('nan')):.1f}%")
             console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel.id} [{impl}] {problem.shape_label}: {said}",
                           markup=False)
-            path.write_text(json.dumps({"started": stamp, "problem": problem.to_json(), "metrics": METRICS,
+            path.write_text(json.dumps({"started": stamp, "problem": problem.to_json(), "metrics": asked_metrics(),
+                                        "not_known_to_ncu": sorted(set(METRICS) - set(asked_metrics())),
                                         "rows": [asdict(r) for r in rows]}, indent=1))
             if on_row is not None:
                 on_row(row)
