@@ -41,7 +41,7 @@ def yardsticks() -> dict[tuple[str, str], float]:
     return out
 
 
-@pytest.mark.parametrize("impl", CASES, ids=lambda i: i.label)
+@pytest.mark.parametrize("impl", CASES, ids=lambda i: i.label if i.kernel else f"{i.label} {i.op}")
 def test_benchmark(benchmark, impl: Impl, yardsticks):
     problem = PROBLEMS[impl.op]
     if impl.unmet(problem):
