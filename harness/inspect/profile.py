@@ -4,8 +4,8 @@ Each implementation runs in its own process under ncu (``python -m harness.inspe
 IMPL M N K``), launched once, so one kernel's replay (or crash) cannot disturb another's.
 ``--clock-control none`` keeps the clocks as the timed runs see them. From the CSV ncu prints, the
 counters the report needs are read back: FMA-pipe and tensor-pipe utilisation, shared-memory bank
-conflicts, DRAM bytes (set beside the roofline model's bytes), achieved occupancy, global read requests
-(plain and cp.async) and waves per SM. The result per
+conflicts, DRAM bytes (set beside the roofline model's bytes), achieved occupancy and global reads (plain
+loads and cp.async copies). The result per
 implementation is a flat ``dict[str, float]``, the shape of ``records.Resources.profile``.
 """
 
@@ -38,14 +38,12 @@ METRICS: dict[str, str] = {
     "achieved_occupancy_pct": "sm__warps_active.avg.pct_of_peak_sustained_active",
     "duration_ns": "gpu__time_duration.sum",
     # How a kernel reads global memory: plain loads (through registers) and cp.async (LDGSTS, straight to shared
-    # memory). Requests count instructions per warp; a float4 copy moves 4x the bytes of a float copy per request,
-    # so a kernel that falls back to 4-byte copies on an unaligned shape shows it here.
+    # memory). A float4 copy moves 4x the bytes of a float copy per warp instruction, so a kernel that falls back
+    # to 4-byte copies on an unaligned shape shows it here: more requests, fewer bytes each.
     "ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     "ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "ldgsts_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
-    "ldgsts_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
-    # Blocks / (SMs x blocks an SM holds): a last wave that is mostly empty idles most of the GPU while it runs.
-    "waves_per_sm": "launch__waves_per_multiprocessor",
+    "ldgsts_instructions": "sm__sass_inst_executed_op_ldgsts.sum",
+    "ldgsts_bytes": "sm__sass_data_bytes_mem_global_op_ldgsts.sum",
 }
 # Unit prefixes ncu may print when --print-units base is not honoured (it is asked for).
 _SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
@@ -118,13 +116,15 @@ def derive(metrics: dict[str, float], kernel: Kernel, impl: str, problem: Proble
     out["tile_model_bytes"] = float(tile_bytes(problem, tm, max(tn, 1), kernel.reads_c_when_beta_zero))
     if "dram_bytes" in out:
         out["dram_vs_model"] = out["dram_bytes"] / out["model_bytes"]
-    for kind in ("ld", "ldgsts"):
-        if out.get(f"{kind}_requests"):
-            out[f"{kind}_sectors_per_request"] = out.get(f"{kind}_sectors", 0.0) / out[f"{kind}_requests"]
-    if "ld_requests" in out or "ldgsts_requests" in out:
+    if out.get("ld_requests"):
+        out["ld_sectors_per_request"] = out.get("ld_sectors", 0.0) / out["ld_requests"]
+    if out.get("ldgsts_instructions"):
+        out["ldgsts_bytes_per_instruction"] = out.get("ldgsts_bytes", 0.0) / out["ldgsts_instructions"]
+    if "ld_requests" in out or "ldgsts_instructions" in out:
         # Global read instructions per thousand FMAs: the copy path's cost beside the math it feeds.
         fmas = problem.flops / 2
-        out["global_requests_per_kfma"] = (out.get("ld_requests", 0.0) + out.get("ldgsts_requests", 0.0)) / fmas * 1e3
+        reads = out.get("ld_requests", 0.0) + out.get("ldgsts_instructions", 0.0)
+        out["global_requests_per_kfma"] = reads / fmas * 1e3
     return out
 
 
