@@ -381,3 +381,28 @@ def test_the_roofline_palette_has_a_colour_for_every_idea() -> None:
     from harness.report.plots.common import PALETTE
 
     assert len(set(PALETTE)) == len(PALETTE) >= len(IDEAS)
+
+
+
+def test_stored_counters_appear_in_their_ideas_table_and_missing_ones_as_dashes(cpu_results: Path) -> None:
+    from harness.report.counters import counters_table
+    from harness.run.records import Resources
+
+    m = Measured(load(cpu_results))
+    kernels = [BY_ID[k] for k in sorted({r.kernel for r in m.file.results if r.kernel})]
+    assert not counters_table(m, kernels)  # nothing profiled: no table
+    record = next(r for r in m.file.results if r.kernel and r.model == "triton")
+    record.resources = record.resources or Resources()
+    record.resources.profile = {"fma_pipe_pct": 81.64, "dram_vs_model": 2.125, "duration_ns": 2_605_000.0,
+                                "tensor_pipe_pct": 0.0}
+    other = next(r for r in m.file.results if r.kernel and r.model == "triton" and r is not record)
+    other.resources = other.resources or Resources()
+    other.resources.profile = {"fma_pipe_pct": 50.0, "smem_bank_conflicts": 1024.0}
+    table = counters_table(m, kernels)
+    assert len(table.rows) == 2
+    rows = [{label: cell.text for (label, _), cell in zip(table.headers, row, strict=True)} for row in table.rows]
+    mine = next(row for row in rows if (row["kernel"], row["implementation"]) == (record.kernel, record.label))
+    assert (mine["FMA pipe"], mine["DRAM / model"], mine["kernel ms (ncu)"]) == ("81.6%", "2.12×", "2.605")
+    assert mine["smem bank conflicts"] == "—"   # counted for another row, not for this one
+    assert "tensor pipe" not in mine            # zero in every row: the column says nothing
+    assert "bytes / cp.async" not in mine       # absent in every row

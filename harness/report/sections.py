@@ -9,6 +9,7 @@ from harness.report import anchors, fmt
 from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell
 from harness.report.claims import published_pct, published_text, unroll_check
 from harness.report.compiled import compiled_records, contrast, resources_table, sass_table
+from harness.report.counters import counters_table
 from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
 from harness.report.expressiveness import who
 from harness.report.mapping_table import mapping_table
@@ -175,5 +176,8 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
             s.add(TableBlock(sass, "SASS instruction mix"))
     if missing:
         s.add(Bullets([[line] for line in missing], cls="notes"))
+    counters = counters_table(m, kernels)
+    if counters:
+        s.add(TableBlock(counters, "Hardware counters: why each implementation runs where it does"))
     s.add(TableBlock(measured_table(m, kernels), "Measured, beside the published figures"))
     return s
