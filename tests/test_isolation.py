@@ -100,3 +100,14 @@ def test_a_problem_larger_than_the_workers_free_memory_is_refused_before_anythin
     with pytest.raises(ValueError, match=r"rosetta run: .* needs about .* GiB on the device"):
         _session(path, measure="tests.small_gpu_worker:measure_one").run()
     assert not path.exists()
+
+
+@CPU_TIER
+def test_a_run_over_several_gpus_records_which_gpu_measured_each_implementation(tmp_path):
+    path = tmp_path / "r.jsonl"
+    kernels = select(["rosetta.sgemv_block_reduce", "s004.naive_gemm"])
+    RunSession(kernels, [CPU_SGEMV], path, ["test"], gpus=["0", "1"]).run()
+    results = load(path)
+    assert results.header.devices is not None and len(results.header.devices) == 2
+    measured = [r for r in results.results if r.status is not Status.COMPILED]
+    assert measured and all(r.gpu in ("0", "1") for r in measured), [(r.kernel, r.gpu) for r in measured]

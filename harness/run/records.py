@@ -150,6 +150,7 @@ class Result:
     figures: Figures | None = None
     resources: Resources | None = None
     device: str | None = None   # the GPU that measured it (runs spread over several GPUs name each)
+    gpu: str | None = None      # which of the host's GPUs (its CUDA_VISIBLE_DEVICES value) in a --gpus run
     pack_ms: float | None = None  # one-off cost of packing B for a layout variant (not in the kernel's time)
 
     @property
@@ -198,7 +199,7 @@ class Result:
                      "op": self.op, "problem": self.problem.to_json(), "tf32": self.tf32, "status": self.status.value}
         if self.precision != "fp32":
             out["precision"] = self.precision
-        for name in ("reason", "traceback", "device", "pack_ms"):
+        for name in ("reason", "traceback", "device", "gpu", "pack_ms"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
         for name in ("numerics", "timing", "resources"):
@@ -227,7 +228,7 @@ class Result:
                    timing=Timing.from_json(data["timing"]) if data.get("timing") else None,
                    figures=Figures.from_json(data),
                    resources=Resources.from_json(data["resources"]) if data.get("resources") else None,
-                   device=data.get("device"), pack_ms=data.get("pack_ms"))
+                   device=data.get("device"), gpu=data.get("gpu"), pack_ms=data.get("pack_ms"))
 
 
 @dataclass

@@ -200,6 +200,13 @@ def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], yardstick
     updated in place as baselines are measured, so a replacement worker gets them too.
     """
     remaining = list(keys)
+    if worker.spec.gpu is not None:  # two identical GPUs share a name: the record says which one measured it
+        emit_any = emit
+
+        def emit(result: Result) -> None:
+            result.gpu = worker.spec.gpu
+            emit_any(result)
+
     while remaining:
         if not worker.alive:
             worker.start()
