@@ -1,4 +1,4 @@
-"""A worker that reports made-up facts about its GPU (SMs, L2, free memory), so the parent's use of them is
+"""A worker that reports made-up facts about its GPU (SMs, L2, free memory, peaks), so the parent's use of them is
 tested without a GPU: the parent must take them from the worker and never open a CUDA context itself."""
 
 from __future__ import annotations
@@ -14,4 +14,7 @@ SMS, L2_BYTES = 7, 1 << 20
 def setup(options: dict) -> dict:
     state = real_setup(options)
     state["facts"] = {"sms": SMS, "l2_bytes": L2_BYTES, "free_bytes": int(os.environ["ROSETTA_TEST_FREE_BYTES"])}
+    # Peaks that differ per GPU, so a header that keeps one GPU's peaks for both is caught.
+    gpu = int(os.environ.get("CUDA_VISIBLE_DEVICES") or 0)
+    state["peaks"] = {"fp32_tflops": 60.0 + gpu, "copy_gbps": 3000.0, "device": "made up"}
     return state

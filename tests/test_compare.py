@@ -65,3 +65,21 @@ def test_merge_refuses_files_of_two_device_types_unless_told(tmp_path):
     # One record per (implementation, problem): the first file's, baselines included.
     assert [(r.kernel, r.impl, r.median_ms) for r in merged.results] == [(None, "cublas", 1.0),
                                                                           ("s000.gemm_naive", "cuda", 10.0)]
+
+
+def test_merged_shards_keep_the_peaks_of_each_shards_gpu_even_when_the_names_agree(tmp_path):
+    from harness.roofline import Peaks
+    from harness.run.merge import merge
+    from harness.run.results import load
+
+    parts = []
+    for i, tflops in enumerate((60.0, 61.0)):
+        path = tmp_path / f"part{i}.jsonl"
+        with ResultsWriter(path) as w:
+            w.write(RunHeader("2026-11-22T00:00:00+00:00", "gpu", "GPU A", {}, [], 1, [P], 100.0,
+                              peaks=Peaks(tflops, 3000.0, "GPU A"), shard=f"{i}/2"))
+            w.write(RunEnd("2026-11-22T00:01:00+00:00", 0, 0))
+        parts.append(path)
+    merged = load(merge(parts, tmp_path / "m.jsonl")).header
+    assert {k: p.fp32_tflops for k, p in (merged.peaks_by_device or {}).items()} == {
+        "GPU A (shard 0/2)": 60.0, "GPU A (shard 1/2)": 61.0}

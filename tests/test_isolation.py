@@ -103,11 +103,15 @@ def test_a_problem_larger_than_the_workers_free_memory_is_refused_before_anythin
 
 
 @CPU_TIER
-def test_a_run_over_several_gpus_records_which_gpu_measured_each_implementation(tmp_path):
+def test_a_run_over_several_gpus_records_which_gpu_measured_each_implementation(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROSETTA_TEST_FREE_BYTES", str(1 << 40))
     path = tmp_path / "r.jsonl"
     kernels = select(["rosetta.sgemv_block_reduce", "s004.naive_gemm"])
-    RunSession(kernels, [CPU_SGEMV], path, ["test"], gpus=["0", "1"]).run()
+    RunSession(kernels, [CPU_SGEMV], path, ["test"], gpus=["0", "1"],
+               measure="tests.small_gpu_worker:measure_one").run()
     results = load(path)
     assert results.header.devices is not None and len(results.header.devices) == 2
+    by_gpu = results.header.peaks_by_device or {}
+    assert sorted(p.fp32_tflops for p in by_gpu.values()) == [60.0, 61.0], by_gpu  # one entry per GPU, not per name
     measured = [r for r in results.results if r.status is not Status.COMPILED]
     assert measured and all(r.gpu in ("0", "1") for r in measured), [(r.kernel, r.gpu) for r in measured]

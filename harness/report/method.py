@@ -80,6 +80,9 @@ def _facts(m: Measured) -> Table:
         rows.append(("measured peaks", f"FP32 FMA {h.peaks.fp32_tflops:.1f} TFLOP/s (a micro-kernel of independent "
                                        f"FMA chains on every SM); copy {h.peaks.copy_gbps:.0f} GB/s (a 1 GiB "
                                        "device-to-device copy, bytes read + written)"))
+    if h.peaks_by_device and len(h.peaks_by_device) > 1:
+        rows.append(("peaks per GPU", "; ".join(f"{gpu}: {p.fp32_tflops:.1f} TFLOP/s, {p.copy_gbps:.0f} GB/s"
+                                                for gpu, p in h.peaks_by_device.items())))
     if h.sms:
         rows.append(("SMs · L2", f"{h.sms} · {fmt.nbytes(h.l2_bytes)}" if h.l2_bytes else str(h.sms)))
     rows.append(("versions", " · ".join(f"{k} {v}" for k, v in h.versions.items()) or "not recorded"))

@@ -45,9 +45,7 @@ def merge(paths: list[Path], out: Path, allow_mixed: bool = False) -> Path:
                        versions=first.versions, argv=first.argv, seed=first.seed, problems=problems,
                        rep_ms=first.rep_ms, sms=first.sms, l2_bytes=first.l2_bytes, peaks=first.peaks,
                        devices=devices if len(devices) > 1 else None,
-                       peaks_by_device={d: p for r in loaded for d, p in
-                                        (r.header.peaks_by_device or ({r.header.device: r.header.peaks}
-                                                                      if r.header.peaks else {})).items()} or None,
+                       peaks_by_device={k: p for r in loaded for k, p in _peaks_of(r.header).items()} or None,
                        timeout_s=first.timeout_s)
     with ResultsWriter(out) as w:
         w.write(header)
@@ -55,3 +53,9 @@ def merge(paths: list[Path], out: Path, allow_mixed: bool = False) -> Path:
             w.write(rec)
         w.write(RunEnd(now(), sum(rec.status is Status.FAILED for rec in results), len(results)))
     return out
+
+
+def _peaks_of(header: RunHeader) -> dict:
+    """A file's peaks per GPU, named by its shard too: shards on different hosts may hold GPUs of one name."""
+    peaks = header.peaks_by_device or ({header.device: header.peaks} if header.peaks else {})
+    return {f"{name} (shard {header.shard})" if header.shard else name: p for name, p in peaks.items()}

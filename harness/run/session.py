@@ -178,7 +178,9 @@ class RunSession:
                 fits_in_memory("rosetta run", problem, min(free))
 
     def header(self, plan: Plan, workers: list[Worker]) -> RunHeader:
-        peaks = {w.device or f"gpu {i}": w.peaks for i, w in enumerate(workers) if w.peaks}
+        # Keyed by name and GPU: two GPUs of one model share a name, and each has its own peaks.
+        peaks = {f"{w.device or '?'} (GPU {w.spec.gpu if w.spec.gpu is not None else i})": w.peaks
+                 for i, w in enumerate(workers) if w.peaks}
         devices = [w.device or "?" for w in workers]
         first = workers[0]
         problems = [p for p, _ in plan]
