@@ -200,12 +200,10 @@ def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], yardstick
     updated in place as baselines are measured, so a replacement worker gets them too.
     """
     remaining = list(keys)
-    if worker.spec.gpu is not None:  # two identical GPUs share a name: the record says which one measured it
-        emit_any = emit
 
-        def emit(result: Result) -> None:
-            result.gpu = worker.spec.gpu
-            emit_any(result)
+    def record(result: Result) -> None:
+        result.gpu = worker.spec.gpu  # two GPUs of one model share a name: the record says which one measured it
+        emit(result)
 
     while remaining:
         if not worker.alive:
@@ -233,7 +231,7 @@ def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], yardstick
                     cause = worker.death_cause()
                     worker.stop(kill=True)
                     reason = f"crashed: {cause} (the worker was replaced)"
-                emit(failed(current, problem, reason, worker.device))
+                record(failed(current, problem, reason, worker.device))
                 remaining.remove(current)
                 break
             kind = msg[0]
@@ -246,7 +244,7 @@ def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], yardstick
                 result = Result.from_json(msg[1])
                 if result.device is None:
                     result.device = worker.device
-                emit(result)
+                record(result)
                 if result.baseline and result.timing is not None and result.ok:
                     yardsticks["tf32" if result.tf32 else "fp32"] = result.timing.median_ms
                 if current in remaining:
