@@ -132,7 +132,7 @@ class Worker:
         if msg[1]:
             self.peaks = Peaks.from_json(msg[1])
         self.device = msg[2]
-        self.facts = msg[3] if len(msg) > 3 else {}
+        self.facts = msg[3]
 
     def _recv(self, timeout: float) -> tuple | None:
         """The next message, or None when the worker died or `timeout` passed (see .timed_out)."""
