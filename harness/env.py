@@ -49,7 +49,8 @@ def use_interpreter_without_gpu() -> bool:
 
 
 def versions() -> dict[str, str]:
-    """The toolchain a run used: Python packages, and where present nvcc, CuPy's NVRTC and the GPU driver."""
+    """The toolchain a run used: Python packages, the NVRTC the suite builds with, and where present nvcc and the
+    GPU driver (nvcc is informational: nothing in the suite calls it)."""
     import shutil
     import subprocess
 
@@ -62,11 +63,16 @@ def versions() -> dict[str, str]:
         except Exception:
             out[name] = "absent"
     try:
-        from cupy.cuda import nvrtc
+        from cuda.bindings import __version__ as bindings_version
 
-        major, minor = nvrtc.getVersion()
-        out["nvrtc"] = f"{major}.{minor}"
+        out["cuda-bindings"] = bindings_version
     except Exception:
+        out["cuda-bindings"] = "absent"
+    try:
+        from harness.build import nvrtc_version
+
+        out["nvrtc"] = nvrtc_version()
+    except Exception:  # cuda-bindings or the NVRTC library missing: the build records say so
         pass
     commands = {"nvcc": (["nvcc", "--version"],
                          lambda t: next(ln for ln in t.splitlines() if "release" in ln).rsplit(",", 1)[-1].strip()),

@@ -1,6 +1,6 @@
 """Numerics: inputs, the float64 reference, poison, and the checks every implementation must pass.
 
-Two layers (see DESIGN):
+Three layers (see DESIGN):
 - exact: integers in [-3, 3] and power-of-two alpha/beta. Every partial sum is an integer below 2^24,
   so fp32 arithmetic is exact in any order and a correct kernel equals the float64 reference bit for
   bit: indexing and tiling bugs show with no tolerance to argue about. The layer holds for tensor
@@ -11,6 +11,10 @@ Two layers (see DESIGN):
   forward-error units, max|out - ref| / max(|alpha|*|A|@|B| + |beta|*|C|), against K*u (u = 2^-24,
   the worst-case bound of fp32 recursive summation) and against a small multiple of the vendor
   library's error on the same inputs, which catches reduced precision (tf32) that K*u alone misses.
+- subnormal: the random inputs scaled by 2^-64 each, so that every product (|a*b| < 2^-128) and most partial
+  sums lie below fp32's smallest normal number (2^-126). IEEE arithmetic keeps them (the forward error stays
+  near the random layer's); an implementation that flushes subnormals to zero (CUDA built with -ftz=true, CuPy's
+  default) loses them all and fails, with a reason that says so, unless it declares flushing.
 Outputs are poisoned before every run: NaN, or, for kernels that read C even when beta == 0 (where
 0*NaN would be NaN whatever the kernel did), a finite sentinel that a missed store leaves behind.
 """
@@ -31,6 +35,10 @@ VENDOR_MULTIPLE = 16.0
 FINITE_SENTINEL = -7.0e30
 EXACT_SCALARS = (2.0, -0.5)  # alpha, beta for kernels that compute alpha*A@B + beta*C
 RANDOM_SCALARS = (1.25, -0.75)
+LAYERS = ("exact", "random", "subnormal")
+# Each operand of the subnormal layer is scaled by this: products of two such numbers are at most 2^-128.
+SUBNORMAL_SCALE = 2.0**-64
+FLUSH_REASON = "flushes subnormal values to zero"
 
 
 @dataclass
@@ -56,8 +64,8 @@ class Operands:
 
 def make_operands(problem: Problem, layer: str, seed: int, device: torch.device | str) -> Operands:
     """Draw inputs on the CPU with a seeded generator (the same numbers on any machine), then move them."""
-    if layer not in ("exact", "random"):
-        raise ValueError(f"unknown numerics layer {layer!r}: expected 'exact' or 'random'")
+    if layer not in LAYERS:
+        raise ValueError(f"unknown numerics layer {layer!r}: expected one of {', '.join(LAYERS)}")
     g = torch.Generator().manual_seed(seed)
     p = problem
     b_shape = (p.N,) if p.op == "sgemv" else (p.K, p.N)
@@ -69,6 +77,8 @@ def make_operands(problem: Problem, layer: str, seed: int, device: torch.device 
             t = torch.randint(-3, 4, shape, generator=g, dtype=torch.int8).to(torch.float32)
         else:
             t = torch.rand(shape, generator=g, dtype=torch.float32) * 2 - 1
+            if layer == "subnormal":
+                t = t * SUBNORMAL_SCALE  # a power of two: exact, and each scaled value is still normal
         return t.to(device)
 
     return Operands(p, draw((p.M, p.K if p.op == "sgemm" else p.N)), draw(b_shape),
@@ -127,8 +137,29 @@ class Verdict:
 
 
 def check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
-          vendor_error: float | None = None, tf32: bool = False) -> Verdict:
-    """Every element written, finite, and right: exactly (exact layer) or within the bounds (random)."""
+          vendor_error: float | None = None, tf32: bool = False, declares_flush: bool = False) -> Verdict:
+    """Every element written, finite, and right: exactly (exact layer) or within the bounds (random, subnormal).
+
+    On the subnormal layer a miss of the bounds means the implementation flushed: it fails saying so, unless it
+    declares flushing (then it passes with that reason recorded, and a declared flusher that keeps subnormals
+    fails: the declaration is checked, like the beta == 0 one).
+    """
+    verdict = _check(out, ops, ref, poison=poison, vendor_error=vendor_error, tf32=tf32)
+    if ops.layer != "subnormal" or verdict.error is None:
+        return verdict
+    if not verdict.passed:
+        verdict.reason = f"subnormal inputs: {verdict.reason}: it {FLUSH_REASON}"
+        if declares_flush:
+            verdict.passed, verdict.reason = True, f"{FLUSH_REASON} (declared): {verdict.reason}"
+    elif declares_flush:
+        verdict.passed = False
+        verdict.reason = (f"declared to flush subnormals, but its subnormal-layer error {verdict.error:.3g} is within "
+                          f"the bounds: the declaration (or the build variant) is wrong")
+    return verdict
+
+
+def _check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
+           vendor_error: float | None, tf32: bool) -> Verdict:
     o = out.detach()
     seed = ops.seed
     nan = torch.isnan(o)
@@ -153,16 +184,17 @@ def check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
         return Verdict(True, "exact", error=0.0, bound=0.0, seed=seed)
     err = forward_error(o, ref, error_scale(ops))
     bound = error_bound(ops.problem, tf32)
+    layer = ops.layer
     if err > bound:
-        return Verdict(False, "random", err, bound, vendor_error,
+        return Verdict(False, layer, err, bound, vendor_error,
                        f"forward error {err:.3g} exceeds the bound {bound:.3g}", seed)
     if vendor_error is not None and not tf32:
         allowed = VENDOR_MULTIPLE * max(vendor_error, U_FP32)
         if err > allowed:
-            return Verdict(False, "random", err, bound, vendor_error,
+            return Verdict(False, layer, err, bound, vendor_error,
                            f"forward error {err:.3g} is over {VENDOR_MULTIPLE:g}x the library's "
                            f"{vendor_error:.3g} on the same inputs (reduced precision?)", seed)
-    return Verdict(True, "random", err, bound, vendor_error, seed=seed)
+    return Verdict(True, layer, err, bound, vendor_error, seed=seed)
 
 
 def poison_for(reads_c_when_beta_zero: bool) -> float:
@@ -175,6 +207,7 @@ def beta_zero_verdict(out_after_nan_c: torch.Tensor) -> str:
 
 
 def scalars_for(layer: str, computes_alpha_beta: bool) -> tuple[float, float]:
-    if not computes_alpha_beta:
+    # the subnormal layer isolates A*B: alpha = 1 and no C term, whose normal-range values would hide the products
+    if not computes_alpha_beta or layer == "subnormal":
         return 1.0, 0.0
     return EXACT_SCALARS if layer == "exact" else RANDOM_SCALARS

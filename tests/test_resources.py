@@ -1,4 +1,4 @@
-"""Tests for harness.inspect: compile-time resource accounting (nvcc, Triton AOT, SASS, ptxas), CPU only."""
+"""Tests for harness.inspect: compile-time resource accounting (the NVRTC build, Triton AOT, SASS, ptxas), CPU only."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 import triton
 import triton.language as tl
 
-from harness.inspect import compile_cuda, compile_triton, ptxas, sass, tools
+from harness.build import nvrtc as build_nvrtc
+from harness.inspect import compile_triton, ptxas, sass, tools
 from harness.inspect.resources import (
     SASS_KEYS,
     KernelResources,
@@ -24,15 +25,15 @@ from harness.inspect.resources import (
 )
 
 
-def _have_nvcc() -> bool:
+def _have_nvrtc() -> bool:
     try:
-        find_tool("nvcc")
-    except RuntimeError:
+        build_nvrtc.nvrtc_version()
+    except Exception:
         return False
     return True
 
 
-needs_nvcc = pytest.mark.skipif(not _have_nvcc(), reason="nvcc not found")
+needs_nvrtc = pytest.mark.skipif(not _have_nvrtc(), reason="NVRTC (cuda-bindings + nvidia-cuda-nvrtc) not installed")
 
 
 @pytest.fixture(autouse=True)
@@ -217,9 +218,9 @@ def test_find_tool_error_names_the_places_searched(monkeypatch):
 
 
 # --------------------------------------------------------------------------
-# CUDA kernels through nvcc
+# CUDA kernels through the suite's NVRTC build
 # --------------------------------------------------------------------------
-@needs_nvcc
+@needs_nvrtc
 def test_static_shared_tile_reports_exact_bytes(tmp_path):
     src = _write(tmp_path, "transpose.cu", TRANSPOSE_CU)
     res = cuda_resources(src, "transpose32")
@@ -231,7 +232,7 @@ def test_static_shared_tile_reports_exact_bytes(tmp_path):
     assert res.occupancy(1024) == Occupancy(2, 64, 1.0, "threads")
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_template_instantiation_by_name_expression_and_float4_loads(tmp_path):
     src = _write(tmp_path, "axpy.cu", TEMPLATE_CU)
     wide = cuda_resources(src, "axpy_t<4, true>")
@@ -243,7 +244,7 @@ def test_template_instantiation_by_name_expression_and_float4_loads(tmp_path):
     assert set(SASS_KEYS) <= set(wide.sass)
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_kernel_is_picked_out_of_a_file_instantiating_several(tmp_path):
     # The file itself instantiates two specialisations; only the requested one
     # must be reported.
@@ -260,10 +261,10 @@ def test_kernel_is_picked_out_of_a_file_instantiating_several(tmp_path):
     assert res.kernel == "_Z6axpy_tILi3ELb0EEvPK6float4Pff"
 
 
-@needs_nvcc
-def test_kernel_is_found_by_what_the_instantiation_adds_when_names_are_ambiguous(tmp_path, monkeypatch):
-    # A non-template overload shares the identifier and the template argument
-    # is a named constant, so only a baseline compile can tell them apart.
+@needs_nvrtc
+def test_name_expression_with_a_named_constant_resolves_through_nvrtcs_lowered_name(tmp_path):
+    # A non-template overload shares the identifier and the template argument is a named constant: NVRTC's
+    # lowered name says exactly which entry the expression instantiated, with no guessing from mangled names.
     src = _write(
         tmp_path,
         "overload.cu",
@@ -273,20 +274,11 @@ def test_kernel_is_found_by_what_the_instantiation_adds_when_names_are_ambiguous
         template <int N> __global__ void fill(float* p) { p[threadIdx.x] = N; }
         """,
     )
-    calls = []
-    real = compile_cuda.nvcc_compile
-
-    def counting(*args, **kwargs):
-        calls.append(args[2])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(compile_cuda, "nvcc_compile", counting)
     res = cuda_resources(src, "fill<WIDTH>")
     assert res.kernel == "_Z4fillILi4EEvPf"
-    assert calls == ["fill<WIDTH>", None]
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_runtime_indexed_register_array_lands_in_local_memory(tmp_path):
     src = _write(tmp_path, "local.cu", LOCAL_ARRAY_CU)
     res = cuda_resources(src, "pick")
@@ -294,52 +286,51 @@ def test_runtime_indexed_register_array_lands_in_local_memory(tmp_path):
     assert res.local_bytes == 64 * 4
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_compile_error_raises_with_compiler_message(tmp_path):
     src = _write(tmp_path, "broken.cu", "__global__ void broken(float* p) { p[0] = undeclared_thing; }\n")
     with pytest.raises(RuntimeError, match="undeclared_thing"):
         cuda_resources(src, "broken")
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_unknown_name_expression_raises_with_compiler_message(tmp_path):
     src = _write(tmp_path, "axpy.cu", TEMPLATE_CU)
-    with pytest.raises(RuntimeError, match="nvcc failed"):
+    with pytest.raises(RuntimeError, match=r'(?s)NVRTC compile of axpy\.cu .*identifier "axpy_nope" is undefined'):
         cuda_resources(src, "axpy_nope<4, true>")
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_second_cuda_call_is_served_from_disk_cache(tmp_path, monkeypatch):
     src = _write(tmp_path, "transpose.cu", TRANSPOSE_CU)
     calls = []
-    real = compile_cuda.nvcc_compile
+    real = build_nvrtc._compile
 
     def counting(*args, **kwargs):
-        calls.append(args[2])
+        calls.append(args[1])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(compile_cuda, "nvcc_compile", counting)
+    monkeypatch.setattr(build_nvrtc, "_compile", counting)
     first = cuda_resources(src, "transpose32")
     assert len(calls) == 1
     start = time.perf_counter()
     second = cuda_resources(src, "transpose32")
     assert time.perf_counter() - start < 0.5
     assert second == first and len(calls) == 1
-    assert list((tmp_path / "cache" / "resources").glob("*.json"))
-    # Editing the source, or asking for another arch, recompiles.
+    assert list((tmp_path / "cache" / "build").glob("*/module.cubin"))
+    # Editing the source, asking for another arch, or another option, recompiles.
     src.write_text(src.read_text() + "\n// edited\n")
     cuda_resources(src, "transpose32")
     cuda_resources(src, "transpose32", arch="sm_80")
-    assert len(calls) == 3
+    cuda_resources(src, "transpose32", arch="sm_80", options=("-ftz=true",))
+    assert len(calls) == 4
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_sass_mix_accepts_cubin_bytes_and_sums_all_kernels(tmp_path):
     src = _write(tmp_path, "transpose.cu", TRANSPOSE_CU)
     cubin = tmp_path / "t.cubin"
-    tools.run(
-        [find_tool("nvcc"), "-arch=sm_90", "-cubin", "-o", cubin, src], cwd=tmp_path
-    ).check_returncode()
+    cubin.write_bytes(build_nvrtc.build(src, [], "sm_90a", ("-std=c++17",)).cubin.read_bytes())
     from_bytes = sass_mix(cubin.read_bytes())
     from_path = sass_mix(cubin)
     assert from_bytes == from_path
@@ -563,7 +554,7 @@ def test_sass_counts_store_and_async_copy_widths():
     assert (k["LDGDEPBAR"], k["DEPBAR"], k["STG"], k["STG.128"], k["total"]) == (1, 1, 1, 1, 7)
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_typed_records_for_a_kernel_and_its_counterpart():
     from harness.inspect.resources import counterpart_record, kernel_record
     from harness.registry import BY_ID
@@ -571,7 +562,9 @@ def test_typed_records_for_a_kernel_and_its_counterpart():
 
     kernel = BY_ID["s003.coalesced_warp_sgemv"]
     cuda = kernel_record(kernel)
-    assert isinstance(cuda, Resources) and cuda.source == "nvcc -arch=sm_90"
+    from harness.build import CPU_TIER_ARCH, nvrtc_version
+
+    assert isinstance(cuda, Resources) and cuda.source == f"NVRTC {nvrtc_version()} {CPU_TIER_ARCH}"
     assert cuda.sass["SHFL"] == 5 and cuda.evidence["src.shuffles"] == 1 and cuda.evidence["barriers"] == 0
     assert 0 < cuda.occupancy <= 1
     triton = counterpart_record(kernel, kernel.counterparts[0])
@@ -580,7 +573,7 @@ def test_typed_records_for_a_kernel_and_its_counterpart():
     assert Resources.from_json(triton.to_json()) == triton
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_handle_record_reads_a_launch_handle(tmp_path):
     # A GPU launch returns Triton's compiled handle; this stands in for one with a real cubin.
     from types import SimpleNamespace

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.inspect.compile_cuda import cuda_resources
+from harness.inspect.compile_cuda import built_resources, cuda_resources
 from harness.inspect.compile_triton import TritonRequest, handle_resources, triton_resources, triton_resources_many
 from harness.inspect.kernel_resources import KernelResources
 from harness.inspect.occupancy import Occupancy, sm90_occupancy
@@ -44,9 +44,11 @@ __all__ = [
 AOT_NOTE = "compiled ahead of time for sm_90 (pointers and sizes marked divisible by 16)"
 
 
-def kernel_cuda_resources(kernel: Kernel) -> KernelResources:
-    """The kernel's .cu source through nvcc for sm_90 (cached)."""
-    return cuda_resources(source_path(kernel.source), kernel.symbol)
+def kernel_cuda_resources(kernel: Kernel, arch: str | None = None) -> KernelResources:
+    """The kernel as the suite builds it (NVRTC, its source's module; sm_90a without a GPU), cached."""
+    from harness import build
+
+    return built_resources(build.module(kernel.source, arch or build.CPU_TIER_ARCH), kernel.symbol)
 
 
 def counterpart_request(kernel: Kernel, counterpart: Counterpart, arch: int = 90) -> TritonRequest:
@@ -95,11 +97,14 @@ def _record(r: KernelResources, threads: int, source: str, extra_facts: dict[str
                      config=config, evidence=evidence or None)
 
 
-def kernel_record(kernel: Kernel) -> Resources:
-    """The CUDA kernel's typed record (nvcc, sm_90, no GPU), with its source facts as evidence."""
+def kernel_record(kernel: Kernel, arch: str | None = None) -> Resources:
+    """The CUDA kernel's typed record (the suite's NVRTC build, no GPU needed), with its source facts as evidence."""
+    from harness import build
+
+    arch = arch or build.CPU_TIER_ARCH
     src = {f"src.{k}": v for k, v in source_facts(source_path(kernel.source)).items()}
-    return _record(kernel_cuda_resources(kernel), kernel.threads, "nvcc -arch=sm_90", src,
-                   dynamic_shared=kernel.dynamic_smem)
+    return _record(kernel_cuda_resources(kernel, arch), kernel.threads, f"NVRTC {build.nvrtc_version()} {arch}",
+                   src, dynamic_shared=kernel.dynamic_smem)
 
 
 def counterpart_record(kernel: Kernel, counterpart: Counterpart, resources: KernelResources | None = None) -> Resources:

@@ -1,4 +1,4 @@
-"""CUDA kernels through CuPy: compile each seed source once (NVRTC, name expressions), launch typed.
+"""CUDA kernels through CuPy: the suite's NVRTC build makes the cubin, CuPy loads it and launches, typed.
 
 Operands are torch tensors; CuPy sees them zero-copy through DLPack, and every launch goes to torch's
 current stream, so CuPy kernels, Triton kernels, cuBLAS and the timer's events are ordered on one
@@ -14,33 +14,37 @@ from functools import cache
 import numpy as np
 import torch
 
+from harness import build
 from harness.operands import check_alignment, pack_b, problem_of
 from harness.problems import Problem
-from harness.registry import KERNELS, Kernel
-from kernels_cuda import source_path
+from harness.registry import Kernel
 
 _INT_ARGS = {"M", "N", "K"}
 _FLOAT_ARGS = {"alpha", "beta"}
 
 
 @cache
-def _module(source: str):
-    """One RawModule per .cu file, holding every registered instantiation of it."""
+def _module(source: str, variant: str):
+    """One loaded module per (.cu file, build variant), holding every registered instantiation of the file.
+
+    `cupy.RawModule(path=...)` loads the suite's cubin as it is; `RawModule(code=...)` is not used because CuPy
+    would compile it again with its own flags (-ftz=true, sm_90).
+    """
     import cupy as cp
 
-    code = source_path(source).read_text()
-    names = sorted({k.symbol for k in KERNELS if k.source == source})
-    return cp.RawModule(code=code, options=("-std=c++17",), name_expressions=names)
+    built = build.module(source, variant=variant)
+    return built, cp.RawModule(path=str(built.cubin))
 
 
-def function(kernel: Kernel):
-    """The compiled CuPy function of a registry entry (compiles its source on first use)."""
-    return _module(kernel.source).get_function(kernel.symbol)
+def function(kernel: Kernel, variant: str = "default"):
+    """The loaded CuPy function of a registry entry (built, or read from the build cache, on first use)."""
+    built, mod = _module(kernel.source, variant)
+    return mod.get_function(built.lowered[kernel.symbol])
 
 
-def attributes(kernel: Kernel) -> dict[str, int]:
+def attributes(kernel: Kernel, variant: str = "default") -> dict[str, int]:
     """Registers, static shared and local memory per thread, as the driver reports them."""
-    attrs = function(kernel).attributes
+    attrs = function(kernel, variant).attributes
     return {"registers": int(attrs["num_regs"]), "shared_bytes": int(attrs["shared_size_bytes"]),
             "local_bytes": int(attrs["local_size_bytes"])}
 
@@ -61,14 +65,18 @@ def check_launch(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float 
 
 
 def bind(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
-         beta: float = 0.0) -> Callable[[], None]:
-    """Check, then return a zero-argument launch of `kernel` on these tensors (nothing else in it)."""
+         beta: float = 0.0, variant: str = "default") -> Callable[[], None]:
+    """Check, then return a zero-argument launch of `kernel` on these tensors (nothing else in it).
+
+    `variant` names a build of harness/build/options.py: "default" for every measurement, "cupy" for the study of
+    CuPy's default flags.
+    """
     import cupy as cp
 
     problem = check_launch(kernel, tensors, alpha, beta)
     if kernel.b_layout == "kmajor":
         tensors = pack_b(tensors)
-    fn = function(kernel)
+    fn = function(kernel, variant)
     smem = kernel.dynamic_smem
     if smem > 48 * 1024:  # past the default per-block limit the function must opt in, once
         fn.max_dynamic_shared_size_bytes = smem

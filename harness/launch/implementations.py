@@ -15,7 +15,7 @@ from harness.registry import KERNELS, Counterpart, Kernel, Precision
 
 @dataclass(frozen=True)
 class Impl:
-    name: str                            # "cuda", "triton:<counterpart>", "cublas", "cublas-tf32"
+    name: str                            # "cuda", "cuda:cupy", "triton:<counterpart>", "cublas", "cublas-tf32"
     op: str
     kernel: Kernel | None = None         # None for a baseline
     counterpart: Counterpart | None = None
@@ -27,6 +27,18 @@ class Impl:
     @property
     def model(self) -> str:
         return self.name.split(":")[0]
+
+    @property
+    def variant(self) -> str:
+        """The CUDA build variant (harness/build/options.py): "default", or "cupy" for CuPy's default build."""
+        return self.name.split(":", 1)[1] if self.model == "cuda" and ":" in self.name else "default"
+
+    @property
+    def declares_flush(self) -> bool:
+        """Built to flush subnormals on purpose (the study of CuPy's -ftz=true): the subnormal layer expects it."""
+        from harness.build.options import VARIANTS
+
+        return self.model == "cuda" and VARIANTS[self.variant].flushes
 
     @property
     def precision(self) -> Precision:
@@ -60,7 +72,7 @@ class Impl:
         if self.model == "cuda":
             from harness.launch import cuda
 
-            return cuda.bind(self.kernel, tensors, alpha, beta)
+            return cuda.bind(self.kernel, tensors, alpha, beta, self.variant)
         if self.model == "triton":
             from harness.launch import triton
 
@@ -79,6 +91,12 @@ def of_kernel(kernel: Kernel, models: tuple[str, ...] = ("cuda", "triton")) -> I
     if "triton" in models:
         for c in kernel.counterparts:
             yield Impl(f"triton:{c.name}", kernel.op, kernel, c)
+
+
+def cupy_build_study(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS) -> list[Impl]:
+    """The seed kernels as CuPy's default build makes them (-ftz=true, sm_90): measured once per run beside the
+    suite's build, labelled, never an idea's best."""
+    return [Impl("cuda:cupy", k.op, k) for k in kernels if k.seed is not None]
 
 
 def all_impls(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS,

@@ -61,9 +61,12 @@ class Numerics:
     exact: Verdict | None = None
     random: Verdict | None = None
     beta0: Beta0 | None = None
+    # inputs scaled so that products and partial sums are subnormal (None in files from before the layer)
+    subnormal: Verdict | None = None
 
     def failure_reasons(self) -> list[str]:
-        out = [v.reason for v in (self.exact, self.random) if v is not None and not v.passed and v.reason]
+        out = [v.reason for v in (self.exact, self.random, self.subnormal)
+               if v is not None and not v.passed and v.reason]
         if self.beta0 is not None and not self.beta0.agrees:
             out.append(f"beta == 0: {self.beta0.observed}, declared {self.beta0.declared}")
         return out
@@ -71,7 +74,8 @@ class Numerics:
     def to_json(self) -> dict:
         return {"passed": self.passed, "exact": self.exact.to_json() if self.exact else None,
                 "random": self.random.to_json() if self.random else None,
-                "beta0": self.beta0.to_json() if self.beta0 else None}
+                "beta0": self.beta0.to_json() if self.beta0 else None,
+                "subnormal": self.subnormal.to_json() if self.subnormal else None}
 
     @classmethod
     def from_json(cls, data: dict) -> Numerics:
@@ -79,7 +83,8 @@ class Numerics:
         return cls(bool(data["passed"]),
                    Verdict.from_json(data["exact"]) if data.get("exact") else None,
                    Verdict.from_json(data["random"]) if data.get("random") else None,
-                   Beta0.from_json(data["beta0"]) if data.get("beta0") else None)
+                   Beta0.from_json(data["beta0"]) if data.get("beta0") else None,
+                   Verdict.from_json(data["subnormal"]) if data.get("subnormal") else None)
 
 
 @dataclass
@@ -152,6 +157,7 @@ class Result:
     device: str | None = None   # the GPU that measured it (runs spread over several GPUs name each)
     gpu: str | None = None      # which of the host's GPUs (its CUDA_VISIBLE_DEVICES value) in a --gpus run
     pack_ms: float | None = None  # one-off cost of packing B for a layout variant (not in the kernel's time)
+    phase_s: dict[str, float] = field(default_factory=dict)  # seconds per phase: "compile", "numerics", "timing"
 
     @property
     def op(self) -> str:
@@ -186,8 +192,9 @@ class Result:
 
     @property
     def label(self) -> str:
-        """How the implementation is named in tables: 'CUDA', 'Triton dot', 'cuBLAS fp32', 'cuBLAS TF32'."""
-        return impl_label(self.impl)
+        """How the implementation is named in tables: 'CUDA', 'Triton dot', 'cuBLAS fp32', 'cuBLAS TF32',
+        'torch CPU (fp32)' for the baseline of a run without a GPU."""
+        return impl_label(self.impl, self.device)
 
     @property
     def key(self) -> tuple:
@@ -206,6 +213,8 @@ class Result:
             value = getattr(self, name)
             if value is not None:
                 out[name] = value.to_json()
+        if self.phase_s:
+            out["phase_s"] = dict(self.phase_s)
         if self.figures is not None:
             out.update(self.figures.to_json())
         return out
@@ -228,7 +237,17 @@ class Result:
                    timing=Timing.from_json(data["timing"]) if data.get("timing") else None,
                    figures=Figures.from_json(data),
                    resources=Resources.from_json(data["resources"]) if data.get("resources") else None,
-                   device=data.get("device"), gpu=data.get("gpu"), pack_ms=data.get("pack_ms"))
+                   device=data.get("device"), gpu=data.get("gpu"), pack_ms=data.get("pack_ms"),
+                   phase_s=_phases(data.get("phase_s")))
+
+
+def _phases(data: object) -> dict[str, float]:
+    """A result's phase_s: seconds per phase; absent in files written before it existed."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) for v in data.values()):
+        raise ValueError(f"phase_s {data!r}: expected seconds per phase, e.g. {{\"compile\": 1.2}}")
+    return {str(k): float(v) for k, v in data.items()}
 
 
 @dataclass
@@ -248,13 +267,14 @@ class RunHeader:
     peaks_by_device: dict[str, Peaks] | None = None
     shard: str | None = None                # "i/n" when this file holds one shard of a run
     timeout_s: float | None = None          # per-implementation limit of the isolated workers
+    build: dict | None = None               # the CUDA build: compiler, arch, each variant's options (harness/build)
     schema: int = SCHEMA
 
     def to_json(self) -> dict:
         out = {"record": "run", "schema": self.schema, "started": self.started, "mode": self.mode,
                "device": self.device, "versions": self.versions, "argv": self.argv, "seed": self.seed,
                "problems": [p.to_json() for p in self.problems], "rep_ms": self.rep_ms}
-        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s"):
+        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s", "build"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         if self.peaks is not None:
@@ -278,7 +298,7 @@ class RunHeader:
                    data.get("sms"), data.get("l2_bytes"),
                    Peaks.from_json(data["peaks"]) if data.get("peaks") else None, data.get("devices"),
                    {k: Peaks.from_json(v) for k, v in by_device.items()} if by_device else None,
-                   data.get("shard"), data.get("timeout_s"))
+                   data.get("shard"), data.get("timeout_s"), data.get("build"))
 
 
 @dataclass
@@ -299,12 +319,19 @@ class RunEnd:
 # ---------------------------------------------------------------------------------------------------
 # Naming and ordering, one way for every table and plot
 # ---------------------------------------------------------------------------------------------------
-def impl_label(impl: str) -> str:
+def impl_label(impl: str, device: str | None = None) -> str:
     if impl == "cublas":
-        return "cuBLAS fp32"
+        # Without a GPU the same baseline is torch's CPU matmul (launch/cublas.py); the worker names its
+        # device "cpu (...)" on every record (run/work.py).
+        return "torch CPU (fp32)" if (device or "").startswith("cpu") else "cuBLAS fp32"
     if impl == "cublas-tf32":
         return "cuBLAS TF32"
-    return "CUDA" if impl == "cuda" else "Triton " + impl.split(":", 1)[-1]
+    if impl == "cuda":
+        return "CUDA"
+    model, _, variant = impl.partition(":")
+    if model == "cuda":  # a build-study row (harness/build/options.py): the build it was made with, spelled out
+        return f"CUDA, {variant} build"
+    return "Triton " + variant
 
 
 def record_order(result: Result) -> tuple:

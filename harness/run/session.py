@@ -8,15 +8,17 @@ while timed and a problem's yardstick (cuBLAS) is measured on the GPU that times
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from harness import env
-from harness.launch.implementations import Impl, all_impls, baselines
+from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.problems import Problem, cpu_problem, seed_problem
 from harness.registry import Kernel
+from harness.run.precompile import Precompiler
 from harness.run.records import Result, RunEnd, RunHeader, Status
 from harness.run.results import ResultsWriter, load
 from harness.run.work import key_of
@@ -30,9 +32,17 @@ def now() -> str:
 
 
 def gpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
-    """Every problem: its baselines (TF32 too, for sgemm), then every implementation of its op."""
-    return [(p, [key_of(i) for i in [*baselines(p.op), *(i for i in all_impls(kernels) if i.op == p.op)]])
-            for p in problems]
+    """Every problem: its baselines (TF32 too, for sgemm), then every implementation of its op; on the first
+    problem of each op also the seed kernels as CuPy's default build makes them (-ftz=true, sm_90), once per run."""
+    plan: Plan = []
+    studied: set[str] = set()
+    for p in problems:
+        impls = [*baselines(p.op), *(i for i in all_impls(kernels) if i.op == p.op)]
+        if p.op not in studied:
+            studied.add(p.op)
+            impls += [i for i in cupy_build_study(kernels) if i.op == p.op]
+        plan.append((p, [key_of(i) for i in impls]))
+    return plan
 
 
 def cpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
@@ -43,6 +53,17 @@ def cpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
         if impl.op in ops:
             groups.setdefault(cpu_problem(impl.kernel, impl.counterpart), []).append(key_of(impl))
     return [(p, [(None, "cublas", p.op), *keys]) for p, keys in groups.items()]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a run tells its caller as it goes: each implementation as it starts and as its record is written."""
+
+    done: int                       # records written by this run so far
+    total: int                      # records this run will write
+    result: Result | None = None    # the record just written; None when an implementation starts
+    seconds: float | None = None    # with a result: wall time from its start to its record (None: never started)
+    starting: str | None = None     # without a result: what starts now, "<problem>: <kernel> [<impl>]"
 
 
 def cost(problem: Problem, keys: list[ImplKey]) -> float:
@@ -104,8 +125,11 @@ class RunSession:
             plan = shard(plan, *self.shard)
         return plan
 
-    def run(self, progress: Callable[[str], None] | None = None) -> list[Result]:
+    def run(self, progress: Callable[[Progress], None] | None = None) -> list[Result]:
+        """Run the plan; `progress` (called from the workers' threads) sees every start and every record."""
         plan = self.plan()
+        if not self.gpu:
+            _prefetch_cpu_build()
         done: set[tuple] = set()
         if self.resume:
             previous = load(self.out_path)
@@ -113,24 +137,44 @@ class RunSession:
             self.results = [r for r in previous.results if r.key in done]
             plan = without_done(plan, done)
         workers = [Worker(WorkerSpec(gpu=g, measure=self.measure,
-                                     options={"rep_ms": self.rep_ms, "seed": self.seed, "peaks": self.gpu}))
+                                     options={"rep_ms": self.rep_ms, "seed": self.seed, "peaks": self.gpu,
+                                              "build_variants": self.build_variants(plan)}))
                    for g in self.gpus]
         lock = threading.Lock()
+        # Triton's compiles and autotuning configurations, in other processes, ahead of the worker (run/precompile.py)
+        precompiler = Precompiler(plan, self.gpus[0]) if self.gpu else None
         _start_all(workers)
         try:
             self.check_memory(plan, workers)
         except ValueError:
             for w in workers:
                 w.stop()
+            if precompiler is not None:
+                precompiler.close()
             raise
         with ResultsWriter(self.out_path) as out:
             if not self.resume:
                 out.write(self.header(plan, workers))
 
+            total = sum(len(keys) for _, keys in plan) + (0 if self.gpu else len(self.kernels))
+            started: dict[tuple, float] = {}
+            done = 0
+
+            def begin(key: ImplKey, problem: Problem, what: str) -> None:
+                with lock:
+                    started[(key[0], key[1], problem.key)] = time.monotonic()
+                    if progress:
+                        progress(Progress(done, total, starting=what))
+
             def emit(result: Result) -> None:
+                nonlocal done
                 with lock:
                     out.write(result)
                     self.results.append(result)
+                    done += 1
+                    t0 = started.pop(result.key, None)
+                    if progress:
+                        progress(Progress(done, total, result, None if t0 is None else time.monotonic() - t0))
 
             queue = sorted(plan, key=lambda e: -cost(*e))
             errors: list[BaseException] = []
@@ -144,8 +188,7 @@ class RunSession:
                             problem, keys = queue.pop(0)
                         yardsticks: dict[str, float] = {}
                         run_problem(worker, problem, keys, yardsticks, emit, self.timeout_s,
-                                    (lambda k, p=problem: progress(f"{p.label}: {k[0] or k[1]} [{k[1]}]"))
-                                    if progress else None)
+                                    lambda k, p=problem: begin(k, p, f"{p.label}: {k[0] or k[1]} [{k[1]}]"))
                 except BaseException as e:  # surfaced in the parent once the other workers finish
                     errors.append(e)
 
@@ -156,12 +199,13 @@ class RunSession:
                 t.join()
             for w in workers:
                 w.stop()
+            if precompiler is not None:
+                precompiler.close()
             if errors:
                 raise errors[0]
             if not self.gpu:
                 for kernel in self.kernels:
-                    if progress:
-                        progress(f"compiling {kernel.id}")
+                    begin((kernel.id, "cuda", kernel.op), compile_problem(kernel), f"compiling {kernel.id}")
                     emit(compile_record(kernel))
             failures = [r for r in self.results if r.status is Status.FAILED]
             out.write(RunEnd(now(), len(failures), len(self.results)))
@@ -176,6 +220,12 @@ class RunSession:
         if free:
             for problem, _ in plan:
                 fits_in_memory("rosetta run", problem, min(free))
+
+    @staticmethod
+    def build_variants(plan: Plan) -> tuple[str, ...]:
+        """The CUDA build variants the plan's implementations load, so that workers build exactly those."""
+        return ("default", *sorted({k[1].split(":", 1)[1] for _, keys in plan for k in keys
+                                    if k[1].startswith("cuda:")}))
 
     def header(self, plan: Plan, workers: list[Worker]) -> RunHeader:
         # Keyed by name and GPU: two GPUs of one model share a name, and each has its own peaks.
@@ -192,7 +242,8 @@ class RunSession:
                          rep_ms=self.rep_ms, sms=sms, l2_bytes=l2, peaks=first.peaks,
                          devices=devices if len(workers) > 1 else None,
                          peaks_by_device=peaks if len(workers) > 1 else None,
-                         shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s)
+                         shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s,
+                         build=build_description(first.facts.get("arch")))
 
 
 def _start_all(workers: list[Worker]) -> None:
@@ -221,20 +272,35 @@ def compile_problem(kernel: Kernel) -> Problem:
     return seed_problem(kernel)
 
 
+def _prefetch_cpu_build() -> None:
+    """CPU tier: build every CUDA source in the background while the worker runs the Triton interpreter."""
+    from harness import build
+
+    build.prefetch(build.CPU_TIER_ARCH)  # a missing NVRTC surfaces in each compile record, with its reason
+
+
+def build_description(arch: str | None) -> dict | None:
+    """The CUDA build a run used (compiler, arch, variants), for its header; None where NVRTC is missing."""
+    from harness import build
+
+    try:
+        return build.describe(arch or build.CPU_TIER_ARCH)
+    except Exception:  # no NVRTC here: the records then say why nothing was compiled
+        return None
+
+
 def compile_record(kernel: Kernel) -> Result:
-    """CPU tier: the CUDA source compiled for sm_90, its resources recorded (it cannot run here)."""
+    """CPU tier: the CUDA source built by the suite's NVRTC build for sm_90a, its resources recorded (not run)."""
+    from harness import build
     from harness.run.work import resources_of
 
     rec = Result(impl="cuda", model="cuda", problem=compile_problem(kernel), status=Status.COMPILED, kernel=kernel.id,
                  precision=kernel.precision, tf32=kernel.precision == "tf32")
-    from harness.inspect.tools import has_tool
-
-    if not has_tool("nvcc"):
-        rec.status, rec.reason = Status.SKIPPED, "no GPU and no nvcc: cannot run or compile"
-        return rec
     try:
         rec.resources = resources_of({"gpu": False, "resources": {}}, Impl("cuda", kernel.op, kernel), None)
-        rec.reason = "no GPU: compiled for sm_90, not run"
+        rec.reason = f"no GPU: built by NVRTC {build.nvrtc_version()} for {build.CPU_TIER_ARCH}, not run"
+    except ImportError as e:  # cuda-bindings or the NVRTC library is not installed
+        rec.status, rec.reason = Status.SKIPPED, f"no GPU and no NVRTC ({e}): cannot run or compile"
     except Exception as e:
         rec.status, rec.reason = Status.FAILED, f"compile: {type(e).__name__}: {e}"
     return rec

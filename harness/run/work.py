@@ -22,8 +22,8 @@ def impl_of(key: tuple[str | None, str, str]) -> Impl:
     if kernel_id is None:
         return Impl(name, op)
     kernel = get(kernel_id)
-    if name == "cuda":
-        return Impl("cuda", op, kernel)
+    if name.split(":", 1)[0] == "cuda":
+        return Impl(name, op, kernel)
     return Impl(name, op, kernel, kernel.counterpart(name.split(":", 1)[1]))
 
 
@@ -49,9 +49,15 @@ def setup(options: dict) -> dict:
         state["device_obj"] = torch.device("cuda", torch.cuda.current_device())
         state["device"] = torch.cuda.get_device_name(state["device_obj"])
         props = torch.cuda.get_device_properties(state["device_obj"])
+        from harness import build
+
+        # Every CUDA source compiles in the background from here on (cached on disk across runs), overlapping the
+        # peaks, the baselines and the Triton compiles; a kernel whose module is not ready yet waits for it alone.
+        build.prefetch(variants=options.get("build_variants", ("default",)))
         # What the parent needs to know of this GPU; it asks here so that it never opens a context itself.
         state["facts"] = {"sms": props.multi_processor_count, "l2_bytes": getattr(props, "L2_cache_size", None),
-                          "free_bytes": torch.cuda.mem_get_info(state["device_obj"])[0]}
+                          "free_bytes": torch.cuda.mem_get_info(state["device_obj"])[0],
+                          "arch": build.device_arch()}
         if options.get("peaks"):
             from harness.run.peaks import measure_peaks
 
@@ -85,16 +91,20 @@ def measure_one(state: dict, problem: Problem, key: tuple[str | None, str, str],
 
 
 def resources_of(state: dict, impl: Impl, handle: object) -> Resources | None:
-    """What the compiler chose: nvcc for CUDA (+ the driver's view on a GPU), the compiled handle for Triton
-    on a GPU (the autotuner's choice in its config), an ahead-of-time sm_90 compile under the interpreter."""
+    """What the compiler chose: for CUDA the ptxas report and SASS of the very cubin the run loads (+ the driver's
+    view on a GPU), for Triton the compiled handle on a GPU (the autotuner's choice in its config), an
+    ahead-of-time sm_90 compile under the interpreter."""
     from harness.inspect.resources import counterpart_record, handle_record, kernel_record
-    from harness.inspect.tools import has_tool
 
     cache = state["resources"]
     key = (impl.kernel.id, impl.name)
     if impl.model == "cuda":
+        if impl.variant != "default":
+            return None  # a build-study row: its time and numerics are the point, its resources are the default's
         if key not in cache:
-            out = kernel_record(impl.kernel) if has_tool("nvcc") else Resources(source="no nvcc: not compiled")
+            from harness import build
+
+            out = kernel_record(impl.kernel, build.device_arch() if state["gpu"] else None)
             if state["gpu"]:
                 from harness.launch.cuda import attributes
 

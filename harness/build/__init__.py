@@ -1,0 +1,113 @@
+"""The suite's one CUDA build: every `.cu` through NVRTC to a cubin for the exact arch, declared options, cached.
+
+`module(source)` is a source's module with every registered instantiation in it; `build_all()` compiles every
+source at once (NVRTC calls are independent and release the GIL, so threads suffice); `prefetch()` starts the same
+in the background, which a worker does when it starts, so the compiles overlap the baselines and the Triton
+kernels instead of each CUDA kernel waiting for its own compile in turn. The GPU run loads these cubins
+(harness/launch/cuda.py) and the CPU tier reads its resources from the same ones (harness/inspect/compile_cuda.py).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from harness.build.nvrtc import BuildError, Built, build, nvrtc_version
+from harness.build.options import CPU_TIER_ARCH, CUPY, DEFAULT, VARIANTS, Variant, arch_for
+from harness.registry import KERNELS
+from kernels_cuda import source_path
+
+__all__ = ["CPU_TIER_ARCH", "CUPY", "DEFAULT", "VARIANTS", "BuildError", "Built", "Variant", "arch_for",
+           "build_all", "describe", "device_arch", "module", "nvrtc_version", "prefetch", "sources"]
+
+# One future per (source, arch, variant): a module asked for while the background build has it in hand waits for
+# that compile instead of starting a second one.
+_FUTURES: dict[tuple[str, str, str], Future] = {}
+_LOCK = threading.Lock()
+_POOL: ThreadPoolExecutor | None = None
+
+
+def sources() -> list[str]:
+    """Every .cu file the registry uses, in registry order."""
+    return list(dict.fromkeys(k.source for k in KERNELS))
+
+
+def _names(source: str) -> list[str]:
+    return sorted({k.symbol for k in KERNELS if k.source == source})
+
+
+_ARCH: list[str] = []
+
+
+def device_arch() -> str:
+    """The current CUDA device's exact target (`sm_90a` on an H100 or H200)."""
+    if not _ARCH:
+        import torch
+
+        _ARCH.append(arch_for(*torch.cuda.get_device_capability()))
+    return _ARCH[0]
+
+
+def _future(source: str, exact_arch: str, variant: str, pool: ThreadPoolExecutor | None) -> Future:
+    arch = VARIANTS[variant].arch(exact_arch)
+    key = (source, arch, variant)
+    with _LOCK:
+        if key not in _FUTURES:
+            if pool is None:  # asked for directly: compile on this thread
+                fut: Future = Future()
+                _FUTURES[key] = fut
+            else:
+                _FUTURES[key] = pool.submit(build, source_path(source), _names(source), arch,
+                                            VARIANTS[variant].options)
+                return _FUTURES[key]
+        else:
+            return _FUTURES[key]
+    try:
+        fut.set_result(build(source_path(source), _names(source), arch, VARIANTS[variant].options))
+    except BaseException as e:
+        fut.set_exception(e)
+    return fut
+
+
+def module(source: str, arch: str | None = None, variant: str = "default") -> Built:
+    """The built module of one source for `arch` (default: this process's device): from a background build
+    under way, from memory, from the disk cache, or compiled now. Raises BuildError with NVRTC's log."""
+    return _future(source, arch or device_arch(), variant, None).result()
+
+
+def prefetch(arch: str | None = None, variants: Iterable[str] = ("default",), jobs: int | None = None) -> None:
+    """Start building every source in every variant in the background; returns at once."""
+    global _POOL
+    arch = arch or device_arch()
+    work = [(s, v) for v in variants for s in sources()]
+    with _LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(jobs or max(2, os.cpu_count() or 2), thread_name_prefix="nvrtc")
+    for source, variant in work:
+        _future(source, arch, variant, _POOL)
+
+
+def build_all(arch: str | None = None, variants: Iterable[str] = ("default",), jobs: int | None = None
+              ) -> dict[tuple[str, str], Built | BuildError]:
+    """Every source in every variant, in parallel; a source NVRTC rejects is returned as its error, not raised,
+    so that one broken kernel cannot stop the others from being built (its launch reports the error later)."""
+    arch = arch or device_arch()
+    variants = tuple(variants)
+    prefetch(arch, variants, jobs)
+    out: dict[tuple[str, str], Built | BuildError] = {}
+    for variant in variants:
+        for source in sources():
+            try:
+                out[(source, variant)] = module(source, arch, variant)
+            except BuildError as e:
+                out[(source, variant)] = e
+    return out
+
+
+def describe(arch: str | None = None) -> dict:
+    """What the results header records of the build: compiler, arch, each variant's arch, options and reason."""
+    return {"compiler": f"NVRTC {nvrtc_version()} (cuda.bindings)", "arch": arch,
+            "variants": {v.name: {"arch": v.arch(arch) if arch else None, "options": list(v.options), "why": v.why}
+                         for v in VARIANTS.values()}}

@@ -1,0 +1,140 @@
+"""One CUDA source through NVRTC (NVIDIA's Python bindings) to a cubin for an exact arch, cached on disk.
+
+The cubin is what a GPU run loads (`cupy.RawModule(path=...)`) and what the CPU tier reads registers, spills and
+SASS from: one compile path, one set of flags. `-Xptxas=-v` only makes ptxas report what it allocated (registers,
+spills, barriers per entry); it does not change the code.
+
+Cache: `$ROSETTA_CACHE_DIR/build/<digest>/` (default `~/.cache/tile-rosetta/build`) holds `module.cubin` and
+`module.json` (lowered names, the compile log, seconds). The digest covers the source text, the name expressions,
+the options, the arch and the NVRTC version, so a changed compiler or flag never serves a stale cubin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+# Bump when what a cache entry holds changes meaning.
+SCHEMA = 1
+VERBOSE_PTXAS = "-Xptxas=-v"
+
+
+class BuildError(RuntimeError):
+    """NVRTC rejected a source: the message carries its log."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """A compiled module: where its cubin is, the mangled name of each name expression, and how it was made."""
+
+    source: str                    # the .cu file's name
+    arch: str
+    options: tuple[str, ...]
+    cubin: Path
+    lowered: dict[str, str]        # name expression -> mangled entry name
+    log: str                       # NVRTC's and ptxas's messages (ptxas -v: resources per entry)
+    nvrtc: str                     # "13.0"
+    seconds: float                 # compile time when built; 0.0 when it came from the cache
+    cached: bool
+
+    def to_json(self) -> dict:
+        return {"source": self.source, "arch": self.arch, "options": list(self.options), "lowered": self.lowered,
+                "log": self.log, "nvrtc": self.nvrtc, "seconds": self.seconds}
+
+
+@cache
+def nvrtc_version() -> str:
+    from cuda.bindings import nvrtc
+
+    _, major, minor = nvrtc.nvrtcVersion()
+    return f"{major}.{minor}"
+
+
+def cache_root() -> Path:
+    base = os.environ.get("ROSETTA_CACHE_DIR") or str(Path.home() / ".cache" / "tile-rosetta")
+    return Path(base) / "build"
+
+
+def digest(source_text: str, names: Sequence[str], arch: str, options: Sequence[str]) -> str:
+    blob = json.dumps({"schema": SCHEMA, "source": hashlib.sha256(source_text.encode()).hexdigest(),
+                       "names": sorted(names), "arch": arch, "options": list(options), "nvrtc": nvrtc_version()},
+                      sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:32]
+
+
+def _check(result: tuple, what: str, prog: object = None) -> tuple:
+    from cuda.bindings import nvrtc
+
+    if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        log = _log(prog) if prog is not None else ""
+        raise BuildError(f"NVRTC {what} failed ({result[0].name})" + (f":\n{log.strip()}" if log.strip() else ""))
+    return result[1:]
+
+
+def _log(prog: object) -> str:
+    from cuda.bindings import nvrtc
+
+    _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+    buf = b" " * size
+    nvrtc.nvrtcGetProgramLog(prog, buf)
+    return buf.rstrip(b"\x00 ").decode(errors="replace")
+
+
+def _compile(source_text: str, name: str, names: Sequence[str], arch: str,
+             options: Sequence[str]) -> tuple[bytes, dict[str, str], str]:
+    from cuda.bindings import nvrtc
+
+    (prog,) = _check(nvrtc.nvrtcCreateProgram(source_text.encode(), name.encode(), 0, [], []), "create")
+    try:
+        for expr in names:
+            _check(nvrtc.nvrtcAddNameExpression(prog, expr.encode()), f"name expression {expr!r}")
+        flags = [f"--gpu-architecture={arch}", *options, VERBOSE_PTXAS]
+        _check(nvrtc.nvrtcCompileProgram(prog, len(flags), [f.encode() for f in flags]),
+               f"compile of {name} for {arch} with {' '.join(options)}", prog)
+        log = _log(prog)
+        (size,) = _check(nvrtc.nvrtcGetCUBINSize(prog), "cubin size")
+        cubin = b" " * size
+        _check(nvrtc.nvrtcGetCUBIN(prog, cubin), "cubin")
+        lowered = {expr: _check(nvrtc.nvrtcGetLoweredName(prog, expr.encode()), f"lowered name of {expr!r}")[0]
+                   .decode() for expr in names}
+        return cubin, lowered, log
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def build(source: Path, names: Sequence[str], arch: str, options: Sequence[str]) -> Built:
+    """The cubin of `source` with every name expression in `names` instantiated, from the cache when it is there."""
+    source = Path(source)
+    text = source.read_text()
+    key = digest(text, names, arch, options)
+    folder = cache_root() / key
+    meta_path, cubin_path = folder / "module.json", folder / "module.cubin"
+    try:
+        meta = json.loads(meta_path.read_text())
+        if cubin_path.is_file():
+            return Built(source.name, arch, tuple(options), cubin_path, meta["lowered"], meta["log"],
+                         meta["nvrtc"], 0.0, True)
+    except (OSError, ValueError, KeyError):
+        pass
+    started = time.perf_counter()
+    cubin, lowered, log = _compile(text, source.name, names, arch, options)
+    built = Built(source.name, arch, tuple(options), cubin_path, lowered, log, nvrtc_version(),
+                  time.perf_counter() - started, False)
+    _store(folder, cubin, built.to_json())
+    return built
+
+
+def _store(folder: Path, cubin: bytes, meta: dict) -> None:
+    """Write the cubin, then its metadata, each by rename: a reader sees a whole entry or none."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in (("module.cubin", cubin), ("module.json", json.dumps(meta, sort_keys=True).encode())):
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{name}-", delete=False) as handle:
+            handle.write(data)
+        os.replace(handle.name, folder / name)

@@ -1,0 +1,106 @@
+"""Compile a run's Triton counterparts ahead of the worker that measures them, in a pool of processes.
+
+A cold run used to spend most of its time compiling: each Triton counterpart compiled on its first launch, one at
+a time, and an autotuned one compiled every configuration in turn inside its tuning. Triton caches every compiled
+kernel on disk, keyed by the source, the argument specialisation and the options, so processes that make the same
+launches with `warmup` (compile, do not run) fill that cache while the worker measures; when the worker reaches a
+counterpart, its first launch loads the kernel instead of compiling it. Autotuned kernels get every configuration
+compiled this way; the tuning itself (timing each configuration) still happens in the worker, on the GPU it measures.
+
+Nothing here decides a result: a compile that fails, or a key that differs from the worker's, only means the worker
+compiles it itself, as it would without this pool. The pool launches no kernel, so it does not disturb the timing.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from harness.problems import Problem
+
+ImplKey = tuple[str | None, str, str]
+
+# A problem whose operands need more device memory than this is left to the worker: the pool's processes hold
+# their own copies, and the largest problems (past 2^31 elements) would not fit beside the worker's.
+MAX_BYTES = 2 << 30
+
+
+def _force_warmup() -> None:
+    """In this process only: every Triton launch compiles without running, and an autotuner compiles each of its
+    configurations instead of timing them (a warm-up launch has no time to give)."""
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
+
+    run = JITFunction.run
+
+    def compile_only(self, *args, grid, warmup, **kwargs):
+        return run(self, *args, grid=grid, warmup=True, **kwargs)
+
+    JITFunction.run = compile_only
+    Autotuner.run = lambda self, *args, **kwargs: self.warmup(*args, **kwargs)
+
+
+def _init(gpu: str | None) -> None:
+    if gpu is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = gpu
+    _force_warmup()
+
+
+def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
+    """Make each implementation's launches with empty operands of the problem's shape; returns the errors."""
+    import torch
+
+    from harness.numerics import make_operands
+    from harness.run.runner import tensors
+    from harness.run.work import impl_of
+
+    problem = Problem.from_json(problem_json)
+    errors = []
+    device = torch.device("cuda")
+    ops = make_operands(problem, "exact", 0, device)  # values do not matter to a compile; shapes and layout do
+    for key in keys:
+        try:
+            impl = impl_of(key)
+            out = ops.fresh_output(0.0)
+            impl.bind(tensors(ops, out), problem.alpha, problem.beta)()
+        except Exception as e:  # the worker meets the same failure and records it
+            errors.append(f"{key}: {type(e).__name__}: {e}"[:300])
+    return errors
+
+
+class Precompiler:
+    """A pool of compile-only processes working through a plan's Triton implementations, largest problem first."""
+
+    def __init__(self, plan: list[tuple[Problem, list[ImplKey]]], gpu: str | None, processes: int | None = None):
+        wanted = [(p, [k for k in keys if k[1].startswith("triton:")]) for p, keys in plan if _fits(p)]
+        wanted = [(p, keys) for p, keys in wanted if keys]
+        cores = os.cpu_count() or 2
+        self.processes = processes or max(1, min(8, cores - 4))
+        self.futures: list[Future] = []
+        self.pool: ProcessPoolExecutor | None = None
+        if not wanted or cores < 4:  # on a small machine the pool would only compete with the worker
+            return
+        self.pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_init, initargs=(gpu,))
+        for problem, keys in wanted:
+            # two implementations a task: small enough to spread one problem's counterparts over every process
+            for i in range(0, len(keys), 2):
+                self.futures.append(self.pool.submit(_compile, problem.to_json(), keys[i:i + 2]))
+
+    def close(self) -> list[str]:
+        """Wait for compiles under way, drop the rest; returns the errors the pool met (for the log only)."""
+        if self.pool is None:
+            return []
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        errors: list[str] = []
+        for f in self.futures:
+            if f.done() and not f.cancelled() and f.exception() is None:
+                errors += f.result()
+        return errors
+
+
+def _fits(problem: Problem) -> bool:
+    elements = problem.M * problem.K + problem.K * problem.N + problem.M * problem.N if problem.op == "sgemm" else (
+        problem.M * problem.N + problem.M + problem.N)
+    return 4 * elements <= MAX_BYTES

@@ -1,0 +1,60 @@
+"""GPU tier: the suite's NVRTC build on the device: the exact arch loaded through CuPy, fp32 semantics that keep
+subnormals, and CuPy's default build (-ftz=true) caught by the subnormal layer."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from harness import build, numerics
+from harness.launch import cuda as launch_cuda
+from harness.launch.implementations import Impl, cupy_build_study
+from harness.problems import Problem
+from harness.registry import BY_ID
+from harness.run.runner import ProblemContext, check_numerics, tensors
+
+pytestmark = pytest.mark.gpu
+
+NAIVE = BY_ID["s000.gemm_naive"]
+PROBLEM = Problem("sgemm", 512, 512, 512)
+
+
+def _subnormal_run(variant: str) -> tuple[torch.Tensor, numerics.Operands, torch.Tensor]:
+    ctx = ProblemContext(PROBLEM, torch.device("cuda"), seed=11)
+    impl = Impl("cuda" if variant == "default" else f"cuda:{variant}", "sgemm", NAIVE)
+    p = ctx.numerics_problem("subnormal", impl)
+    ops = ctx.operands(p, "subnormal")
+    out = ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))
+    launch_cuda.bind(NAIVE, tensors(ops, out), p.alpha, p.beta, variant)()
+    torch.cuda.synchronize()
+    return out, ops, ctx.reference(p, "subnormal")
+
+
+def test_the_device_gets_its_exact_arch():
+    major, minor = torch.cuda.get_device_capability()
+    assert build.device_arch() == build.arch_for(major, minor)
+    assert build.module(NAIVE.source).arch == build.device_arch()
+    assert build.module(NAIVE.source, variant="cupy").arch == build.device_arch().removesuffix("a")
+
+
+def test_default_build_keeps_subnormals_on_the_gpu():
+    out, ops, ref = _subnormal_run("default")
+    verdict = numerics.check(out, ops, ref, poison=numerics.poison_for(NAIVE.reads_c_when_beta_zero))
+    assert verdict.passed, verdict
+
+
+def test_subnormal_layer_fails_the_kernel_built_as_cupy_builds_it():
+    out, ops, ref = _subnormal_run("cupy")
+    verdict = numerics.check(out, ops, ref, poison=numerics.poison_for(NAIVE.reads_c_when_beta_zero))
+    assert not verdict.passed and numerics.FLUSH_REASON in verdict.reason
+
+
+@pytest.mark.parametrize("impl", cupy_build_study(), ids=lambda i: i.label)
+def test_cupy_build_study_rows_flush_as_declared_and_are_otherwise_right(impl):
+    shape = Problem("sgemm", 512, 512, 512) if impl.op == "sgemm" else Problem("sgemv", 1024, 1024)
+    from harness.preconditions import allowed_shape
+
+    result = check_numerics(impl, ProblemContext(allowed_shape(impl.kernel.preconditions, shape),
+                                                 torch.device("cuda"), seed=5), "cuda")
+    assert result.passed, result
+    assert "(declared)" in result.subnormal.reason

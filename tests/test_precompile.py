@@ -1,0 +1,40 @@
+"""The Triton precompile pool of a run (harness/run/precompile.py): it fills Triton's disk cache ahead of the worker
+and never gets in the way of a result."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from harness.launch.implementations import all_impls
+from harness.problems import Problem
+from harness.registry import BY_ID
+from harness.run import precompile
+from harness.run.work import key_of
+
+
+def test_problems_past_the_memory_cap_are_left_to_the_worker():
+    assert precompile._fits(Problem("sgemm", 4096, 4096, 4096))
+    assert not precompile._fits(Problem("sgemv", 65536, 32800))
+
+
+def test_a_plan_without_triton_implementations_starts_no_processes():
+    kernel = BY_ID["s000.gemm_naive"]
+    cuda_only = [(Problem("sgemm", 64, 64, 64), [key_of(i) for i in all_impls([kernel], ("cuda",))])]
+    pre = precompile.Precompiler(cuda_only, None)
+    assert pre.pool is None and pre.close() == []
+
+
+@pytest.mark.gpu
+def test_the_pool_compiles_a_counterpart_into_tritons_disk_cache(tmp_path, monkeypatch):
+    if (os.cpu_count() or 1) < 4:
+        pytest.skip("the pool only starts on a machine with 4 or more cores")
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # the spawned processes inherit it
+    kernel = BY_ID["s000.gemm_block_tiling_v3<64,64,16,16,16>"]
+    plan = [(Problem("sgemm", 256, 256, 256), [key_of(i) for i in all_impls([kernel], ("triton",))])]
+    pre = precompile.Precompiler(plan, None, processes=1)
+    assert pre.pool is not None
+    assert pre.close() == []
+    cubins = list((tmp_path / "triton").rglob("*.cubin"))
+    assert cubins, "the pool compiled nothing into Triton's cache"
