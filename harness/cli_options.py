@@ -12,9 +12,40 @@ from pathlib import Path
 from harness import env
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, SWEEP_SGEMM, Problem, parse_shape
 
+# Where user runs, reports and comparisons go by default: a folder of the current directory, kept out of git
+# (.gitignore), not the checkout's committed results/.
+DEFAULT_OUT = "runs"
+DEFAULT_REP_MS = 100.0
+
+# `run` options that mean something only with a GPU: each is refused on a machine without one, never ignored.
+# The others apply to the CPU tier too: --only/--op choose kernels, --seed the random inputs, --timeout
+# the isolated workers, --shard/--resume the plan, --out/--results/--no-report the files.
+GPU_ONLY = {"shape": "--shape", "sweep": "--sweep", "gpus": "--gpus", "rep_ms": "--rep-ms"}
+
 
 class UserError(Exception):
     """A mistake in what the user asked for: reported in one line, exit code 2."""
+
+
+def given(args: argparse.Namespace, dest: str) -> bool:
+    """Whether the user gave the option (run's options that can be refused default to None or False)."""
+    value = getattr(args, dest, None)
+    return value is not None and value is not False
+
+
+def refuse_what_cannot_apply(args: argparse.Namespace, has_gpu: bool, why: str | None) -> None:
+    """Refuse, before anything runs, every option of `run` that cannot apply here or is overridden by another."""
+    gpu_only = [flag for dest, flag in GPU_ONLY.items() if given(args, dest)]
+    if gpu_only and not has_gpu:
+        raise UserError(f"{', '.join(gpu_only)}: GPU only, and this machine has none ({why}); the CPU tier runs "
+                        f"its own small shapes in one worker, untimed")
+    pairs = [("shape", "sweep", "the sweep is its own list of shapes"),
+             ("resume", "results", "--resume appends to the file it names"),
+             ("resume", "out", "--resume appends to the file it names"),
+             ("results", "out", "--results names the file, --out the folder of a new one")]
+    for a, b, why_not in pairs:
+        if given(args, a) and given(args, b):
+            raise UserError(f"--{a} and --{b} together: {why_not}; give one")
 
 
 def problems_of(args: argparse.Namespace) -> list[Problem]:
@@ -35,6 +66,11 @@ def results_path(out_dir: Path, device: str) -> Path:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     slug = "".join(ch if ch.isalnum() else "-" for ch in device).strip("-").lower() or "device"
     return out_dir / f"{slug}-{stamp}.jsonl"
+
+
+def report_dir(results: Path, base: Path) -> Path:
+    """Where the report of a results file goes: its own folder under `base`, named after the file."""
+    return base / f"report-{results.stem}"
 
 
 def gpu_list(spec: str | None) -> list[str | None]:

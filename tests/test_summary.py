@@ -20,9 +20,10 @@ def recorded():
     return load(path)
 
 
-def test_piped_output_keeps_every_row_on_one_line(recorded) -> None:
+@pytest.mark.parametrize("width", [80, 250])
+def test_piped_output_keeps_every_row_on_one_line(recorded, width) -> None:
     buf = io.StringIO()
-    console = Console(file=buf, width=80)      # what rich assumes when stdout is not a terminal
+    console = Console(file=buf, width=width)   # piped: `rosetta` gives the console $COLUMNS or 100
     assert not console.is_terminal
     print_summary(recorded.results, recorded.header.peaks, console)
     lines = buf.getvalue().splitlines()
@@ -30,9 +31,10 @@ def test_piped_output_keeps_every_row_on_one_line(recorded) -> None:
         # The kernel id and its implementation on one line: nothing folds at the console's width.
         assert any(ln.startswith((r.kernel or "baseline") + " ") and f" {r.label} " in ln for ln in lines), r.key
     header = next(ln for ln in lines if ln.startswith("kernel "))
-    assert header.split() == " ".join(HEADERS).split()
+    if width == 250:   # wide enough for every column; narrower, columns are left out (harness.term_table)
+        assert header.split() == " ".join(HEADERS).split()
     rows = [ln for ln in lines if ln.startswith(("s0", "rosetta.", "baseline"))]
-    assert len(rows) == len(recorded.results) and max(map(len, lines)) > 80
+    assert len(rows) == len(recorded.results) and max(map(len, lines)) <= width
 
 
 def test_a_terminal_gets_a_table_with_whole_kernel_ids(recorded) -> None:

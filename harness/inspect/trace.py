@@ -120,22 +120,23 @@ def trace(gpu: bool) -> dict:
 
 
 def print_trace(result: dict, console, source: str) -> None:
-    from rich.table import Table
+    from harness.term_table import Column, print_table
 
-    table = Table(title=f"Seed 002 worked example (N={N}, TILE_SIZE={TILE}) - {source}")
+    title = f"Seed 002 worked example (N={N}, TILE_SIZE={TILE}) - {source}"
+    rows: list[list[str]] = []
     if result["gpu"]:
-        for col in ("block (y,x)", "phase t", "thread (y,x)", "TILE_A index", "TILE_B index"):
-            table.add_column(col)
+        headers = ("block (y,x)", "phase t", "thread (y,x)", "TILE_A index", "TILE_B index")
         for blk, phases in sorted(result["table"].items()):
             for t, threads in sorted(phases.items()):
                 for thr, (ia, ib) in sorted(threads.items()):
-                    table.add_row(str(blk), str(t), str(thr), str(ia), str(ib))
+                    rows.append([str(blk), str(t), str(thr), str(ia), str(ib)])
     else:
-        for col in ("program (m,n)", "K step (phase)", "A offsets", "B offsets"):
-            table.add_column(col)
+        headers = ("program (m,n)", "K step (phase)", "A offsets", "B offsets")
         for prog, phases in sorted(result["table"].items()):
             for t, (ia, ib) in sorted(phases.items()):
-                table.add_row(str(prog), str(t), str(ia), str(ib))
-    console.print(table)
+                rows.append([str(prog), str(t), str(ia), str(ib)])
+    # The offset columns are tuples of indices: they wrap, the block/program/phase columns stay whole.
+    print_table(console, title, [Column(h, wrap=20 if h.endswith(("offsets", "index")) else None)
+                                 for h in headers], rows)
     console.print(f"The document, block (0,0): phase 1 A {DOCUMENT_BLOCK_00[0][0]} B {DOCUMENT_BLOCK_00[0][1]}; "
                   f"phase 2 A {DOCUMENT_BLOCK_00[1][0]} B {DOCUMENT_BLOCK_00[1][1]}")

@@ -190,31 +190,34 @@ def stride_occupancy(m: Measured, point: StridePoint) -> float | None:
 
 
 def print_claims(rows: list[Claim], console, results: Results | Measured | None = None) -> None:
-    """`rosetta claims`: the tables above in the terminal."""
-    from rich.table import Table
+    """`rosetta claims`: the tables above in the terminal, fitted to its width (harness.term_table)."""
+    from harness.term_table import Column, print_table
 
     m = _measured(results)
     where = m.header.device if m else "ours"
-    t = Table(title="The documents' figures beside ours (% of cuBLAS, each on its own GPU)")
-    for col in ("kernel", "document GPU", "published", "doc % cuBLAS", f"ours ({where})", "our % cuBLAS", "order"):
-        t.add_column(col, overflow="fold", no_wrap=col == "kernel")
-    for c in rows:
-        t.add_row(c.kernel.id, c.seed.gpu, published_text(c.published), fmt.pct(c.published_pct),
-                  _ours_text(c.ours), fmt.pct(c.ours_pct), c.order)
-    console.print(t)
+    print_table(console, "The documents' figures beside ours (% of cuBLAS, each on its own GPU)",
+                [Column("kernel"), Column("document GPU", drop=2, wrap=12), Column("published", drop=1, wrap=14),
+                 Column("doc % cuBLAS", right=True, short="doc %"), Column(f"ours ({where})", drop=3, wrap=14),
+                 Column("our % cuBLAS", right=True, short="our %"), Column("order", drop=4, wrap=12)],
+                [[c.kernel.id, c.seed.gpu, published_text(c.published), fmt.pct(c.published_pct),
+                  _ours_text(c.ours), fmt.pct(c.ours_pct), c.order] for c in rows], "a wider terminal shows them")
     points = stride_sweep(m)
     if points:
-        s = Table(title="Seed 001's stride sweep: the document beside ours")
-        for col in ("stride", "threads/block", "doc TFLOP/s", "our TFLOP/s", "doc regs", "our regs",
-                    "doc theor. occ.", "our theor. occ."):
-            s.add_column(col)
+        table = []
         for p in points:
             occ = stride_occupancy(m, p) if m else None
-            s.add_row(str(p.published.stride), str(p.kernel.threads), f"{p.published.tflops:g}",
-                      fmt.tflops(p.tflops) if p.tflops else "-", str(p.published.registers),
-                      str(p.registers or "-"), fmt.pct(p.published.occupancy_pct), fmt.pct_round(occ))
-        console.print(s)
-    console.print(unroll_ratio(m))
+            table.append([str(p.published.stride), str(p.kernel.threads), f"{p.published.tflops:g}",
+                          fmt.tflops(p.tflops) if p.tflops else "-", str(p.published.registers),
+                          str(p.registers or "-"), fmt.pct(p.published.occupancy_pct), fmt.pct_round(occ)])
+        console.print()
+        print_table(console, "Seed 001's stride sweep: the document beside ours",
+                    [Column("stride", right=True), Column("threads/block", right=True, short="threads"),
+                     Column("doc TFLOP/s", right=True, short="doc TF/s"),
+                     Column("our TFLOP/s", right=True, short="our TF/s"),
+                     Column("doc regs", right=True, drop=2), Column("our regs", right=True, drop=2),
+                     Column("doc theor. occ.", right=True, drop=1, short="doc occ"),
+                     Column("our theor. occ.", right=True, drop=1, short="our occ")], table)
+    console.print(unroll_ratio(m), markup=False)
 
 
 def _ours_text(r: Result | None) -> str:

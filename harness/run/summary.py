@@ -1,16 +1,23 @@
 """The side-by-side table printed at the end of a run: one row per implementation, per problem.
 
-In a terminal it is a rich table. Piped into a file or a CI log it is plain fixed-width text, every
-row on one line however long: a kernel id never folds over lines, so the log can be grepped.
+Fitted to the console's width by harness.term_table: kernel ids and implementation names are always
+whole; the other columns wrap or are left out, least needed first (regs, % peak, rate, beta=0, ms,
+numerics; % cuBLAS last), and a line under the table names what is not shown. The report and the
+results file have every column.
 """
 
 from __future__ import annotations
 
 from harness.roofline import Peaks
 from harness.run.records import Result, Status, record_order
+from harness.term_table import Column, print_table
 
-HEADERS = ("kernel", "implementation", "ms", "rate", "% cuBLAS", "% peak", "numerics", "beta=0", "regs")
-RIGHT = {"ms", "rate", "% cuBLAS", "% peak", "regs"}
+COLUMNS = (Column("kernel"), Column("implementation", short="impl"), Column("ms", drop=5, right=True),
+           Column("rate", drop=3, right=True), Column("% cuBLAS", drop=7, right=True, short="%cuBLAS"),
+           Column("% peak", drop=2, right=True, short="%peak"), Column("numerics", drop=6, wrap=16),
+           Column("beta=0", drop=4), Column("regs", drop=1, right=True))
+HEADERS = tuple(c.header for c in COLUMNS)
+MORE = "the report and the results file have them"
 
 
 def _pct(value: float | None) -> str:
@@ -68,34 +75,9 @@ def _title(label: str, peaks: Peaks | None) -> str:
     return f"{label}   (peaks: {peaks.fp32_tflops:.1f} TF/s FP32 FMA, {peaks.copy_gbps:.0f} GB/s copy)"
 
 
-def plain(results: list[Result], peaks: Peaks | None) -> str:
-    """Fixed-width text: each column as wide as its widest cell, every row on one line."""
-    blocks = []
-    for label, rows in tables(results).items():
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
-
-        def line(cells: list[str] | tuple[str, ...], widths: list[int] = widths) -> str:
-            return "  ".join(c.rjust(w) if h in RIGHT else c.ljust(w)
-                             for c, w, h in zip(cells, widths, HEADERS, strict=True)).rstrip()
-
-        blocks.append("\n".join([_title(label, peaks), line(HEADERS), line(["-" * w for w in widths]),
-                                 *(line(r) for r in rows)]))
-    return "\n\n".join(blocks)
-
-
 def print_summary(results: list[Result], peaks: Peaks | None, console) -> None:
-    """Print the summary: a rich table in a terminal, plain fixed-width text anywhere else."""
-    if not getattr(console, "is_terminal", False):
-        # soft_wrap: the console must not fold a line at its width (80 columns when it sees no terminal).
-        console.print(plain(results, peaks), soft_wrap=True, markup=False, highlight=False)
-        return
-    from rich.table import Table
-
-    for label, rows in tables(results).items():
-        table = Table(title=_title(label, peaks))
-        for h in HEADERS:
-            table.add_column(h, justify="right" if h in RIGHT else "left", no_wrap=h in ("kernel", "implementation"),
-                             overflow="fold")
-        for r in rows:
-            table.add_row(*r)
-        console.print(table)
+    """Print one table per problem, fitted to the console's width (bold headers on a terminal)."""
+    for i, (label, rows) in enumerate(tables(results).items()):
+        if i:
+            console.print()
+        print_table(console, _title(label, peaks), list(COLUMNS), rows, MORE)

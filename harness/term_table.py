@@ -1,0 +1,178 @@
+"""Tables for a terminal or a log, fitted to a width: the one helper every `rosetta` table goes through.
+
+A column that may be left out (drop=N) and whose every cell is "-" or empty (nothing measured, e.g. the
+times of the CPU tier) is left out at any width. A table still wider than its width is then fitted in this
+order, each step only as far as needed:
+1. a column with a short header uses it ("implementation" -> "impl");
+2. a column of free text (wrap=N) wraps at word boundaries, down to its minimum width: N, but never below
+   MIN_WRAP characters (nothing folds one character per line) nor below its longest word (no word, such as
+   `input_precision='ieee'`, is cut);
+3. columns are left out in their stated drop order (drop=1 first, then 2, ...); once the table fits, a
+   column left out comes back if it fits in the room left (the one left out last is tried first);
+4. columns with drop=None are never left out; those that do not wrap (kernel ids, implementation names)
+   are never cut or wrapped either: an id is always whole and can be copied. If they alone are wider than
+   the width, the lines are longer than it.
+What was left out is named in a last line, with where the full table is (the caller says: --json, a
+wider terminal).
+
+Output is fixed-width text, columns two spaces apart, no box drawing: on a terminal the title and header
+are bold, anywhere else (a file, a pipe, a CI log) it is plain text.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from dataclasses import dataclass
+
+MIN_WRAP = 8
+GAP = 2
+# Piped output has no terminal to ask: 100 columns is what a CI log page or a pager shows without
+# scrolling sideways, and holds the longest kernel id (50 characters) beside the figures of a run.
+# $COLUMNS, when set, wins (a user who pipes into `less -S` can ask for more).
+DEFAULT_PLAIN_WIDTH = 100
+EMPTY = ("-", "")
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    drop: int | None = None     # order in which it is left out when too wide (1 first); None: never
+    right: bool = False         # right-aligned (numbers)
+    wrap: int | None = None     # free text: may wrap at word boundaries down to this width
+    short: str | None = None    # a shorter header, used when the table is too wide
+
+
+@dataclass
+class Fitted:
+    columns: list[Column]
+    headers: list[str]
+    widths: list[int]
+    rows: list[list[list[str]]]  # row -> cell -> lines
+    left_out: list[str]          # headers of columns not shown, in the order they were dropped
+    empty: list[str]             # headers of columns left out because nothing was in them
+
+    @property
+    def width(self) -> int:
+        return sum(self.widths) + GAP * (len(self.widths) - 1)
+
+
+def plain_width() -> int:
+    """The width of output that does not go to a terminal: $COLUMNS, else DEFAULT_PLAIN_WIDTH."""
+    try:
+        value = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        return DEFAULT_PLAIN_WIDTH
+    return value if value > 0 else DEFAULT_PLAIN_WIDTH
+
+
+def _lines(cell: str) -> list[str]:
+    return cell.split("\n") if cell else [""]
+
+
+def _natural(header: str, cells: list[str]) -> int:
+    return max([len(header), *(len(line) for c in cells for line in _lines(c))])
+
+
+def _wrap(cell: str, width: int) -> list[str]:
+    out: list[str] = []
+    for line in _lines(cell):
+        out.extend(textwrap.wrap(line, width, break_on_hyphens=False) or [""])
+    return out
+
+
+def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
+    """Choose headers, columns and column widths so that the table is at most `width` wide (see the module)."""
+    n = len(columns)
+    cells = [[r[i] for r in rows] for i in range(n)]
+    keep = list(range(n))
+    empty = [i for i in keep if rows and columns[i].drop is not None and all(c.strip() in EMPTY for c in cells[i])]
+    headers = [c.header for c in columns]
+    longest_word = [max((len(w) for c in cells[i] for w in c.split()), default=0) for i in range(n)]
+
+    def total(ws: dict[int, int]) -> int:
+        return sum(ws.values()) + GAP * (len(ws) - 1)
+
+    def natural(i: int) -> int:
+        return _natural(headers[i], cells[i])
+
+    def least(i: int) -> int:
+        w = natural(i)
+        if columns[i].wrap is not None:
+            w = min(w, max(MIN_WRAP, columns[i].wrap, len(headers[i]), longest_word[i]))
+        return w
+
+    keep = [i for i in keep if i not in empty]
+    if total({i: natural(i) for i in keep}) > width:
+        headers = [c.short if c.short else c.header for c in columns]
+    dropped: list[int] = []
+    for i in sorted((i for i in keep if columns[i].drop is not None), key=lambda i: (columns[i].drop, i)):
+        if total({j: least(j) for j in keep}) <= width:
+            break
+        keep.remove(i)
+        dropped.append(i)
+    for i in reversed(list(dropped)):
+        if total({j: least(j) for j in sorted([*keep, i])}) <= width:
+            keep = sorted([*keep, i])
+            dropped.remove(i)
+    left_out = [columns[i].header for i in dropped]
+    widths = {i: least(i) for i in keep}
+    # Give the room left back to the wrapped columns, the one kept longest first.
+    for i in sorted((i for i in keep if widths[i] < natural(i)), key=lambda i: -(columns[i].drop or 10**6)):
+        widths[i] = min(natural(i), widths[i] + max(0, width - total(widths)))
+    fitted_rows = [[_wrap(r[i], widths[i]) if widths[i] < natural(i) else _lines(r[i]) for i in keep] for r in rows]
+    return Fitted([columns[i] for i in keep], [headers[i] for i in keep], [widths[i] for i in keep], fitted_rows,
+                  left_out, [columns[i].header for i in empty])
+
+
+def lines(fitted: Fitted) -> tuple[str, list[str]]:
+    """The header line and the body lines of a fitted table, as plain text."""
+
+    def join(cells: list[str]) -> str:
+        return (" " * GAP).join(c.rjust(w) if col.right else c.ljust(w)
+                                for c, w, col in zip(cells, fitted.widths, fitted.columns, strict=True)).rstrip()
+
+    body: list[str] = []
+    for row in fitted.rows:
+        for k in range(max(len(c) for c in row) if row else 0):
+            body.append(join([c[k] if k < len(c) else "" for c in row]))
+    return join(fitted.headers), body
+
+
+def note(fitted: Fitted, width: int, more: str = "") -> str | None:
+    """What the table does not show, wrapped to the width, or None when it shows everything."""
+    parts = []
+    if fitted.left_out:
+        parts.append(f"not shown at {width} columns: {', '.join(fitted.left_out)}" + (f" ({more})" if more else ""))
+    if fitted.empty:
+        parts.append(f"empty, not shown: {', '.join(fitted.empty)}")
+    return "\n".join(textwrap.wrap("; ".join(parts), max(width, 20), break_on_hyphens=False)) or None
+
+
+def render(title: str | None, columns: list[Column], rows: list[list[str]], width: int, more: str = "") -> str:
+    """The whole table as plain text: title, header, body, and the note on what was left out."""
+    fitted = fit(columns, rows, width)
+    header, body = lines(fitted)
+    told = note(fitted, width, more)
+    return "\n".join([*([title] if title else []), header, *body, *([told] if told else [])])
+
+
+def print_table(console, title: str | None, columns: list[Column], rows: list[list[str]], more: str = "") -> None:
+    """Print a table fitted to the console's width: bold title and header on a terminal, plain text elsewhere."""
+    from rich.text import Text
+
+    width = console.width
+    fitted = fit(columns, rows, width)
+    header, body = lines(fitted)
+    told = note(fitted, width, more)
+    text = Text()
+    if title:
+        text.append(title + "\n", style="bold")
+    text.append(header + "\n", style="bold")
+    for line in body:
+        text.append(line + "\n")
+    if told:
+        text.append(told + "\n", style="dim")
+    text.rstrip()
+    # soft_wrap: a line of never-dropped ids wider than the console is printed whole, not folded.
+    console.print(text, soft_wrap=True, highlight=False)

@@ -1,0 +1,203 @@
+"""`rosetta run` as a user meets it: refused options, progress in a log, where files go, what the end says."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import cli, env
+from harness.cli_options import GPU_ONLY
+from harness.problems import Problem
+from harness.run.records import Result, Status
+
+ROOT = Path(__file__).resolve().parents[1]
+NO_GPU = "no CUDA GPU is visible to torch"
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    monkeypatch.setattr(env, "has_gpu", lambda: False)
+    monkeypatch.setattr(env, "gpu_reason", lambda: NO_GPU)
+
+
+GPU_ONLY_ARGS = {"--shape": ["--shape", "64x64x64"], "--sweep": ["--sweep"], "--gpus": ["--gpus", "2"],
+                 "--rep-ms": ["--rep-ms", "100"]}
+
+
+def test_every_gpu_only_option_has_a_refusal_test() -> None:
+    assert set(GPU_ONLY_ARGS) == set(GPU_ONLY.values())
+
+
+@pytest.mark.parametrize("flag", sorted(GPU_ONLY_ARGS))
+def test_a_gpu_only_option_is_refused_without_a_gpu_before_anything_runs(flag, no_gpu, tmp_path, capsys) -> None:
+    assert cli.main(["run", "--only", "s002", "--out", str(tmp_path), *GPU_ONLY_ARGS[flag]]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and flag in err[0] and "GPU only" in err[0] and NO_GPU in err[0]
+    assert captured.out == "" and not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("args,named", [
+    (["--shape", "64x64x64", "--sweep"], "--shape and --sweep"),
+    (["--resume", "x.jsonl", "--results", "y.jsonl"], "--resume and --results"),
+    (["--resume", "x.jsonl", "--out", "elsewhere"], "--resume and --out"),
+    (["--results", "y.jsonl", "--out", "elsewhere"], "--results and --out"),
+])
+def test_options_that_would_silently_override_each_other_are_refused(args, named, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(env, "has_gpu", lambda: True)  # the pairs are refused with or without a GPU
+    assert cli.main(["run", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and named in err[0]
+
+
+def test_options_that_apply_without_a_gpu_are_accepted(no_gpu) -> None:
+    from argparse import Namespace
+
+    from harness.cli_options import refuse_what_cannot_apply
+
+    args = cli.build_parser().parse_args(["run", "--only", "s002", "--op", "sgemm", "--seed", "3", "--timeout", "9",
+                                          "--shard", "0/2", "--no-report", "--out", "x"])
+    refuse_what_cannot_apply(args, False, NO_GPU)
+    assert isinstance(args, Namespace)
+
+
+def record(impl: str, device: str, status: Status = Status.OK, **kw) -> Result:
+    return Result(impl=impl, model=impl.split(":")[0], problem=Problem("sgemm", 35, 37, 29), status=status,
+                  device=device, **kw)
+
+
+def test_the_cpu_baseline_is_labelled_as_torch_on_the_cpu_and_the_gpu_one_as_cublas() -> None:
+    assert record("cublas", "cpu (Triton interpreter)").label == "torch CPU (fp32)"
+    assert record("cublas", "NVIDIA H100 80GB HBM3").label == "cuBLAS fp32"
+    assert record("cublas-tf32", "NVIDIA H200").label == "cuBLAS TF32"
+    # A file read back keeps the label: it is derived from the record's own device.
+    again = Result.from_json(record("cublas", "cpu (Triton interpreter)").to_json())
+    assert again.label == "torch CPU (fp32)"
+
+
+def test_phase_seconds_survive_the_file_and_old_files_read_as_empty() -> None:
+    r = record("triton:dot", "cpu", phase_s={"compile": 1.5, "numerics": 0.25})
+    data = r.to_json()
+    assert Result.from_json(data).phase_s == {"compile": 1.5, "numerics": 0.25}
+    del data["phase_s"]
+    assert Result.from_json(data).phase_s == {}
+    with pytest.raises(ValueError, match="phase_s"):
+        Result.from_json({**data, "phase_s": {"compile": "slow"}})
+
+
+def test_the_phases_line_sums_every_records_phases() -> None:
+    rs = [record("cuda", "cpu", phase_s={"compile": 1.0, "numerics": 2.0}),
+          record("triton:dot", "cpu", phase_s={"compile": 0.5, "timing": 4.0}), record("cublas", "cpu")]
+    assert cli.phases_line(rs, 3.25, 20.0) == \
+        "phases: compile 1.5 s, numerics 2.0 s, timing 4.0 s, report 3.2 s (wall 20.0 s)"
+
+
+def test_the_cuda_line_counts_what_was_compiled_rather_than_promising_it() -> None:
+    rs = [record("cuda", "cpu", Status.COMPILED, kernel="a", reason="no GPU: compiled for sm_90a, not run"),
+          record("cuda", "cpu", Status.SKIPPED, kernel="b", reason="no compiler"),
+          record("cuda", "cpu", Status.FAILED, kernel="c", reason="compile: NVRTCError: boom")]
+    line = cli.compiled_line(rs)
+    assert line.startswith("CUDA sources: 3 in this run, 1 compiled (no GPU: compiled for sm_90a, not run)")
+    assert "1 skipped (no compiler)" in line and "1 failed (compile)" in line
+    nothing = cli.compiled_line([record("cuda", "cpu", Status.SKIPPED, kernel="a", reason="no compiler")])
+    assert "compiled" not in nothing.replace("0 compiled", "")
+
+
+def test_report_defaults_to_a_folder_under_runs_not_beside_the_results(tmp_path, monkeypatch, capsys) -> None:
+    import harness.report
+
+    src = next((ROOT / "results").glob("*.jsonl"), None)
+    if src is None:
+        pytest.skip("no recorded results under results/")
+    seen = {}
+
+    def fake_render(path: Path, out_dir: Path) -> tuple[Path, Path]:
+        seen["out"] = out_dir
+        return out_dir / f"{path.stem}.html", out_dir / f"{path.stem}.md"
+
+    monkeypatch.setattr(harness.report, "render", fake_render)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["report", str(src)]) == 0
+    assert seen["out"] == Path("runs") / f"report-{src.stem}"
+    assert f"runs/report-{src.stem}/{src.stem}.html" in capsys.readouterr().out
+
+
+def test_explain_stacks_below_the_side_by_side_width_and_says_so(capsys) -> None:
+    import io
+
+    from rich.console import Console
+
+    from harness.registry import get
+    from harness.report.explain import explain
+
+    kernel = get("s004.block_tiling_gemm<32>")
+    for width, said in ((100, "layout: stacked"), (180, "layout: side by side")):
+        buf = io.StringIO()
+        explain(kernel, Console(file=buf, width=width, color_system=None), side_by_side=160)
+        text = buf.getvalue()
+        assert said in text and "__syncthreads" in text and "tl.dot" in text
+        assert max(len(line) for line in text.splitlines()) <= width
+        if width >= 160:  # side by side: a line holds CUDA and Triton panels' borders next to each other
+            assert any(line.count("╭") >= 2 for line in text.splitlines())
+
+
+@pytest.mark.skipif(env.has_gpu(), reason="the CPU tier's run; on a GPU `rosetta run` times for real")
+def test_a_piped_cpu_run_logs_progress_and_writes_under_runs(tmp_path) -> None:
+    # stdout is a pipe, as in a CI log: no terminal, so one line per finished implementation.
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--only", "s002.tiled_matmul<16>",
+                           "--no-report"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    done = [ln for ln in lines if " of " in ln and ("ok" in ln or "compiled" in ln or "skipped" in ln)]
+    assert len(done) >= 3, proc.stdout          # the baseline, the counterpart, the CUDA source
+    assert any("torch CPU (fp32)" in ln for ln in done) and "cuBLAS fp32" not in proc.stdout
+    assert any(ln.startswith("phases: compile ") for ln in lines)
+    assert not any("sm_90" in ln for ln in lines[:3]), "the banner promises a compile before it happened"
+    written = list((tmp_path / "runs").glob("*.jsonl"))
+    assert len(written) == 1 and f"results: runs/{written[0].name}" in proc.stdout
+
+
+def test_a_log_gets_a_line_per_finished_implementation_and_a_heartbeat_while_nothing_finishes(monkeypatch) -> None:
+    import io
+    import time
+
+    from rich.console import Console
+
+    from harness.run.session import Progress
+
+    monkeypatch.setattr(cli, "HEARTBEAT_S", 0.2)
+    buf = io.StringIO()
+    with cli._Reporter(Console(file=buf, width=100)) as reporter:
+        reporter(Progress(0, 2, starting="sgemm 35x37x29: s002.tiled_matmul<16> [triton:dot]"))
+        time.sleep(1.2)
+        reporter(Progress(1, 2, record("triton:dot", "cpu", kernel="s002.tiled_matmul<16>"), 0.5))
+    lines = buf.getvalue().splitlines()
+    beats = [ln for ln in lines if ln.startswith("... 0 of 2, elapsed")]
+    assert beats and "s002.tiled_matmul<16> [triton:dot]" in beats[0]
+    assert lines[-1].split() == ["1", "of", "2", "ok", "0.5", "s", "sgemm", "35x37x29", "s002.tiled_matmul<16>",
+                                 "Triton", "dot"]
+    assert reporter.results and reporter.results[0].kernel == "s002.tiled_matmul<16>"
+
+
+def test_a_terminal_gets_one_live_line_and_failures_as_they_happen() -> None:
+    import io
+
+    from rich.console import Console
+
+    from harness.run.session import Progress
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=100, force_terminal=True, color_system=None)
+    with cli._Reporter(console) as reporter:
+        reporter(Progress(0, 2, starting="sgemm 35x37x29: baseline [cublas]"))
+        reporter(Progress(1, 2, record("cublas", "cpu"), 0.2))
+        reporter(Progress(2, 2, record("cuda", "cpu", Status.FAILED, kernel="k", reason="crashed: SIGSEGV"), 1.0))
+        assert reporter._status().startswith("2 of 2, elapsed 0:00, ~0:00 left")
+    text = buf.getvalue()
+    assert "failed" in text and "crashed: SIGSEGV" in text
+    assert "torch CPU (fp32)" not in text  # a success is not printed above the live line on a terminal
