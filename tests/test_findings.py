@@ -155,3 +155,20 @@ def test_the_unroll_claim_is_not_invented_when_its_kernels_were_not_run(gpu: Res
     m = Measured(Results(gpu.path, gpu.header, kept, gpu.end))
     assert unroll_check(m) is None
     assert "unroll" not in {f.key for f in findings(m)}
+
+
+def test_a_gap_is_explained_only_by_what_causes_states_for_its_pair(gpu: Results) -> None:
+    from harness.report import findings as rules
+    from harness.report.causes import because
+
+    m = Measured(gpu)
+    for op in m.ops:
+        stated = set()
+        for ratio, _idea, cuda, tri in rules._pairs(m, op):
+            lead, trail = (tri, cuda) if ratio >= 1 else (cuda, tri)
+            why = because(m, lead.result, trail.result, (rules._short(lead.result), rules._short(trail.result)),
+                          limit=1)
+            stated |= {why} if why else set()
+        text = next((plain(f.parts) for f in findings(m) if f.key == f"gaps-{op}"), "")
+        for clause in re.findall(r", where (.*?)(?:; CUDA's best|\.$)", text):
+            assert clause in stated, clause

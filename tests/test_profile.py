@@ -9,6 +9,8 @@ made up; they were not measured.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness.inspect import profile
@@ -36,6 +38,14 @@ _TILE = {
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": ("sector", "33,554,432"),
     "sm__sass_inst_executed_op_ldgsts.sum": ("inst", "0"),
     "sm__sass_data_bytes_mem_global_op_ldgsts.sum": ("byte", "0"),
+    "sm__sass_inst_executed_op_global_ld.sum": ("inst", "2,097,152"),
+    "sm__sass_inst_executed_op_shared_ld.sum": ("inst", "16,777,216"),
+    "sm__sass_inst_executed_op_local_ld.sum": ("inst", "1,024"),
+    "sm__sass_inst_executed_op_local_st.sum": ("inst", "512"),
+    "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio": ("ratio", "1.25"),
+    "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio": ("ratio", "0.5"),
+    "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio": ("ratio", "0.25"),
+    "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": ("ratio", "0.75"),
 }
 SYNTHETIC_NCU_CSV = "\n".join([
     "==PROF== Connected to process 4242 (/usr/bin/python3.11)",
@@ -87,6 +97,69 @@ def test_derive_sets_dram_beside_the_model():
     assert m["ld_sectors_per_request"] == 16.0            # float4 copies: 512 bytes a warp-wide request
     assert "ldgsts_bytes_per_instruction" not in m        # no cp.async copies: no ratio made of nothing
     assert m["global_requests_per_kfma"] == pytest.approx(2_097_152 / 4096**3 * 1e3)
+    assert m["local_instructions"] == 1_536.0             # executed spill traffic: local loads and stores
+    assert m["stall_long_scoreboard"] == pytest.approx(1.25)
+
+
+def test_the_profiled_launch_of_an_autotuned_row_is_pinned_to_the_timed_configuration(monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.setattr(profile, "find_tool", lambda name: Path(f"/opt/{name}"))
+    kernel = BY_ID["rosetta.sgemm_general<128,256,16,32,128,8,16,8>"]
+    chosen = {"block_m": 64, "block_n": 128, "block_k": 64, "group_m": 8, "num_warps": 8, "num_stages": 3}
+    p = Problem("sgemm", 4096, 4096, 4096)
+    cmd = profile.command(kernel, "triton:autotuned", p, chosen)
+    assert cmd[-7:-1] == ["--one", kernel.id, "triton:autotuned", "4096", "4096", "4096"]
+    assert json.loads(cmd[-1]) == chosen
+    assert profile.command(kernel, "cuda", p)[-1] == "4096"          # nothing to pin: no extra argument
+
+
+def test_pin_leaves_the_autotuner_one_configuration(monkeypatch):
+    import kernels_triton.gemm_autotuned as mod
+
+    chosen = {"block_m": 64, "block_n": 128, "block_k": 64, "group_m": 8, "num_warps": 8, "num_stages": 3}
+    monkeypatch.setattr(mod.sgemm_autotuned, "configs", list(mod.sgemm_autotuned.configs))
+    assert profile.pin(mod, chosen)
+    (only,) = mod.sgemm_autotuned.configs
+    assert (only.kwargs["BLOCK_M"], only.kwargs["BLOCK_K"], only.num_stages) == (64, 64, 3)
+    assert not profile.pin(mod, {**chosen, "block_m": 4})           # no such configuration: nothing pinned
+
+
+def test_the_configuration_a_profiled_launch_ran_is_read_back_and_checked(monkeypatch):
+    chosen = {"block_m": 64, "num_warps": 8}
+    out = SYNTHETIC_NCU_CSV.replace("some line the program printed",
+                                    profile.CONFIG_MARK + json.dumps({**chosen, "block_n": 128}))
+
+    class Proc:
+        stdout, stderr, returncode = out, "", 0
+
+    monkeypatch.setattr(profile, "run", lambda cmd, timeout: Proc())
+    monkeypatch.setattr(profile, "command", lambda *a: ["ncu"])
+    monkeypatch.setattr(profile, "_kernel_name", lambda kernel, impl: "sgemm_tile_kernel")
+    kernel = BY_ID["s000.gemm_block_tiling_v3<64,64,16,16,16>"]
+    p = Problem("sgemm", 4096, 4096, 4096)
+    row = profile.profile_one(kernel, "cuda", p, chosen)
+    assert row.config == {**chosen, "block_n": 128} and row.metrics["config_pinned"] == 1.0
+    row = profile.profile_one(kernel, "cuda", p, {**chosen, "block_m": 128})
+    assert row.metrics["config_pinned"] == 0.0                     # another configuration ran: said so
+    assert "config_pinned" not in profile.profile_one(kernel, "cuda", p).metrics
+
+
+def test_autotuned_configs_come_from_the_timed_records(tmp_path):
+    from harness.run.records import Resources, Result, RunHeader, Status
+    from harness.run.results import ResultsWriter
+
+    p = Problem("sgemm", 4096, 4096, 4096)
+    chosen = {"block_m": 64, "num_warps": 8}
+    kid = "rosetta.sgemm_general<128,256,16,32,128,8,16,8>"
+    path = tmp_path / "r.jsonl"
+    with ResultsWriter(path) as w:
+        w.write(RunHeader("t", "gpu", "synthetic", {}, [], 0, [p], 100.0))
+        w.write(Result("triton:autotuned", "triton", p, Status.OK, kernel=kid,
+                       resources=Resources(config={"block_m": 128, "autotuned": chosen})))
+        w.write(Result("triton:dot", "triton", p, Status.OK, kernel=kid, resources=Resources(config={"block_m": 128})))
+    assert profile.autotuned_configs(path, p) == {(kid, "triton:autotuned"): chosen}
+    assert profile.autotuned_configs(path, Problem("sgemm", 512, 512, 512)) == {}
 
 
 def test_counters_this_ncu_does_not_know_are_left_out_not_fatal(monkeypatch):
@@ -126,3 +199,21 @@ def test_profile_reads_the_counters_of_both_implementations_on_the_gpu(tmp_path)
         assert 0.9 < r.metrics["dram_vs_model"] < 1.5  # A is read once: the model's bytes, give or take
         assert 0 <= r.metrics["fma_pipe_pct"] <= 100 and r.metrics["tensor_pipe_pct"] < 5
     assert list(tmp_path.glob("profile-*.json"))
+
+
+@pytest.mark.gpu
+def test_an_autotuned_row_is_profiled_in_the_configuration_it_is_given_on_the_gpu():
+    from harness.inspect.tools import has_tool
+
+    if not has_tool("ncu"):
+        pytest.skip("ncu (Nsight Compute) is not installed")
+    import kernels_triton.gemm_autotuned as mod
+
+    kernel = BY_ID["rosetta.sgemm_general<128,256,16,32,128,8,16,8>"]
+    first = mod.CONFIGS[-1]  # not the first entry, so a pin that failed would show
+    chosen = {"block_m": first.kwargs["BLOCK_M"], "block_n": first.kwargs["BLOCK_N"],
+              "block_k": first.kwargs["BLOCK_K"], "group_m": first.kwargs["GROUP_M"],
+              "num_warps": first.num_warps, "num_stages": first.num_stages}
+    row = profile.profile_one(kernel, "triton:autotuned", Problem("sgemm", 2048, 2048, 2048), chosen)
+    assert row.error is None, row.error
+    assert row.config == chosen and row.metrics["config_pinned"] == 1.0

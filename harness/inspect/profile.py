@@ -4,9 +4,14 @@ Each implementation runs in its own process under ncu (``python -m harness.inspe
 IMPL M N K``), launched once, so one kernel's replay (or crash) cannot disturb another's.
 ``--clock-control none`` keeps the clocks as the timed runs see them. From the CSV ncu prints, the
 counters the report needs are read back: FMA-pipe and tensor-pipe utilisation, shared-memory bank
-conflicts, DRAM bytes (set beside the roofline model's bytes), achieved occupancy and global reads (plain
-loads and cp.async copies). The result per
-implementation is a flat ``dict[str, float]``, the shape of ``records.Resources.profile``.
+conflicts, DRAM bytes (set beside the roofline model's bytes), achieved occupancy, global reads (plain
+loads and cp.async copies), executed load and spill instructions and the cycles warps stall on memory and
+barriers. The result per implementation is a flat ``dict[str, float]``, the shape of ``records.Resources.profile``.
+
+An autotuned counterpart chooses its tile by timing, and under the profiler's replay it may choose another one
+than the timed run did, so its counters would describe another kernel. Given the configuration a results file
+recorded for it (``autotuned_configs``), the launch under ncu is pinned to that configuration, and the counters
+carry ``config_pinned`` (1.0: the timed configuration ran; 0.0: it could not be pinned and another one ran).
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ from harness.problems import Problem
 from harness.registry import Kernel, get
 from harness.roofline import operand_bytes, tile_bytes
 
-__all__ = ["METRICS", "ProfileRow", "command", "derive", "parse_csv", "profile", "profile_one"]
+__all__ = ["METRICS", "ProfileRow", "autotuned_configs", "command", "derive", "parse_csv", "pin", "profile",
+           "profile_one"]
 
 # What each counter is called in the result, and ncu's name for it.
 METRICS: dict[str, str] = {
@@ -44,7 +50,21 @@ METRICS: dict[str, str] = {
     "ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "ldgsts_instructions": "sm__sass_inst_executed_op_ldgsts.sum",
     "ldgsts_bytes": "sm__sass_data_bytes_mem_global_op_ldgsts.sum",
+    # Executed instruction counts (not the static SASS, which includes paths that never run, such as the beta != 0
+    # read of C): global and shared loads, and local-memory traffic (spills) as it actually runs.
+    "global_ld_instructions": "sm__sass_inst_executed_op_global_ld.sum",
+    "shared_ld_instructions": "sm__sass_inst_executed_op_shared_ld.sum",
+    "local_ld_instructions": "sm__sass_inst_executed_op_local_ld.sum",
+    "local_st_instructions": "sm__sass_inst_executed_op_local_st.sum",
+    # Why warps wait, in cycles per issued instruction: on global memory (long scoreboard), on shared memory
+    # (short scoreboard, MIO throttle) and at barriers.
+    "stall_long_scoreboard": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+    "stall_short_scoreboard": "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio",
+    "stall_mio_throttle": "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio",
+    "stall_barrier": "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
 }
+# What the profiled child prints of the configuration it launched (an autotuned counterpart's choice).
+CONFIG_MARK = "rosetta-profiled-config: "
 # Unit prefixes ncu may print when --print-units base is not honoured (it is asked for).
 _SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _TIME = {"ns": 1.0, "nsecond": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9}
@@ -58,6 +78,7 @@ class ProfileRow:
     problem: dict
     metrics: dict[str, float] = field(default_factory=dict)
     error: str | None = None
+    config: dict | None = None      # an autotuned counterpart's configuration as the profiled launch ran it
 
 
 def _value(text: str, unit: str) -> float | None:
@@ -120,6 +141,8 @@ def derive(metrics: dict[str, float], kernel: Kernel, impl: str, problem: Proble
         out["ld_sectors_per_request"] = out.get("ld_sectors", 0.0) / out["ld_requests"]
     if out.get("ldgsts_instructions"):
         out["ldgsts_bytes_per_instruction"] = out.get("ldgsts_bytes", 0.0) / out["ldgsts_instructions"]
+    if "local_ld_instructions" in out or "local_st_instructions" in out:
+        out["local_instructions"] = out.get("local_ld_instructions", 0.0) + out.get("local_st_instructions", 0.0)
     if "ld_requests" in out or "ldgsts_instructions" in out:
         # Global read instructions per thousand FMAs: the copy path's cost beside the math it feeds.
         fmas = problem.flops / 2
@@ -160,22 +183,42 @@ def _kernel_name(kernel: Kernel, impl: str) -> str:
     return getattr(getattr(mod.KERNEL, "fn", mod.KERNEL), "__name__", "")
 
 
-def command(kernel: Kernel, impl: str, problem: Problem) -> list[str]:
+def command(kernel: Kernel, impl: str, problem: Problem, config: dict | None = None) -> list[str]:
     ncu = find_tool("ncu")
     return [str(ncu), "--clock-control", "none", "--csv", "--print-units", "base", "--kernel-name",
             f"regex:{_kernel_name(kernel, impl)}", "--metrics", ",".join(asked_metrics().values()),
             sys.executable, "-m", "harness.inspect.profile", "--one", kernel.id, impl,
-            str(problem.M), str(problem.N), str(problem.K)]
+            str(problem.M), str(problem.N), str(problem.K), *([json.dumps(config, sort_keys=True)] if config else [])]
 
 
-def profile_one(kernel: Kernel, impl: str, problem: Problem) -> ProfileRow:
+def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[tuple[str, str], dict]:
+    """(kernel id, impl) -> the configuration the autotuner chose in the timed run of `problem`, from a results
+    file's records (``resources.config["autotuned"]``)."""
+    from harness.run.results import load
+
+    out = {}
+    for r in load(results_path).results:
+        cfg = r.resources.config if r.resources else None
+        chosen = cfg.get("autotuned") if cfg else None
+        if r.kernel and r.problem.key == problem.key and isinstance(chosen, dict):
+            out[(r.kernel, r.impl)] = dict(chosen)
+    return out
+
+
+def _config_read_back(stdout: str) -> dict | None:
+    line = next((ln for ln in reversed(stdout.splitlines()) if ln.startswith(CONFIG_MARK)), None)
+    return json.loads(line[len(CONFIG_MARK):]) if line else None
+
+
+def profile_one(kernel: Kernel, impl: str, problem: Problem, config: dict | None = None) -> ProfileRow:
+    """One implementation under ncu; with `config` (the timed run's autotuned choice) the launch is pinned to it."""
     row = ProfileRow(kernel.id, impl, problem.to_json())
     unmet = kernel.unmet(problem)
     if unmet:
         row.error = "skipped: " + "; ".join(unmet)
         return row
     try:
-        proc = run(command(kernel, impl, problem), timeout=TIMEOUT_S)
+        proc = run(command(kernel, impl, problem, config), timeout=TIMEOUT_S)
     except Exception as e:  # no ncu, or the replay overran: recorded, the sweep goes on
         row.error = f"{type(e).__name__}: {e}"
         return row
@@ -183,15 +226,43 @@ def profile_one(kernel: Kernel, impl: str, problem: Problem) -> ProfileRow:
         row.metrics = derive(parse_csv(proc.stdout, _kernel_name(kernel, impl)), kernel, impl, problem)
     except ValueError as e:
         row.error = f"{e} (exit {proc.returncode}): {(proc.stderr or proc.stdout)[-1500:]}"
+        return row
+    row.config = _config_read_back(proc.stdout)
+    if config is not None:
+        row.metrics["config_pinned"] = 1.0 if _same_config(row.config, config) else 0.0
     return row
 
 
+def _same_config(ran: dict | None, wanted: dict) -> bool:
+    return ran is not None and all(ran.get(k) == v for k, v in wanted.items())
+
+
+def pin(module: Any, config: dict) -> bool:
+    """Restrict every autotuner in a counterpart's module to the one configuration `config` names (block_m,
+    num_warps, ... as ``chosen_config()`` reports them), so a launch runs it without tuning. False where no
+    autotuner of the module has that configuration."""
+    from triton.runtime.autotuner import Autotuner
+
+    pinned = False
+    for tuner in (v for v in vars(module).values() if isinstance(v, Autotuner)):
+        same = [c for c in tuner.configs
+                if c.num_warps == config.get("num_warps", c.num_warps)
+                and c.num_stages == config.get("num_stages", c.num_stages)
+                and all(config.get(k.lower(), v) == v for k, v in c.kwargs.items())]
+        if same:
+            tuner.configs = same[:1]              # one configuration: the autotuner launches it without timing
+            pinned = True
+    return pinned
+
+
 def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any,
-            on_row: Callable[[ProfileRow], None] | None = None) -> list[ProfileRow]:
+            on_row: Callable[[ProfileRow], None] | None = None,
+            configs: dict[tuple[str, str], dict] | None = None) -> list[ProfileRow]:
     """Every implementation of every kernel under ncu on `problem`; writes profile-<time>.json in out_dir.
 
-    The JSON is rewritten after every implementation (and `on_row` called), so a profile cut short keeps
-    every counter it read.
+    `configs` ((kernel id, impl) -> configuration, see `autotuned_configs`) pins autotuned counterparts to the
+    configuration their timed run chose. The JSON is rewritten after every implementation (and `on_row` called), so
+    a profile cut short keeps every counter it read.
     """
     rows: list[ProfileRow] = []
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -201,7 +272,7 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
         if kernel.op != problem.op:
             continue
         for impl in ["cuda", *(f"triton:{c.name}" for c in kernel.counterparts)]:
-            row = profile_one(kernel, impl, problem)
+            row = profile_one(kernel, impl, problem, (configs or {}).get((kernel.id, impl)))
             rows.append(row)
             m = row.metrics
             said = row.error or (f"FMA pipe {m.get('fma_pipe_pct', float('nan')):.1f}%, tensor pipe "
@@ -223,13 +294,25 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
 def _main(argv: list[str]) -> None:
     from harness.inspect.one_launch import launch_once
 
-    kernel_id, impl, m, n, k = argv
+    kernel_id, impl, m, n, k = argv[:5]
+    config = json.loads(argv[5]) if len(argv) > 5 else None
     kernel = get(kernel_id)
     op = kernel.op
     problem = Problem(op, int(m), int(n), int(k)) if op == "sgemm" else Problem(op, int(m), int(n))
+    mod = None
+    if impl != "cuda":
+        from harness.launch import triton as launch_triton
+
+        mod = launch_triton.module(kernel.counterpart(impl.split(":", 1)[1]))
+        if config is not None and not pin(mod, config):
+            print(f"profile: no configuration of {impl} matches {config}; the tuner chooses", file=sys.stderr)
     launch_once(kernel, impl, problem, scalars=(problem.alpha, problem.beta))
+    chosen = getattr(mod, "chosen_config", None)
+    ran = chosen() if chosen is not None else None
+    if ran is not None:
+        print(CONFIG_MARK + json.dumps(ran, sort_keys=True), flush=True)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 7 and sys.argv[1] == "--one":
+    if len(sys.argv) in (7, 8) and sys.argv[1] == "--one":
         _main(sys.argv[2:])

@@ -10,8 +10,8 @@ from itertools import combinations
 
 from harness.registry import BY_ID
 from harness.report import anchors, fmt
+from harness.report.causes import because
 from harness.report.claims import TIE, Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
-from harness.report.compiled import contrast
 from harness.report.doc import Evidenced, Inline, Link, Mono
 from harness.report.measured import Measured
 
@@ -79,9 +79,9 @@ def unroll_finding(m: Measured) -> Evidenced:
                            f" '{c.words}' faster than the one starting at tid, ", Mono(c.slow),
                            f"; here the ratio is {fmt.times(check.ratio)} ({fmt.ms(check.fast.timing.median_ms)} "
                            f"against {fmt.ms(check.slow.timing.median_ms)} ms)"]
-    why = contrast(m, check.fast, check.slow, "the unrollable form", "the tid form")
+    why = because(m, check.fast, check.slow, ("the unrollable form", "the tid form"))
     if why:
-        parts.append(", where " + fmt.joined(why[:2]))
+        parts.append(", where " + why)
     parts.append(".")
     idea = BY_ID[c.fast].idea if c.fast in BY_ID else ""
     return parts, Link("the unroll ratio", anchors.href(anchors.UNROLL if idea else anchors.CLAIMS))

@@ -1,8 +1,7 @@
-"""What the compilers chose: resource and SASS tables, and the measured differences between two kernels.
+"""What the compilers chose: the resource and SASS tables of each idea's kernels.
 
-`contrast` is where a finding's "why" comes from: it names only differences the compiled kernels show
-(spills, registers, load widths in the SASS, theoretical occupancy), each with its numbers, strongest
-first. It never guesses beyond them.
+Why one kernel is faster than another is not read off these tables here: causes.py weighs their facts beside the
+counters and states only those that point the way the speed does.
 """
 
 from __future__ import annotations
@@ -26,40 +25,6 @@ def _sass(r: Result, *keys: str) -> int:
 
 def _spills(r: Result) -> int:
     return int(r.resources.spills or 0) if r.resources else 0
-
-
-def contrast(m: Measured, fast: Result, slow: Result, fast_name: str, slow_name: str) -> list[str]:
-    """The differences between two compiled kernels that bear on speed, strongest first, with numbers."""
-    a, b = fast.resources, slow.resources
-    if a is None or b is None or a.registers is None or b.registers is None:
-        return []
-    out: list[str] = []
-    for x, y, xn, yn in ((slow, fast, slow_name, fast_name), (fast, slow, fast_name, slow_name)):
-        if _spills(x) and not _spills(y):
-            out.append(f"{xn} spills {_spills(x)} B to local memory at {x.resources.registers} registers, "
-                       f"{yn} holds {y.resources.registers} with no spills")
-            break
-    if _sass(fast, "LDG.128") and not _sass(slow, "LDG.128", "LDG.64") and _sass(slow, "LDG.32"):
-        out.append(f"{fast_name} loads global memory with {_sass(fast, 'LDG.128')} LDG.128 while {slow_name} "
-                   f"uses LDG.32 only")
-    vec = [(_sass(r, "LDS.64", "LDS.128", "LDSM"), _sass(r, "LDS.32")) for r in (fast, slow)]
-    if vec[0][0] and vec[1][1] and vec[0][0] / max(1, sum(vec[0])) >= 2 * vec[1][0] / max(1, sum(vec[1])):
-        out.append(f"{vec[0][0]} of {fast_name}'s {sum(vec[0])} shared-memory loads are 64 or 128 bits wide "
-                   f"while {vec[1][1]} of {slow_name}'s {sum(vec[1])} are LDS.32")
-    occ_f, occ_s = m.occupancy(fast), m.occupancy(slow)
-    if occ_f and occ_s and occ_f.fraction > 0 and occ_s.fraction > 0:
-        hi, lo = max(occ_f.fraction, occ_s.fraction), min(occ_f.fraction, occ_s.fraction)
-        if hi / lo >= 1.5:
-            low = occ_s if occ_s.fraction == lo else occ_f
-            out.append(f"theoretical occupancy is {fmt.pct_round(occ_f.fraction)} for {fast_name} against "
-                       f"{fmt.pct_round(occ_s.fraction)} for {slow_name} (the lower one limited by {low.limiter})")
-    ldg = (_sass(fast, "LDG.32", "LDG.64", "LDG.128"), _sass(slow, "LDG.32", "LDG.64", "LDG.128"))
-    if min(ldg) and max(ldg) / min(ldg) >= 3:
-        out.append(f"{fast_name} has {ldg[0]} global load instructions against {ldg[1]} in {slow_name} "
-                   f"(static counts)")
-    if not out and a.registers != b.registers:
-        out.append(f"{fast_name} uses {a.registers} registers against {b.registers} in {slow_name}")
-    return out
 
 
 def resources_table(m: Measured, records: list[Result]) -> Table:

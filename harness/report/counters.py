@@ -4,6 +4,10 @@ A rung's speed is a number; the counters say why it is that number: how busy the
 how many shared-memory bank conflicts the tiles cost, how many bytes came from DRAM against the fewest any
 kernel must move, how full the SMs were, and how many global read instructions fed each thousand FMAs (a
 kernel that falls back to 4-byte copies on an unaligned shape shows it there first).
+
+A row whose counters describe another launch than the timed one (ncu's kernel time far from the timed median:
+an autotuner that chose another tile under the profiler) is shown greyed with both times, and no cause is read
+from it (causes.py).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from harness.registry import Kernel
+from harness.report.causes import COUNTER_TOLERANCE, tied
 from harness.report.measured import Measured
 from harness.report.tables import Cell, Table
 
@@ -39,10 +44,21 @@ def counters_table(m: Measured, kernels: list[Kernel]) -> Table:
     shown = [c for c in COLUMNS if any(counters.get(c[1]) for _, _, counters in rows)]
     table = Table([("problem", False), ("kernel", False), ("implementation", False),
                    *((label, True) for label, _, _ in shown)], cls="counters")
+    untied = []
     for p, r, counters in rows:
-        table.add([Cell(p.shape_label), Cell(r.kernel or "", code=True), Cell(r.label),
-                   *(Cell(fmt(counters[key]), num=True) if key in counters else Cell("—", num=True, cls="muted")
-                     for _, key, fmt in shown)])
+        off = tied(r) is False
+        untied += [f"{r.kernel} [{r.label}]"] if off else []
+        cells = []
+        for _, key, fmt in shown:
+            if key not in counters:
+                cells.append(Cell("—", num=True, cls="muted"))
+            elif key == "duration_ns" and off and r.timing is not None:
+                # The mark is on the figure that shows it: this row's counters describe another launch.
+                cells.append(Cell(f"{fmt(counters[key])} ≠ timed {r.timing.median_ms:.3f}", num=True, cls="bad"))
+            else:
+                cells.append(Cell(fmt(counters[key]), num=True, cls="muted" if off else ""))
+        table.add([Cell(p.shape_label), Cell(r.kernel or "", code=True), Cell(r.label), *cells],
+                  "untied" if off else "")
     table.notes += [
         "Read by Nsight Compute (rosetta profile --results), one launch per implementation, clocks not locked "
         "(--clock-control none), so the kernel time is the one the timed runs see, give or take the replay.",
@@ -50,4 +66,9 @@ def counters_table(m: Measured, kernels: list[Kernel]) -> Table:
         "once). Global reads / kFMA: warp-wide global load and cp.async instructions per thousand FMAs. "
         "Bytes / cp.async: 512 is a float4 copy by every lane of a warp, 128 a 4-byte one.",
     ]
+    if untied:
+        table.notes.append(f"Counters are read only where ncu's kernel time is within {COUNTER_TOLERANCE:.0%} of the "
+                           "timed median (and, for an autotuned row, the profiled launch ran the timed "
+                           "configuration). The rows marked ≠ describe another launch than the one timed, and no "
+                           "cause is read from them: " + "; ".join(untied) + ".")
     return table

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from harness.registry import IDEAS
 from harness.report import anchors, fmt
+from harness.report.causes import because
 from harness.report.claims_findings import rank_finding, stride_finding, unroll_finding
-from harness.report.compiled import contrast
 from harness.report.doc import Evidenced, Inline, Link, Mono
 from harness.report.expressiveness import idea_link, limits_finding, shared_finding, who
 from harness.report.measured import (
@@ -115,9 +115,9 @@ def _gap_clause(m: Measured, ratio: float, idea: str, cuda: Best, tri: Best) -> 
                            f" at {fmt.pct(lead.pct)} of {_yardstick(lead.result)} against ",
                            *_named(trail.result, lead.result),
                            f" at {fmt.pct(trail.pct)}"]
-    why = contrast(m, lead.result, trail.result, _short(lead.result), _short(trail.result))
+    why = because(m, lead.result, trail.result, (_short(lead.result), _short(trail.result)), limit=1)
     if why:
-        parts.append(", where " + why[0])
+        parts.append(", where " + why)
     return parts
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
 from harness.registry.ideas import Idea
 from harness.report import anchors, fmt
+from harness.report.causes import because, despite
 from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell
 from harness.report.claims import published_pct, published_text, unroll_check
-from harness.report.compiled import compiled_records, contrast, resources_table, sass_table
+from harness.report.compiled import compiled_records, resources_table, sass_table
 from harness.report.counters import counters_table
 from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
 from harness.report.expressiveness import who
@@ -64,10 +65,11 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
                       f", at {fmt.pct(tri.pct)}{ratio}"]
         if cuda and tri:
             lead, trail = (tri, cuda) if tri.pct >= cuda.pct else (cuda, tri)
-            why = contrast(m, lead.result, trail.result, "the CUDA kernel" if lead.result.model == "cuda"
-                           else lead.result.label, "the CUDA kernel" if trail.result.model == "cuda"
-                           else trail.result.label)
-            parts.append(f"; {why[0]}" if why else "")
+            names = tuple("the CUDA kernel" if r.model == "cuda" else r.label for r in (lead.result, trail.result))
+            why = because(m, lead.result, trail.result, names)
+            against = despite(m, lead.result, trail.result, names) if why else None
+            parts.append(f"; what favours the faster: {why}" + (f"; against it, {against}" if against else "")
+                         if why else "")
         parts.append(". ")
     if not parts:
         parts.append("No implementation of this idea was timed in this run. ")

@@ -1,0 +1,95 @@
+"""The SIMT ladder one rung at a time: what each rung adds, what it gains or loses against the rung before, and which
+measured counter moved most in the direction of that change.
+
+The rungs are the ideas of the ladder's kernels (harness/registry/ladder.py), in registry order; an idea with two
+instantiations (the summit's two tiles) is one rung, represented by its fastest CUDA record. The counter of a step
+is the one causes.py ranks first among those pointing with the speed between the two rungs (the faster of the two
+has the better value), so a step that loses points names what got worse, and one that gains names what got better.
+"""
+
+from __future__ import annotations
+
+from harness.registry import IDEAS, Kernel, ladder
+from harness.report import fmt
+from harness.report.causes import MIN_GAP, counters, reasons
+from harness.report.counters import COLUMNS
+from harness.report.measured import Best, Measured
+from harness.report.tables import Cell, Table
+from harness.run.records import Result
+
+__all__ = ["ladder_steps_table", "rungs"]
+
+_LABEL = {key: (label, write) for label, key, write in COLUMNS}
+
+
+def rungs() -> list[tuple[str, list[Kernel]]]:
+    """(idea key, its kernels) for every rung of the ladder, in registry order."""
+    out: dict[str, list[Kernel]] = {}
+    for k in ladder.KERNELS:
+        out.setdefault(k.idea, []).append(k)
+    return list(out.items())
+
+
+def _triton_records(m: Measured, kernels: list[Kernel], problem, precision: str = "fp32") -> list[Result]:
+    """The ladder's own Triton kernel (gemm_ladder with the rung's settings); the autotuned ceiling is another design
+    and never a rung."""
+    rows = m.timed_of(kernels, problem, "triton", precision)
+    return [r for r in rows if (c := m.counterpart(r)) is not None and c.module == ladder.LADDER]
+
+
+def _moved(m: Measured, now: Result, before: Result) -> str:
+    """The counter that moved most between two rungs in the direction of the speed change, with both values."""
+    if counters(now) is None or counters(before) is None:
+        return "no counters recorded"
+    assert now.timing is not None and before.timing is not None
+    fast, slow = (now, before) if now.timing.median_ms <= before.timing.median_ms else (before, now)
+    assert fast.timing is not None and slow.timing is not None
+    if slow.timing.median_ms / fast.timing.median_ms < MIN_GAP:
+        return f"a tie (under {MIN_GAP - 1:.0%} apart)"
+    found = [r for r in reasons(m, fast, slow) if r.kind == "counter" and r.points_with_speed and r.weight > 0]
+    if not found:
+        return "no counter moved its way"
+    top = found[0]
+    label, write = _LABEL.get(top.quantity, (top.quantity.replace("_", " "), lambda v: f"{v:.3g}"))
+    v_before, v_now = (top.value_slow, top.value_fast) if fast is now else (top.value_fast, top.value_slow)
+    assert isinstance(v_before, float) and isinstance(v_now, float)
+    return f"{label}: {write(v_before)} → {write(v_now)}"
+
+
+def _cells(m: Measured, best: Best | None, before: Best | None) -> list[Cell]:
+    if best is None:
+        return [Cell("—", num=True, cls="muted"), Cell("", num=True), Cell("", cls="muted")]
+    if before is None:
+        return [Cell(fmt.pct(best.pct), num=True), Cell("—", num=True, cls="muted"), Cell("", cls="muted")]
+    delta = best.pct - before.pct
+    return [Cell(fmt.pct(best.pct), num=True),
+            Cell(f"{delta:+.1f}", num=True, cls="ok" if delta > 0 else "bad" if delta < 0 else ""),
+            Cell(_moved(m, best.result, before.result))]
+
+
+def ladder_steps_table(m: Measured) -> Table:
+    """One row per rung: the idea it adds, CUDA's and the ladder Triton kernel's % of cuBLAS fp32 on the headline
+    problem, the points gained or lost against the rung before, and the counter that moved most that way."""
+    table = Table([("rung", False), ("adds", False), ("CUDA % cuBLAS", True), ("points", True),
+                   ("CUDA counter that moved", False), ("Triton % cuBLAS", True), ("points", True),
+                   ("Triton counter that moved", False)], cls="ladder-steps")
+    problem = m.headline("sgemm")
+    if problem is None:
+        return table
+    before: tuple[Best | None, Best | None] = (None, None)
+    for i, (idea, kernels) in enumerate(rungs()):
+        cuda = m.best(m.timed_of(kernels, problem, "cuda", "fp32"))
+        tri = m.best(_triton_records(m, kernels, problem))
+        if cuda is None and tri is None:
+            continue
+        table.add([Cell(str(i + 1), num=True), Cell(IDEAS[idea].title if idea in IDEAS else idea),
+                   *_cells(m, cuda, before[0]), *_cells(m, tri, before[1])])
+        before = (cuda or before[0], tri or before[1])
+    table.notes += [
+        f"On {problem.label}, fp32; % cuBLAS as everywhere on the page. Points: the change in % of cuBLAS from the "
+        "rung before (the same model's). A rung with two tiles is represented by its fastest.",
+        "Counter that moved: of the Nsight Compute counters stored with both rungs' records, the one that favours "
+        "the faster of the two and plausibly explains most of the difference (causes.py), before → after; counters "
+        "whose kernel time disagrees with the timed one are not used.",
+    ]
+    return table

@@ -1,0 +1,270 @@
+"""A stated reason is a measured difference that points the way the speed does.
+
+The synthetic pairs below are SYNTHETIC FIXTURES: records written by hand (made-up timings, compiled facts and
+counters, not measured) in which the faster side has the worse value of one quantity (adversarial: it must never be
+cited) or the better one (positive: it must be). The last tests read the committed H100 run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from harness.problems import Problem
+from harness.report.causes import COUNTER_TOLERANCE, Reason, because, counters, despite, reasons, tied
+from harness.report.doc import plain
+from harness.report.measured import Measured
+from harness.roofline import Peaks
+from harness.run.records import Resources, Result, RunHeader, Status
+from harness.run.results import Results, load
+from harness.timing import Timing
+from tests.test_report import REPO
+
+PROBLEM = Problem("sgemm", 4096, 4096, 4096)
+KERNEL = "rosetta.sgemm_warptile<128,128,8,32,64,8,8>"      # 256 threads; its Triton form runs 8 warps
+SASS = {"FFMA": 1024, "LDG.32": 32, "LDS.128": 64, "HMMA": 0, "HGMMA": 0, "LDL": 0, "STL": 0, "total": 2000}
+
+
+def _counters(ms: float, **over: float) -> dict[str, float]:
+    """Counters of a kernel that is neither latency-bound nor different from its partner unless `over` says so."""
+    base = {"duration_ns": ms * 1e6, "fma_pipe_pct": 70.0, "tensor_pipe_pct": 0.0, "smem_bank_conflicts": 1e5,
+            "dram_bytes": 4e8, "model_bytes": 2.01e8, "achieved_occupancy_pct": 25.0}
+    return {**base, **over}
+
+
+def _record(model: str, ms: float, *, regs: int = 128, spills: int = 0, sass: dict | None = None,
+            profile: dict | None = None, precision: str = "fp32") -> Result:
+    res = Resources(registers=regs, spills=spills, shared_bytes=16384, sass={**SASS, **(sass or {})},
+                    config={"block_m": 128, "block_n": 128, "block_k": 16, "num_warps": 8} if model == "triton"
+                    else None, profile=profile)
+    return Result("cuda" if model == "cuda" else "triton:dot", model, PROBLEM, Status.OK, kernel=KERNEL,
+                  precision=precision, timing=Timing(ms, ms, ms, ms, ms, 10, 1980, 1980), resources=res)
+
+
+def _measured(*records: Result) -> Measured:
+    header = RunHeader("synthetic", "gpu", "synthetic", {}, [], 0, [PROBLEM], 100.0, sms=132,
+                       peaks=Peaks(60.0, 3000.0, "synthetic"))
+    return Measured(Results(None, header, list(records), None))  # type: ignore[arg-type]
+
+
+def _pair(fast: dict, slow: dict) -> tuple[Measured, Result, Result]:
+    """The faster side is the CUDA kernel at 2 ms, the slower its Triton form at 3 ms (a 1.5x gap)."""
+    f, s = _record("cuda", 2.0, **fast), _record("triton", 3.0, **slow)
+    return _measured(f, s), f, s
+
+
+def _cited(m: Measured, fast: Result, slow: Result) -> list[Reason]:
+    text = because(m, fast, slow) or ""
+    return [r for r in reasons(m, fast, slow) if r.phrase and r.phrase in text]
+
+
+# ------------------------------------------------------------------------------------------- adversarial pairs
+ADVERSARIAL = {
+    # the faster side has the lower theoretical occupancy (255 registers against 64)
+    "lower theoretical occupancy": ({"regs": 255}, {"regs": 64}, "theoretical_occupancy"),
+    # ... and the lower achieved occupancy, with the slower side latency-bound
+    "lower achieved occupancy": ({"profile": _counters(2.0, achieved_occupancy_pct=12.0)},
+                                 {"profile": _counters(3.0, achieved_occupancy_pct=25.0, fma_pipe_pct=30.0)},
+                                 "achieved_occupancy_pct"),
+    # more static global loads (the beta != 0 read of C that never runs is in them)
+    "more static loads": ({"sass": {"LDG.32": 160}}, {"sass": {"LDG.32": 32}}, None),
+    # more spills: 512 B with a tenth of its SASS local-memory traffic
+    "more spills": ({"spills": 512, "sass": {"LDL": 100, "STL": 100}}, {}, "spills"),
+    # more registers and nothing else
+    "more registers": ({"regs": 200}, {"regs": 96}, None),
+    # more bank conflicts, more DRAM bytes, a less busy FMA pipe: all counted against it
+    "worse counters": ({"profile": _counters(2.0, smem_bank_conflicts=3e8, dram_bytes=9e8, fma_pipe_pct=40.0)},
+                       {"profile": _counters(3.0, fma_pipe_pct=60.0)}, "smem_bank_conflicts"),
+}
+
+
+@pytest.mark.parametrize("case", list(ADVERSARIAL))
+def test_a_quantity_that_favours_the_slower_side_is_never_cited(case: str) -> None:
+    fast_kw, slow_kw, quantity = ADVERSARIAL[case]
+    m, fast, slow = _pair(fast_kw, slow_kw)
+    cited = _cited(m, fast, slow)
+    assert all(r.points_with_speed for r in cited), [r.phrase for r in cited]
+    if quantity is not None:
+        found = [r for r in reasons(m, fast, slow) if r.quantity == quantity]
+        assert found and not any(r.points_with_speed for r in found), found
+        assert quantity not in {r.quantity for r in cited}
+    text = because(m, fast, slow) or ""
+    assert "global load instructions" not in text and "registers against" not in text
+
+
+def test_higher_occupancy_is_no_cause_without_counters_saying_the_slower_kernel_waits_on_latency() -> None:
+    m, fast, slow = _pair({"regs": 64}, {"regs": 255})             # fast: higher occupancy, no counters
+    assert because(m, fast, slow) is None
+    busy = _counters(3.0, fma_pipe_pct=85.0, achieved_occupancy_pct=12.0)   # the slower one's pipe is busy
+    m, fast, slow = _pair({"regs": 64, "profile": _counters(2.0, achieved_occupancy_pct=25.0)},
+                          {"regs": 255, "profile": busy})
+    assert not any("occupancy" in r.quantity for r in _cited(m, fast, slow))
+
+
+def test_tiny_spills_never_explain_a_large_gap() -> None:
+    m, fast, slow = _pair({}, {"spills": 2, "sass": {"LDL": 1, "STL": 1}})
+    spill = next(r for r in reasons(m, fast, slow) if r.quantity == "spills")
+    assert spill.points_with_speed and not spill.cause
+    assert because(m, fast, slow) is None
+
+
+def test_counters_of_another_configuration_are_refused() -> None:
+    # The slower side's counters show huge bank conflicts, but ncu's kernel time is 60% off the timed one.
+    m, fast, slow = _pair({"profile": _counters(2.0)}, {"profile": _counters(4.8, smem_bank_conflicts=3e8)})
+    assert tied(slow) is False and counters(slow) is None
+    assert because(m, fast, slow) is None
+    ok = _counters(3.0 * (1 + COUNTER_TOLERANCE / 2), smem_bank_conflicts=3e8)
+    m, fast, slow = _pair({"profile": _counters(2.0)}, {"profile": ok})
+    assert tied(slow) is True and "bank conflicts" in (because(m, fast, slow) or "")
+
+
+def test_a_profile_that_could_not_pin_the_timed_configuration_is_refused() -> None:
+    m, fast, slow = _pair({"profile": _counters(2.0)},
+                          {"profile": _counters(3.0, smem_bank_conflicts=3e8, config_pinned=0.0)})
+    assert tied(slow) is False and because(m, fast, slow) is None
+
+
+# ------------------------------------------------------------------------------------------- positive pairs
+def test_wgmma_against_mma_sync_is_cited() -> None:
+    m, fast, slow = _pair({"sass": {"HGMMA": 4}, "precision": "tf32"}, {"sass": {"HMMA": 256}, "precision": "tf32"})
+    text = because(m, fast, slow) or ""
+    assert "wgmma" in text and "4 HGMMA" in text and "256 HMMA" in text
+    m, fast, slow = _pair({"sass": {"HMMA": 256}}, {"sass": {"HGMMA": 4}})  # reversed: context, not cause
+    assert because(m, fast, slow) is None and "wgmma" in (despite(m, fast, slow) or "")
+
+
+def test_fewer_bank_conflicts_are_cited_with_both_counts() -> None:
+    m, fast, slow = _pair({"profile": _counters(2.0, smem_bank_conflicts=92.0)},
+                          {"profile": _counters(3.0, smem_bank_conflicts=2.2e8)})
+    text = because(m, fast, slow) or ""
+    assert "2.2e8 shared-memory bank conflicts against 92" in text
+
+
+def test_a_busier_fma_pipe_is_cited() -> None:
+    m, fast, slow = _pair({"profile": _counters(2.0, fma_pipe_pct=82.0)},
+                          {"profile": _counters(3.0, fma_pipe_pct=62.0)})
+    assert "FMA pipe is busy 82%" in (because(m, fast, slow) or "")
+
+
+def test_heavy_spills_on_the_slower_side_are_cited() -> None:
+    m, fast, slow = _pair({}, {"spills": 1104, "sass": {"LDL": 300, "STL": 300}})
+    assert "spills 1104 B" in (because(m, fast, slow) or "")
+
+
+def test_higher_occupancy_is_cited_where_the_slower_kernel_waits_on_latency() -> None:
+    m, fast, slow = _pair({"profile": _counters(2.0, achieved_occupancy_pct=24.0)},
+                          {"profile": _counters(3.0, achieved_occupancy_pct=12.0, fma_pipe_pct=45.0, dram_bytes=4e8)})
+    assert "24% of its warp slots" in (because(m, fast, slow) or "")
+
+
+def test_a_tie_has_no_cause() -> None:
+    f, s = _record("cuda", 2.0, sass={"HGMMA": 4}), _record("triton", 2.02, sass={"HMMA": 256})
+    assert because(_measured(f, s), f, s) is None
+
+
+def test_two_launches_differing_in_one_setting_name_it() -> None:
+    f, s = _record("triton", 2.0), _record("triton", 3.0)
+    s = dataclasses.replace(s, resources=dataclasses.replace(s.resources, config={**s.resources.config,
+                                                                                   "num_stages": 4}))
+    found = [r for r in reasons(_measured(f, s), f, s) if r.kind == "ablation"]
+    assert [(r.quantity, r.points_with_speed) for r in found] == [("num_stages", True)]
+
+
+# ------------------------------------------------------------------------------------------- the committed run
+# The run the reviewed findings were read from; its counters cover 39 records.
+H100_RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261122T172035Z.jsonl"
+
+
+@pytest.fixture(scope="module")
+def h100() -> Measured:
+    if not H100_RUN.exists():
+        pytest.skip(f"{H100_RUN.name} is not in results/")
+    return Measured(load(H100_RUN))
+
+
+def _better(r: Reason) -> bool:
+    """Independently of causes.py's own flag: does the faster side have the better raw value?"""
+    f, s = r.value_fast, r.value_slow
+    if r.quantity in ("fma_pipe_pct", "tensor_pipe_pct", "achieved_occupancy_pct", "theoretical_occupancy"):
+        return float(f) > float(s)
+    if r.quantity == "tensor_core_instructions":
+        return f == "HGMMA"
+    if r.quantity.endswith("load_width"):
+        return f == "wide"
+    if r.kind == "ablation":
+        return True
+    return float(f) < float(s)                       # conflicts, bytes, spills, stalls: fewer is better
+
+
+def _pairs(m: Measured) -> list[tuple[Result, Result]]:
+    out = []
+    for _idea, kernels in m.ideas:
+        problem = m.headline(kernels[0].op)
+        for precision in m.precisions(kernels, problem) if problem else []:
+            cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
+            tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+            if cuda and tri:
+                out.append((tri.result, cuda.result) if tri.pct >= cuda.pct else (cuda.result, tri.result))
+    return out
+
+
+def test_no_stated_reason_on_the_h100_run_favours_the_slower_side(h100: Measured) -> None:
+    pairs = _pairs(h100)
+    assert pairs
+    for fast, slow in pairs:
+        text = because(h100, fast, slow)
+        if text is None:
+            continue
+        every = reasons(h100, fast, slow)
+        cited = [r for r in every if r.phrase in text]
+        assert cited, text
+        for r in cited:
+            assert _better(r), (fast.kernel, r)
+        for r in every:
+            if not _better(r):
+                assert r.phrase not in text, (fast.kernel, r.phrase)
+
+
+def test_the_h100_findings_state_the_reviewed_causes(h100: Measured) -> None:
+    from harness.report.findings import findings
+    from harness.report.sections import measured_paragraph
+
+    texts = [plain(f.parts) for f in findings(h100)]
+    texts += [plain(measured_paragraph(h100, idea, kernels)) for idea, kernels in h100.ideas]
+    joined = "\n".join(texts)
+    assert "(static counts)" not in joined and "global load instructions" not in joined
+    assert not re.search(r"spills [1-9] B", joined)                      # a few bytes are never a cause
+    gaps = next(t for t in texts if t.startswith("Per idea on sgemm"))
+    assert "wgmma" in gaps                                                # the tensor-core lead: HGMMA against HMMA
+    cp_async = next(plain(measured_paragraph(h100, idea, ks)) for idea, ks in h100.ideas if idea.key == "async_copy")
+    assert "bank conflicts" in cp_async.split("what favours the faster:", 1)[-1].split(";")[0]
+
+
+# ------------------------------------------------------------------------------------------- the ladder, rung by rung
+def test_the_ladder_steps_table_has_one_row_per_rung_in_registry_order(h100: Measured) -> None:
+    from harness.registry import IDEAS, ladder
+    from harness.report.ladder_steps import ladder_steps_table
+
+    table = ladder_steps_table(h100)
+    ideas = list(dict.fromkeys(k.idea for k in ladder.KERNELS))
+    assert [row[1].text for row in table.rows] == [IDEAS[i].title for i in ideas]
+    cuda = [float(row[2].text.rstrip("%")) for row in table.rows]
+    points = [row[3].text for row in table.rows]
+    assert points[0] == "—"
+    for i in range(1, len(cuda)):
+        assert float(points[i]) == pytest.approx(cuda[i] - cuda[i - 1], abs=0.11)
+
+
+def test_a_rung_names_the_counter_that_moved_its_way_or_says_none_was_recorded(h100: Measured) -> None:
+    from harness.report.ladder_steps import ladder_steps_table
+
+    table = ladder_steps_table(h100)
+    warptile = next(row for row in table.rows if row[1].text.startswith("Warp tiles"))
+    assert warptile[4].text.startswith("smem bank conflicts")            # +9.5 points: conflicts fell 70-fold
+    stripped = [r for r in h100.all if r.kernel and r.kernel.startswith("rosetta.sgemm_")]
+    bare = [dataclasses.replace(r, resources=dataclasses.replace(r.resources, profile=None)) if r in stripped
+            and r.resources else r for r in h100.all]
+    table = ladder_steps_table(Measured(Results(h100.file.path, h100.header, bare, h100.file.end)))
+    assert {row[4].text for row in table.rows[1:]} == {"no counters recorded"}
