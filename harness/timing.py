@@ -9,10 +9,14 @@ rather than silently reported.
 CuPy launches go to torch's current stream (harness.cuda.torch_stream), so these events enclose them:
 tests/test_gpu.py::test_a_cupy_launch_is_enclosed_by_the_timer_events compares this timer with CuPy's
 own events on a CUDA kernel and requires agreement within 10% (it passes on the H100).
+
+EventClock is the same measurement of one run made into pytest-benchmark's timer, so that the benchmarks'
+statistics are device times (tests/test_benchmarks.py).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
@@ -111,3 +115,81 @@ def time_gpu(fn: Callable[[], None], *, warmup_ms: float = 25.0, rep_ms: float =
     if clock_before and clock_after and clock_after < (1 - CLOCK_DROP_LIMIT) * clock_before:
         t.flags.append(f"SM clock fell {clock_before} -> {clock_after} MHz")
     return t
+
+
+class EventClock:
+    """A clock that stands still on the host and advances by the CUDA-event time of the runs it times.
+
+    pytest-benchmark times a round as `timer()` read before and after the call it measures and keeps the
+    difference. With this clock as that timer (`@pytest.mark.benchmark(timer=clock)`) and `clock.timed(fn)` as
+    the call, the difference is the device time of one run of fn, measured the way time_gpu measures one: L2
+    flushed (the same L2_FLUSH_BYTES buffer, written before the start event on the same stream, so outside the
+    measurement), start event, fn(), end event.
+
+    Runs are queued back to back, as time_gpu's loop queues them: a round enqueues its run and then waits only for
+    the run enqueued `depth` rounds earlier, whose event time it adds to the clock. The GPU therefore always has
+    `depth` runs queued and never idles while the host launches or pytest-benchmark books a round, so neither the
+    launch latency nor an idle gap is in any statistic; each statistic is still one run's event time. The first
+    round queues `depth` extra runs (warm-up that no round reports); the runs still queued when a benchmark ends
+    are never reported, and the next `timed` waits for them and drops them. depth=0 waits for each round's own run.
+
+    `event` makes the events (CUDA events with timing by default; tests pass a fake). The flush buffer is made at
+    the first run, so a clock can be built where there is no GPU (at collection).
+    """
+
+    def __init__(self, device: torch.device | str | None = None, *, flush_l2: bool = True, depth: int = 3,
+                 event: Callable[[], torch.cuda.Event] | None = None) -> None:
+        if depth < 0:
+            raise ValueError(f"depth must be >= 0, not {depth}")
+        self.seconds = 0.0
+        self.depth = depth
+        self._device = device
+        self._flush_l2 = flush_l2
+        self._event = event or (lambda: torch.cuda.Event(enable_timing=True))
+        self._flush: torch.Tensor | None = None
+        self._queued: deque[tuple[torch.cuda.Event, torch.cuda.Event]] = deque()
+
+    def __call__(self) -> float:
+        return self.seconds
+
+    def __repr__(self) -> str:
+        # pytest-benchmark writes the timer's name into every benchmark's options (--benchmark-json).
+        flush = f"L2 flush {L2_FLUSH_BYTES // 2**20} MiB" if self._flush_l2 else "no L2 flush"
+        return f"EventClock(CUDA events, {flush}, {self.depth} runs queued)"
+
+    def flush_l2(self) -> None:
+        """Write the L2-sized buffer, as time_gpu does before each run (nothing when built with flush_l2=False)."""
+        if not self._flush_l2:
+            return
+        if self._flush is None:
+            device = self._device or torch.device("cuda", torch.cuda.current_device())
+            self._flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device=device)
+        self._flush.zero_()
+
+    def drop_queued(self) -> None:
+        """Wait for the runs still queued and forget them: they belong to the benchmark that queued them."""
+        for _, end in self._queued:
+            end.synchronize()
+        self._queued.clear()
+
+    def timed(self, fn: Callable[[], object]) -> Callable[[], None]:
+        """The round of fn: enqueue one run (flush, start event, fn(), end event); add the time of the oldest."""
+        self.drop_queued()
+
+        def enqueue() -> None:
+            start, end = self._event(), self._event()
+            self.flush_l2()
+            start.record()
+            fn()
+            end.record()
+            self._queued.append((start, end))
+
+        def one() -> None:
+            while len(self._queued) < self.depth:
+                enqueue()
+            enqueue()
+            start, end = self._queued.popleft()
+            end.synchronize()
+            self.seconds += start.elapsed_time(end) / 1e3
+
+        return one

@@ -42,3 +42,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def device() -> str:
     """Where Triton counterparts and baselines run in the CPU tier: the interpreter's CPU, or the GPU."""
     return "cpu" if INTERPRETING else "cuda"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Imported here, after INTERPRETING is set: the cases come from the registry and the launchers.
+    from tests import benchmark_cases
+
+    for name, line in benchmark_cases.markers().items():
+        config.addinivalue_line("markers", f"{name}: {line}")
+    benchmark_cases.default_sort_by_name(config)

@@ -1,27 +1,46 @@
-"""pytest-benchmark: one benchmark per (kernel, implementation, shape), grouped by problem.
+"""pytest-benchmark: one benchmark per (kernel, implementation) on the default problem of its op, grouped by problem.
 
-Each round flushes L2 in pedantic's setup (outside the measured call) and synchronises inside it, so
-pytest-benchmark's own statistics are cold-cache device times bracketed by the host clock, and
-`--benchmark-compare` compares what the suite measures. Each round's CUDA-event time is kept too:
-`extra_info` carries the device median and the figures derived from it (`--benchmark-json`).
+The statistics pytest-benchmark keeps, shows, saves and compares are device times. A benchmark round is a call
+bracketed by two readings of the benchmark's timer, and the timer here is harness.timing.EventClock (set by the
+`benchmark(timer=...)` marker): a clock that stands still on the host and advances only by CUDA-event times. The
+round is `CLOCK.timed(fn)`: it enqueues one run as time_gpu's loop does (L2 flushed with time_gpu's buffer before
+the start event, start event, fn(), end event), then waits for the run enqueued `CLOCK.depth` rounds earlier and
+advances the clock by that run's event time. The difference pytest-benchmark reads is therefore one run's device
+time, with runs queued back to back so that the GPU never waits for the host: neither the launch nor the
+synchronisation nor pytest-benchmark's bookkeeping is in any statistic. So the table, `--benchmark-json`,
+`--benchmark-histogram`, `--benchmark-compare` and `--benchmark-compare-fail` all work on device times.
+`benchmark.pedantic` runs the rounds: pytest-benchmark's own calibration reads the timer in a loop until it
+moves, which a clock that moves only with the device never does.
+
+test_benchmark_median_is_time_gpus_median pins this on the GPU: the benchmark's median and time_gpu's agree
+within 5%. Ids, markers and the order within a group come from tests/benchmark_cases.py (derived from the
+registry). The tests without the `gpu` marker check ids and the clock on the CPU, with a fake event source.
 """
 
 from __future__ import annotations
 
-import statistics
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 import torch
 
-from harness.launch.implementations import Impl, all_impls, baselines
+from harness.launch.implementations import Impl, baselines
 from harness.numerics import poison_for
-from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV
+from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, OPS
 from harness.run.runner import ProblemContext, figures, tensors
-from harness.timing import L2_FLUSH_BYTES, time_gpu
+from harness.timing import EventClock, time_gpu
+from tests.benchmark_cases import CASES, case_id, case_marks, markers, model_of, param, sort_chosen
 
-pytestmark = pytest.mark.gpu
 PROBLEMS = {"sgemm": DEFAULT_SGEMM[0], "sgemv": DEFAULT_SGEMV[1]}
-CASES = [*baselines("sgemm"), *baselines("sgemv"), *all_impls()]
+CLOCK = EventClock()
+ROUNDS, WARMUP_ROUNDS = 30, 3
+AGREEMENT = 0.05  # the benchmark's median against time_gpu's, same implementation, same process
 
 
 def _bound(impl: Impl):
@@ -34,45 +53,226 @@ def _bound(impl: Impl):
 @pytest.fixture(scope="session")
 def yardsticks() -> dict[tuple[str, str], float]:
     """cuBLAS's median per (op, precision class), measured once, before and apart from any kernel."""
-    out = {}
-    for op in PROBLEMS:
-        for impl in baselines(op):
-            out[(op, impl.precision)] = time_gpu(_bound(impl), rep_ms=50).median_ms
-    return out
+    return {(op, impl.precision): time_gpu(_bound(impl), rep_ms=50).median_ms
+            for op in PROBLEMS for impl in baselines(op)}
 
 
-@pytest.mark.parametrize("impl", CASES, ids=lambda i: i.label if i.kernel else f"{i.label} {i.op}")
+@pytest.mark.gpu
+@pytest.mark.benchmark(timer=CLOCK)
+@pytest.mark.parametrize("impl", [param(i) for i in CASES])
 def test_benchmark(benchmark, impl: Impl, yardsticks):
     problem = PROBLEMS[impl.op]
     if impl.unmet(problem):
         pytest.skip("; ".join(impl.unmet(problem)))
     fn = _bound(impl)
     fn()  # compile, load, autotune: not a round
-    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device="cuda")
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    device_ms: list[float] = []
-
-    def cold_cache() -> tuple[tuple, dict]:
-        flush.zero_()
-        torch.cuda.synchronize()
-        return (), {}
-
-    def run() -> None:
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        device_ms.append(start.elapsed_time(end))
-
     benchmark.group = problem.label
-    benchmark.pedantic(run, setup=cold_cache, rounds=10, warmup_rounds=2, iterations=1)
-    measured = device_ms[2:]  # pedantic's warm-up rounds call run() too
-    median = statistics.median(measured)
-    fig = figures(impl, problem, median, yardsticks.get((impl.op, "tf32" if impl.tf32 else "fp32")), None)
-    benchmark.extra_info.update({"device_median_ms": median, "device_rounds": len(measured),
-                                 "precision": impl.precision, **fig.to_json()})
-    assert len(measured) == 10 and median > 0
-    host_median = benchmark.stats.stats.median * 1e3
-    # The host clock brackets the events: it can be later, never earlier than the device time.
-    assert host_median >= 0.9 * median, f"host {host_median:.3f} ms < device {median:.3f} ms"
+    benchmark.pedantic(CLOCK.timed(fn), rounds=ROUNDS, warmup_rounds=WARMUP_ROUNDS, iterations=1)
+    CLOCK.drop_queued()  # this benchmark's last runs end here, not in the next test
+    if benchmark.disabled:  # --benchmark-disable, or under xdist: one call, no statistics
+        return
+    stats = benchmark.stats.stats
+    median_ms = stats.median * 1e3
+    fig = figures(impl, problem, median_ms, yardsticks.get((impl.op, "tf32" if impl.tf32 else "fp32")), None)
+    benchmark.extra_info.update({"precision": impl.precision, **fig.to_json()})
+    assert stats.rounds == ROUNDS and stats.min > 0
     assert fig.pct_cublas is not None and 0 < fig.pct_cublas < 10_000
+
+
+@pytest.mark.gpu
+@pytest.mark.benchmark(timer=CLOCK, group="EventClock against time_gpu")
+@pytest.mark.parametrize("impl", [param(b) for b in baselines("sgemm")])
+def test_benchmark_median_is_time_gpus_median(benchmark, impl: Impl):
+    """cuBLAS at the default sgemm problem: fp32 (the suite's yardstick) and TF32 (a sub-millisecond kernel, where
+    rounds of one synchronised launch each read about twice time_gpu's median). time_gpu runs before and after the
+    benchmark, so a drift of the SM clock between them does not count against the agreement."""
+    fn = _bound(impl)
+    before = time_gpu(fn).median_ms
+    benchmark.pedantic(CLOCK.timed(fn), rounds=ROUNDS, warmup_rounds=WARMUP_ROUNDS, iterations=1)
+    CLOCK.drop_queued()
+    after = time_gpu(fn).median_ms
+    if benchmark.disabled:
+        pytest.skip("benchmarks disabled (--benchmark-disable or xdist): no statistics to compare")
+    suite = (before + after) / 2
+    ours = benchmark.stats.stats.median * 1e3
+    benchmark.extra_info.update({"time_gpu_median_ms_before": before, "time_gpu_median_ms_after": after})
+    assert abs(ours - suite) <= AGREEMENT * suite, (
+        f"benchmark median {ours:.4f} ms, time_gpu {before:.4f} / {after:.4f} ms: more than {AGREEMENT:.0%} apart")
+
+
+# CPU tier: ids, markers, order, and the clock through pytest-benchmark with a fake event source.
+
+
+def test_every_benchmark_id_is_plain_words():
+    bad = [case_id(i) for i in CASES if not re.fullmatch(r"[\w.-]+", case_id(i), re.ASCII)]
+    assert not bad, f"ids -k cannot name: {bad}"
+
+
+def test_benchmark_ids_are_unique():
+    ids = [case_id(i) for i in CASES]
+    assert len(set(ids)) == len(ids), sorted({i for i in ids if ids.count(i) > 1})
+
+
+def test_an_id_keeps_every_part_of_the_kernel_id_and_implementation():
+    impl = next(i for i in CASES if i.kernel and i.kernel.id == "s000.gemm_block_tiling_v3<64,64,16,16,16>"
+                and i.model == "cuda")
+    assert case_id(impl) == "s000-gemm_block_tiling_v3-64-64-16-16-16-cuda"
+    assert case_id(baselines("sgemm")[1]) == "cublas-tf32-sgemm"
+
+
+def test_every_case_carries_registered_op_model_and_idea_markers(request):
+    registered = {line.split(":")[0] for line in request.config.getini("markers")}
+    assert set(markers()) <= registered
+    for impl in CASES:
+        marks = case_marks(impl)
+        assert impl.op in marks and model_of(impl) in marks and model_of(impl) in ("cuda", "triton", "cublas")
+        assert impl.kernel is None or impl.kernel.idea in marks
+        assert set(marks) <= set(registered), f"{case_id(impl)}: {set(marks) - set(registered)} not registered"
+
+
+def test_sorted_by_name_each_problem_lists_cublas_first():
+    for op in OPS:
+        names = sorted(f"test_benchmark[{case_id(i)}]" for i in CASES if i.op == op)
+        cublas = sorted(f"test_benchmark[{case_id(b)}]" for b in baselines(op))
+        assert names[:len(cublas)] == cublas
+        assert cublas[0] == f"test_benchmark[{case_id(baselines(op)[0])}]"  # fp32 before TF32
+
+
+def test_the_default_sort_is_by_name_unless_the_user_chose_one(request):
+    assert sort_chosen(["-m", "gpu", "--benchmark-sort=min"], [], "")
+    assert sort_chosen([], [], "--benchmark-sort mean")
+    assert not sort_chosen(["-m", "gpu", "--benchmark-only"], ["-ra"], "")
+    if not sort_chosen(list(request.config.invocation_params.args), list(request.config.getini("addopts")), ""):
+        assert request.config.getoption("benchmark_sort") == "name"
+
+
+def test_a_round_flushes_then_brackets_fn_with_events_and_advances_by_their_time():
+    log: list[str] = []
+    device_ms = [0.0]  # a fake device whose time moves only while its kernel runs
+
+    class Event:
+        def record(self) -> None:
+            log.append("record")
+            self.at = device_ms[0]
+
+        def synchronize(self) -> None:
+            log.append("synchronize")
+
+        def elapsed_time(self, end: Event) -> float:
+            return end.at - self.at
+
+    def kernel() -> None:
+        log.append("fn")
+        device_ms[0] += 2.5
+
+    clock = EventClock(depth=0, event=Event)
+    clock.flush_l2 = lambda: log.append("flush")
+    before = clock()
+    clock.timed(kernel)()
+    assert log == ["flush", "record", "fn", "record", "synchronize"]
+    assert clock() - before == pytest.approx(2.5e-3)
+    assert clock() == clock()  # host time passing does not move it
+
+
+def test_a_queued_round_reports_the_run_depth_rounds_earlier_and_never_waits_for_its_own():
+    device_ms = [0.0]
+    durations = iter([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])
+    waited: list[int] = []
+
+    class Event:
+        made = 0
+
+        def __init__(self) -> None:
+            self.run = Event.made // 2  # two events per run
+            Event.made += 1
+
+        def record(self) -> None:
+            self.at = device_ms[0]
+
+        def synchronize(self) -> None:
+            waited.append(self.run)
+
+        def elapsed_time(self, end: Event) -> float:
+            return end.at - self.at
+
+    def kernel() -> None:
+        device_ms[0] += next(durations)
+
+    clock = EventClock(depth=2, event=Event)
+    clock.flush_l2 = lambda: None
+    one, reported = clock.timed(kernel), []
+    for _ in range(4):
+        before = clock()
+        one()
+        reported.append(round((clock() - before) * 1e3, 9))
+    assert reported == [1.0, 2.0, 3.0, 4.0]  # every run reported once, in order, from the first
+    assert waited == [0, 1, 2, 3] and Event.made == 2 * (4 + 2)  # each round waited only for a run 2 older
+    clock.timed(kernel)  # the next benchmark: the two runs still queued are waited for and dropped
+    assert waited == [0, 1, 2, 3, 4, 5] and clock() - before == pytest.approx(4e-3)
+
+
+_FAKE_BENCHMARK = '''
+import os
+import time
+
+import pytest
+
+from harness.timing import EventClock
+
+NOW_MS = [0.0]  # a fake device whose time moves only while its kernel runs
+DEVICE_MS = iter(float(ms) for ms in os.environ["DEVICE_MS"].split(","))
+
+
+class Event:
+    def record(self):
+        self.at = NOW_MS[0]
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, end):
+        return end.at - self.at
+
+
+CLOCK = EventClock(flush_l2=False, depth=3, event=Event)
+
+
+def kernel():
+    time.sleep(0.004)  # host time that no statistic may see
+    NOW_MS[0] += next(DEVICE_MS)
+
+
+@pytest.mark.benchmark(timer=CLOCK, group="fake")
+def test_fake(benchmark):
+    benchmark.pedantic(CLOCK.timed(kernel), rounds=5, warmup_rounds=1, iterations=1)
+'''
+
+
+def _pytest_benchmark(tmp_path: Path, device_ms: str, *args: str) -> subprocess.CompletedProcess:
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "DEVICE_MS": device_ms, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env.pop("PYTEST_ADDOPTS", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "--rootdir", str(tmp_path), f"--benchmark-storage=file://{tmp_path / 'store'}",
+                           str(tmp_path / "test_fake.py"), *args],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.slow
+def test_pytest_benchmark_statistics_and_compare_fail_are_the_event_times(tmp_path):
+    """Through pytest-benchmark itself: rounds whose host time is 4 ms and device time 1-3 ms report the device
+    times, and a second run 20% slower on the device fails --benchmark-compare-fail=median:10%."""
+    (tmp_path / "test_fake.py").write_text(textwrap.dedent(_FAKE_BENCHMARK))
+    # 3 runs queued ahead, 1 warm-up round, 5 rounds: runs 0-8 run, 1-5 are the statistics.
+    first = _pytest_benchmark(tmp_path, "0.5,1,3,2,2,2,9,9,9", "--benchmark-autosave",
+                              f"--benchmark-json={tmp_path}/a.json")
+    assert first.returncode == 0, first.stdout + first.stderr
+    stats = json.loads((tmp_path / "a.json").read_text())["benchmarks"][0]["stats"]
+    assert stats["data"] == pytest.approx([1e-3, 3e-3, 2e-3, 2e-3, 2e-3])  # the warm-up round is not kept
+    assert (stats["median"], stats["min"], stats["max"]) == pytest.approx((2e-3, 1e-3, 3e-3))
+    slower = _pytest_benchmark(tmp_path, "0.5,1.2,3.6,2.4,2.4,2.4,9,9,9", "--benchmark-compare",
+                               "--benchmark-compare-fail=median:10%")
+    assert slower.returncode != 0 and "Performance has regressed" in slower.stdout + slower.stderr, slower.stdout
+    same = _pytest_benchmark(tmp_path, "0.5,1,3,2,2,2.1,9,9,9", "--benchmark-compare",
+                             "--benchmark-compare-fail=median:10%")
+    assert same.returncode == 0, same.stdout + same.stderr

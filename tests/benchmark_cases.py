@@ -1,0 +1,73 @@
+"""The pytest-benchmark cases, their ids and their markers, all derived from the registry.
+
+tests/test_benchmarks.py parametrises over CASES; tests/conftest.py registers MARKERS and makes `name` the
+default `--benchmark-sort`. Nothing here needs a GPU: collection runs everywhere.
+
+- An id is the kernel id and the implementation's name (a baseline: its name and the op), every run of other
+  characters than letters, digits, `_` and `-` turned into one `-`: `s000.gemm_block_tiling_v3<64,64,16,16,16>`
+  through CUDA is `s000-gemm_block_tiling_v3-64-64-16-16-16-cuda`, so `-k "v3 and 64-64"` selects it.
+- Each case carries a marker per op, model and idea (`-m "sgemv and triton"`, `-m coarsen_1d`).
+- pytest-benchmark sorts each group by `--benchmark-sort`, then shows it; sorted by name, the baselines'
+  `cublas-...` ids come before every kernel's (`rosetta-...`, `s0NN-...`), so cuBLAS heads each problem's group,
+  and with `--benchmark-compare` a benchmark's saved and current rows sit together.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+
+import pytest
+
+from harness.launch.implementations import Impl, all_impls, baselines
+from harness.problems import OPS
+from harness.registry import IDEAS
+
+CASES: list[Impl] = [*(b for op in OPS for b in baselines(op)), *all_impls()]
+
+_NOT_A_WORD = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def case_id(impl: Impl) -> str:
+    """The test id: plain words, so that `-k` can name any part of it."""
+    text = f"{impl.kernel.id} {impl.name}" if impl.kernel else f"{impl.name} {impl.op}"
+    return _NOT_A_WORD.sub("-", text).strip("-")
+
+
+def model_of(impl: Impl) -> str:
+    """cuda, triton or cublas: every baseline is cuBLAS (its fp32 and TF32 rows are two names of one model)."""
+    return impl.model if impl.kernel else "cublas"
+
+
+def case_marks(impl: Impl) -> list[str]:
+    """The markers of a case: its op, its model and, for a kernel, its idea."""
+    return [impl.op, model_of(impl), *([impl.kernel.idea] if impl.kernel else [])]
+
+
+def param(impl: Impl) -> pytest.param:
+    return pytest.param(impl, id=case_id(impl), marks=[getattr(pytest.mark, m) for m in case_marks(impl)])
+
+
+def markers() -> dict[str, str]:
+    """Every marker a case carries, with the line `pytest --markers` shows for it."""
+    out = {op: f"benchmarks of {op}" for op in OPS}
+    out |= {model_of(impl): f"benchmarks of the {model_of(impl)} implementations" for impl in CASES}
+    out |= {impl.kernel.idea: f"benchmarks of the idea '{IDEAS[impl.kernel.idea].title}'" for impl in CASES
+            if impl.kernel}
+    return out
+
+
+def sort_chosen(invocation_args: list[str], ini_addopts: list[str], env_addopts: str) -> bool:
+    """Whether the user chose a --benchmark-sort (pytest takes no abbreviated options, so a prefix test holds)."""
+    given = [*invocation_args, *ini_addopts, *shlex.split(env_addopts)]
+    return any(arg.startswith("--benchmark-sort") for arg in given)
+
+
+def default_sort_by_name(config: pytest.Config) -> None:
+    """Before pytest-benchmark reads its options (its pytest_configure runs last): sort by name unless chosen."""
+    if not hasattr(config.option, "benchmark_sort"):
+        return
+    if not sort_chosen(list(config.invocation_params.args), list(config.getini("addopts")),
+                       os.environ.get("PYTEST_ADDOPTS", "")):
+        config.option.benchmark_sort = "name"

@@ -1,0 +1,124 @@
+"""bootstrap.py, the README's two commands: what it reads off the machine and what it then runs.
+
+The setup itself (pip, a venv) is exercised by CI, which runs the README's test command from a fresh clone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_bootstrap():
+    spec = importlib.util.spec_from_file_location("bootstrap", ROOT / "bootstrap.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bootstrap = _load_bootstrap()
+
+# nvidia-smi's banner as an H100 with a CUDA 13.0 driver prints it.
+BANNER = """Tue Nov 24 13:39:38 2026
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |
++-----------------------------------------+------------------------+----------------------+
+"""
+
+
+def test_the_driver_cuda_major_is_read_from_the_nvidia_smi_banner():
+    assert bootstrap.cuda_major_of(BANNER) == 13
+    assert bootstrap.cuda_major_of(BANNER.replace("13.0", "12.8")) == 12
+
+
+def test_a_banner_without_a_cuda_version_means_no_usable_gpu():
+    assert bootstrap.cuda_major_of("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.") \
+        is None
+
+
+def test_the_flavour_follows_the_driver_and_a_newer_driver_keeps_cuda13():
+    assert bootstrap.flavour_for(None) == "cpu"
+    assert bootstrap.flavour_for(12) == "cuda12"
+    assert bootstrap.flavour_for(13) == "cuda13"
+    assert bootstrap.flavour_for(14) == "cuda13"
+
+
+def test_a_driver_older_than_cuda_12_is_refused_with_the_reason():
+    with pytest.raises(SystemExit, match="CUDA 11"):
+        bootstrap.flavour_for(11)
+
+
+def test_every_gpu_flavour_is_an_extra_of_pyproject():
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for major in (12, 13):
+        flavour = bootstrap.flavour_for(major)
+        assert flavour in extras
+        assert any(req.startswith("cupy-") for req in extras[flavour]), flavour
+
+
+def test_the_stamp_changes_with_pyproject_the_flavour_and_the_reused_python():
+    key = bootstrap.stamp_key(b"deps = 1", "cpu", None)
+    assert key == bootstrap.stamp_key(b"deps = 1", "cpu", None)
+    assert key != bootstrap.stamp_key(b"deps = 2", "cpu", None)
+    assert key != bootstrap.stamp_key(b"deps = 1", "cuda13", None)
+    assert key != bootstrap.stamp_key(b"deps = 1", "cpu", "/opt/torch/.venv")
+
+
+def test_the_lowest_python_is_read_from_pyproject():
+    text = (ROOT / "pyproject.toml").read_text()
+    declared = re.search(r'requires-python = ">=(\d+)\.(\d+)"', text)
+    assert declared is not None
+    assert bootstrap.min_python(text) == (int(declared.group(1)), int(declared.group(2)))
+    with pytest.raises(SystemExit):
+        bootstrap.min_python("[project]\nname = 'x'\n")
+
+
+def test_test_runs_pytest_with_its_arguments_and_anything_else_runs_rosetta():
+    python = Path("/x/.venv/bin/python")
+    cmd, said = bootstrap.command(python, ["test", "-m", "gpu", "-n", "6"])
+    assert cmd == [str(python), "-m", "pytest", "-m", "gpu", "-n", "6"]
+    assert said == "pytest -m gpu -n 6"
+    cmd, said = bootstrap.command(python, ["run", "--op", "sgemv", "--only", "s003"])
+    assert cmd == ["/x/.venv/bin/rosetta", "run", "--op", "sgemv", "--only", "s003"]
+    assert said == "rosetta run --op sgemv --only s003"
+
+
+def test_an_index_that_does_not_answer_is_given_up_on_quickly():
+    started = time.monotonic()
+    assert not bootstrap.reachable("http://127.0.0.1:9/", timeout=2.0)  # the discard port: nothing listens
+    assert time.monotonic() - started < 5.0
+
+
+def test_without_a_command_it_prints_its_usage_and_fails(capsys):
+    assert bootstrap.main([]) == 2
+    assert "bootstrap.py test" in capsys.readouterr().out
+
+
+def test_ci_runs_the_readmes_test_command():
+    readme = (ROOT / "README.md").read_text()
+    ci = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text().splitlines()]
+    test_lines = [ln for ln in ci if ln.startswith("python3 bootstrap.py test")]
+    assert test_lines == ["python3 bootstrap.py test"]
+    assert re.search(r"^python3 bootstrap\.py test\s+#", readme, re.MULTILINE)
+
+
+def test_the_readme_names_every_seed_document_by_its_registry_title_and_gpu():
+    from harness.registry.seeds import SEEDS
+
+    rows = {cells[0]: cells for ln in (ROOT / "README.md").read_text().splitlines()
+            if re.match(r"^\| \d{3} \|", ln) for cells in [[c.strip() for c in ln.strip("|").split("|")]]}
+    assert sorted(rows) == sorted(SEEDS)
+    for key, seed in SEEDS.items():
+        assert rows[key][1].startswith(seed.title), (key, rows[key][1], seed.title)
+        if seed.title_en != seed.title:
+            assert seed.title_en in rows[key][1], key
+        assert rows[key][3] == seed.gpu, key
+
