@@ -82,6 +82,11 @@ def bind(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
         fn.max_dynamic_shared_size_bytes = smem
     views = {name: cp.from_dlpack(t) for name, t in tensors.items()}
     values = {"M": problem.M, "N": problem.N, "K": problem.K, "alpha": alpha, "beta": beta}
+    if "mapA" in kernel.args:  # TMA rungs: A is M x K, the packed Bt is N x K; boxes are the block's tile
+        from harness.launch.tensor_maps import tensor_map
+
+        views["mapA"] = tensor_map(tensors["A"], kernel.tile_m)
+        views["mapB"] = tensor_map(tensors["B"], kernel.tile_n)
     args = []
     for name in kernel.args:
         if name in _INT_ARGS:
@@ -92,6 +97,9 @@ def bind(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
             args.append(views[name])
     args = tuple(args)
     grid, block = kernel.grid(problem), kernel.block
+    if kernel.persistent:  # as many blocks as the tiles, at most one per SM: each walks its share of the tiles
+        sms = torch.cuda.get_device_properties(tensors["A"].device).multi_processor_count
+        grid = (min(sms, grid[0] * grid[1]), 1, 1)
     stream = torch_stream(tensors["A"].device)
 
     def launch() -> None:

@@ -8,7 +8,7 @@ published. Tests, the CLI and the report iterate over KERNELS; nothing else list
 from __future__ import annotations
 
 from harness.problems import Op
-from harness.registry import gemv, ladder, seeds, tensor_cores
+from harness.registry import gemv, hopper, ladder, seeds, tensor_cores
 from harness.registry.ideas import IDEAS
 from harness.registry.seeds import SECTION_EN, SEEDS, UNROLL_CLAIM
 from harness.registry.types import (
@@ -23,7 +23,8 @@ from harness.registry.types import (
     Seed,
 )
 
-KERNELS: tuple[Kernel, ...] = (*seeds.KERNELS, *gemv.KERNELS, *ladder.KERNELS, *tensor_cores.KERNELS)
+KERNELS: tuple[Kernel, ...] = (*seeds.KERNELS, *gemv.KERNELS, *ladder.KERNELS, *tensor_cores.KERNELS,
+                              *hopper.KERNELS)
 BY_ID: dict[str, Kernel] = {k.id: k for k in KERNELS}
 
 __all__ = ["BY_ID", "DERIVED", "IDEAS", "KERNELS", "PRECISIONS", "SECTION_EN", "SEEDS", "UNROLL_CLAIM", "Counterpart",

@@ -1,0 +1,88 @@
+"""Hopper's tensor-core ladder (TF32 wgmma), after rosetta.tc_gemm's mma.sync rung.
+
+Each rung is one .cu file in kernels_cuda/, built for sm_90a (wgmma and setmaxnreg exist only there):
+- rosetta.wgmma_smem: wgmma.mma_async m64n128k8 tf32 (HGMMA) reading both operands from 128-byte swizzled shared
+  memory through matrix descriptors; cp.async loads by every thread; two warpgroups, 128 x 128 tiles.
+- rosetta.wgmma_tma: the same tile fed by the copy engine (cp.async.bulk.tensor, UTMALDG) completing on mbarriers.
+- rosetta.wgmma_ws: warp specialisation, one producer and two consumer warpgroups, setmaxnreg, 128 x 256 tiles
+  (m64n256k8), full/empty mbarriers per stage.
+- rosetta.wgmma_persistent: the same on a persistent grid with a static grouped tile scheduler.
+
+Both operands are K-major in shared memory (TF32 wgmma cannot transpose B), so every rung takes B as Bt = B^T
+(b_layout "kmajor": the harness packs it once, outside the timed region). The tensor core reads fp32 operands'
+upper 19 bits (truncation to tf32, where rosetta.tc_gemm rounds with cvt.rn): these entries are checked against the
+tf32 bound and compared with cuBLAS TF32.
+
+The TMA rungs take two tensor maps by value after the suite's GEMM arguments ("mapA", "mapB" in args): fp32, 2-D
+{K, rows}, row stride K * 4 bytes, box {32, tile_m} for A and {32, tile_n} for Bt, 128-byte swizzle, encoded on the
+host with cuTensorMapEncodeTiled when the launch is bound (harness/launch/tensor_maps.py). The persistent rung is
+launched on min(SMs, tiles) blocks (`persistent=True`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from harness.preconditions import dims_fit_int32, multiple_of
+from harness.registry.seeds import GEMM_ALPHA_BETA
+from harness.registry.types import Counterpart, Deviation, Kernel
+
+_BK = 32          # one 128-byte swizzle row of fp32: the K step of every rung
+_GROUP_M = 8      # grouped tile order, in the CUDA kernels and the Triton counterparts alike
+_ABC = ("A", "B", "C")
+TENSOR_MAP_ARGS = ("mapA", "mapB")
+_SECTION = "tile-rosetta's step after the closing \"Tensor Cores\" paragraph: Hopper's wgmma"
+
+
+def _smem(stages: int, bm: int, bn: int) -> int:
+    # stages of an A tile and a Bt tile, plus 1024 bytes so the kernel can align its buffer to the swizzle atom
+    return stages * (bm + bn) * _BK * 4 + 1024
+
+
+def _preconditions(bm: int, bn: int) -> tuple:
+    why = "no bounds checks: every tile is whole"
+    return (multiple_of("M", bm, why), multiple_of("N", bn, why), multiple_of("K", _BK, why), dims_fit_int32())
+
+
+def _counterpart(bm: int, bn: int, threads: int, num_stages: int, split: bool) -> Counterpart:
+    deviations = {}
+    if threads // 32 != 8:
+        deviations["num_warps"] = Deviation(8, "Triton's persistent program runs its MMAs on two warpgroups; with "
+                                               "warp_specialize its own producer warps come on top")
+    # The 128 x 256 tile leaves no room for a whole-tile epilogue buffer beside its 3 stages: the split epilogue
+    # stores C in halves (measured on an H100: without it the compile asks for 278552 bytes of shared memory).
+    params: dict[str, int | bool | str] = {"group_m": _GROUP_M, "warp_specialize": True}
+    if split:
+        params["epilogue_split"] = True
+    # offsets_64bit=False: the descriptor path addresses through the copy engine, so the CPU tier's TTIR proof of
+    # 64-bit row offsets (a 64-bit product of a size) has nothing to see; binding refuses operands past 2^31
+    # elements rather than trust what is not proven
+    return Counterpart("persistent", "gemm_hopper", params, deviations=deviations, num_stages=num_stages,
+                       offsets_64bit=False)
+
+
+def _kernel(name: str, symbol: str, threads: int, bm: int, bn: int, stages: int, tensor_maps: bool,
+            counterpart_stages: int, notes: str) -> Kernel:
+    args = GEMM_ALPHA_BETA + (TENSOR_MAP_ARGS if tensor_maps else ())
+    return Kernel(
+        id=f"rosetta.{name}<tf32,{bm},{bn},{_BK},{stages},kmajor>", op="sgemm", idea="wgmma", seed=None,
+        section=_SECTION, symbol=symbol, args=args, block=(threads, 1, 1), tile_m=bm, tile_n=bn, tile_k=_BK,
+        preconditions=_preconditions(bm, bn), reads_c_when_beta_zero=False,
+        counterparts=(_counterpart(bm, bn, threads, counterpart_stages, split=bn == 256),), notes=notes,
+        precision="tf32", b_layout="kmajor", dynamic_smem=_smem(stages, bm, bn), aligned16=_ABC,
+        tf32_conversion="truncate")
+
+
+_TRUNC = "TF32 by truncation (the tensor core reads each operand's upper 19 bits), fp32 accumulation. "
+
+KERNELS: tuple[Kernel, ...] = (
+    _kernel("wgmma_smem", "wgmma_smem_tf32<4>", 256, 128, 128, 4, False, 4,
+            _TRUNC + "wgmma m64n128k8 from 128-byte swizzled shared memory; cp.async loads, 4 stages."),
+    _kernel("wgmma_tma", "wgmma_tma_tf32<4>", 256, 128, 128, 4, True, 4,
+            _TRUNC + "Loads by the copy engine (TMA) on mbarriers, 4 stages; block barrier per K tile."),
+    _kernel("wgmma_ws", "wgmma_ws_tf32<4>", 384, 128, 256, 4, True, 3,
+            _TRUNC + "Producer + 2 consumer warpgroups, setmaxnreg 40/232, m64n256k8, full/empty mbarriers."),
+    replace(_kernel("wgmma_persistent", "wgmma_persistent_tf32<4, 8>", 384, 128, 256, 4, True, 3,
+                    _TRUNC + "Rung wgmma_ws on a persistent grid of min(SMs, tiles) blocks: static grouped tile "
+                    "scheduler, loads of the next tile overlap the epilogue."), persistent=True),
+)
