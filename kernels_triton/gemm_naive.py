@@ -6,7 +6,8 @@ threads) and num_warps = threads / 32, so the thread count matches; but there is
 which thread holds which accumulator is the compiler's layout, not the programmer's choice. What the
 kernel does express is the naive data flow: each step reads one column of A and one row of B from
 global memory (through L1/L2, as the CUDA kernel's loads do) and nothing is staged in shared memory.
-Row offsets are 64-bit, so matrices past 2^31 elements are addressed correctly.
+Every offset that meets a stride is 64-bit (rows, and N as int64 so that k * N is too), so any one operand past
+2^31 elements is addressed correctly.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ def sgemm_naive_kernel(A, B, C, M, N, K, alpha, beta, BLOCK_M: tl.constexpr, BLO
     pid_m = tl.program_id(1)
     rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    n64 = tl.cast(N, tl.int64)  # k * N passes 2^31 when B does
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, K):
         a = tl.load(A + rows * K + k, mask=rows < M, other=0.0)   # column k of A
-        b = tl.load(B + k * N + cols, mask=cols < N, other=0.0)   # row k of B
+        b = tl.load(B + k * n64 + cols, mask=cols < N, other=0.0)   # row k of B
         acc += a[:, None] * b[None, :]
     # C = alpha*acc + beta*C with BLAS semantics: C is not read when beta == 0, so NaN in C cannot leak.
     mask = (rows[:, None] < M) & (cols[None, :] < N)

@@ -1,12 +1,16 @@
-"""Register outer-product counterpart, rank-1 form: acc += a[:, None] * b[None, :] over each K chunk.
+"""Rank-1 form, deliberately different from the CUDA kernels it sits beside: acc += a[:, None] * b[None, :].
 
-The CUDA kernel copies a column of As and a row of Bs into register arrays a[], b[] and accumulates
-their outer product. Triton cannot index a column out of a register tile, so each rank-1 step loads
-its column of A and row of B from global memory (served by L1 after the first touch) and the
-compiler keeps them in registers; the accumulator tile is split over threads by the layout.
+The CUDA kernels (register outer product, 2D coarsening, the unroll variants, seed 002's 2 x 2 tile) stage
+tiles of A and B in shared memory and copy a column of As and a row of Bs into register arrays a[], b[]
+before each rank-1 update. Triton has no handle for a shared-memory tile outside tl.dot (whose staged
+counterpart is gemm_tile) and cannot index a column out of a register tile, so this form loads each
+step's column of A and row of B straight from global memory (served by L1 after the first touch): the
+same arithmetic with a different data movement, shown for what it costs and never taken as the idea's
+best Triton (the registry labels it `design="deliberately different: ..."`).
 UNROLL chooses tl.static_range (unrolled while tracing: the `i = 0; idx = i + tid` form) or
 tl.range(loop_unroll_factor=1) (kept a loop: the `i = tid` form) for the inner chunk.
-Row offsets are 64-bit, so matrices past 2^31 elements are addressed correctly.
+Offsets are 64-bit (rows, and N as int64 so that k * N is too), so any one operand past 2^31
+elements is addressed correctly.
 """
 
 from __future__ import annotations
@@ -17,11 +21,11 @@ import triton.language as tl
 
 
 @triton.jit
-def rank1_step(acc, A, B, rows, cols, k, M, N, K):
+def rank1_step(acc, A, B, rows, cols, k, M, N, K, n64):
     """acc += A[rows, k] (x) B[k, cols]: one column of A and one row of B, straight from global memory."""
     # k < K is written on vectors (rows * 0 + k): the CPU interpreter rejects a scalar term in a mask.
     a = tl.load(A + rows * K + k, mask=(rows < M) & (rows * 0 + k < K), other=0.0)
-    b = tl.load(B + k * N + cols, mask=(cols < N) & (cols * 0 + k < K), other=0.0)
+    b = tl.load(B + k * n64 + cols, mask=(cols < N) & (cols * 0 + k < K), other=0.0)
     return acc + a[:, None] * b[None, :]
 
 
@@ -32,14 +36,15 @@ def sgemm_outer_kernel(A, B, C, M, N, K, alpha, beta, BLOCK_M: tl.constexpr, BLO
     pid_m = tl.program_id(1)
     rows = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    n64 = tl.cast(N, tl.int64)  # k * N passes 2^31 when B does
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, K, BLOCK_K):
         if UNROLL:
             for kk in tl.static_range(BLOCK_K):
-                acc = rank1_step(acc, A, B, rows, cols, k0 + kk, M, N, K)
+                acc = rank1_step(acc, A, B, rows, cols, k0 + kk, M, N, K, n64)
         else:
             for kk in tl.range(0, BLOCK_K, loop_unroll_factor=1):
-                acc = rank1_step(acc, A, B, rows, cols, k0 + kk, M, N, K)
+                acc = rank1_step(acc, A, B, rows, cols, k0 + kk, M, N, K, n64)
     # C = alpha*acc + beta*C with BLAS semantics: C is not read when beta == 0, so NaN in C cannot leak.
     mask = (rows[:, None] < M) & (cols[None, :] < N)
     c_ptrs = C + rows[:, None] * N + cols[None, :]

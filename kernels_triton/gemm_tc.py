@@ -4,9 +4,11 @@ The CUDA kernels spell out what the tensor cores need: mma.sync fragments, ldmat
 B fragment because tf32 has no transposing ldmatrix, cp.async stages, a swizzled shared layout, and the 3xTF32 split
 of every operand into a tf32 high part and a tf32 remainder. Here all of it is one argument:
 
-* ``tl.dot(a, b, acc, input_precision="tf32")`` rounds both tiles to tf32 and runs the tensor cores;
-* ``input_precision="tf32x3"`` makes the compiler split each tile into big + small and issue three dots
-  (small*big, big*small, big*big), which is fp32-accurate;
+* ``tl.dot(a, b, acc, input_precision="tf32")`` runs the tensor cores on the fp32 tiles as they are: the PTX has no
+  conversion instruction, and the MMA reads only the top 19 bits of each operand, so the low 13 mantissa bits are
+  dropped (truncation, not the round to nearest of the CUDA kernel's cvt.rn.tf32.f32; its TF32 error is larger);
+* ``input_precision="tf32x3"`` makes the compiler split each tile into big + small (big = cvt.rna.tf32.f32, round to
+  nearest with ties away) and issue three dots (small*big, big*small, big*big), which is fp32-accurate;
 * which tensor-core instruction is used is the compiler's choice: on Hopper, wgmma (HGMMA) reads B from shared memory
   and its tf32 form has no transpose, so the B tile must be K-major there. With K-major B in global memory
   (``B_KMAJOR``: the kernel is given Bt = B^T, N x K contiguous) the tile is copied as it is, 16 bytes per cp.async.

@@ -5,7 +5,8 @@ here the programmer writes only the tile shapes and the K loop. tl.dot with inpu
 lowers to FFMA (no tensor cores, exact fp32 products); the compiler decides the shared-memory layout
 (swizzled, so padding has no handle), the barriers, how many outputs each thread owns
 (BLOCK_M*BLOCK_N / (32*num_warps)), and, with num_stages > 1, software pipelining of the loads.
-Row offsets are 64-bit, so matrices past 2^31 elements are addressed correctly.
+Offsets are 64-bit (row * K, k * N and the B step BLOCK_K * N), so any one operand past 2^31 elements is
+addressed correctly.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def sgemm_tile_kernel(A, B, C, M, N, K, alpha, beta,
         b = tl.load(b_ptrs, mask=(ks[:, None] < K - k0) & (cols[None, :] < N), other=0.0)
         acc = tl.dot(a, b, acc, input_precision="ieee")
         a_ptrs += BLOCK_K
-        b_ptrs += BLOCK_K * N
+        b_ptrs += BLOCK_K * tl.cast(N, tl.int64)
     # C = alpha*acc + beta*C with BLAS semantics: C is not read when beta == 0, so NaN in C cannot leak.
     mask = (rows[:, None] < M) & (cols[None, :] < N)
     c_ptrs = C + rows[:, None] * N + cols[None, :]

@@ -193,3 +193,40 @@ def test_a_misaligned_view_is_refused_by_a_kernel_with_16_byte_loads(device):
 def test_a_grid_taller_than_the_hardware_allows_is_refused():
     kernel = get("s000.gemm_naive")
     assert any("grid's y limit" in text for text in kernel.unmet(Problem("sgemm", 16 * 65536, 16, 16)))
+
+
+# One operand past 2^31 elements, the others small; every dimension fits int32. Meta tensors: shapes, no memory.
+_PAST_2_31 = {"A": (65537, 16, 32768), "B": (16, 65537, 32768), "C": (65537, 32768, 16)}  # (M, N, K)
+_PAIRS = [(k, c) for k in KERNELS for c in k.counterparts]
+
+
+def _meta_operands(op: str, operand: str) -> dict[str, torch.Tensor]:
+    if op == "sgemv":
+        m, n = 65537, 32768
+        return {"A": torch.empty(m, n, device="meta"), "x": torch.empty(n, device="meta"),
+                "y": torch.empty(m, device="meta")}
+    m, n, k = _PAST_2_31[operand]
+    return {"A": torch.empty(m, k, device="meta"), "B": torch.empty(k, n, device="meta"),
+            "C": torch.empty(m, n, device="meta")}
+
+
+@pytest.mark.parametrize("operand", ["A", "B", "C"])
+@pytest.mark.parametrize("pair", _PAIRS, ids=lambda p: f"{p[0].id} [{p[1].name}]")
+def test_one_operand_past_2_31_elements_is_bound_with_64_bit_offsets_and_refused_without(pair, operand):
+    from dataclasses import replace
+
+    kernel, counterpart = pair
+    if kernel.op == "sgemv" and operand != "A":
+        pytest.skip("sgemv: only A can pass 2^31 elements while M and N fit int32")
+    tensors = _meta_operands(kernel.op, operand)
+    assert tensors[operand].numel() > 2**31 and all(t.numel() < 2**31 for n, t in tensors.items() if n != operand)
+    # The compiled TTIR proves the 64-bit offsets (tests/test_counterparts.py); binding lets such a form run. A form
+    # the registry declares 32-bit (the copy engine's descriptors, which that proof cannot see) is refused instead.
+    if counterpart.offsets_64bit:
+        assert callable(triton.bind(kernel, counterpart, tensors, device_type="meta"))
+    narrow = replace(counterpart, offsets_64bit=False)
+    with pytest.raises(ValueError, match=r"cannot run .*int32"):
+        triton.bind(kernel, narrow, tensors, device_type="meta")
+    small = {name: torch.empty(8, 8, device="meta") for name in ("A", "B", "C")} if kernel.op == "sgemm" else \
+        {"A": torch.empty(8, 8, device="meta"), "x": torch.empty(8, device="meta"), "y": torch.empty(8, device="meta")}
+    assert callable(triton.bind(kernel, narrow, small, device_type="meta")), "small operands are still bound"

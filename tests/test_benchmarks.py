@@ -250,8 +250,9 @@ def test_fake(benchmark):
 
 def _pytest_benchmark(tmp_path: Path, device_ms: str, *args: str) -> subprocess.CompletedProcess:
     root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "DEVICE_MS": device_ms, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    env.pop("PYTEST_ADDOPTS", None)
+    # the inner pytest is a session of its own: none of this one's PYTEST_* settings (addopts, an xdist worker's id)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update(DEVICE_MS=device_ms, PYTHONPATH=f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                            "--rootdir", str(tmp_path), f"--benchmark-storage=file://{tmp_path / 'store'}",
                            str(tmp_path / "test_fake.py"), *args],

@@ -43,7 +43,42 @@ def test_every_record_timed_in_both_files_is_paired_with_its_ratio_and_spread_ve
         ("s000.gemm_naive [CUDA]", 2, 1), ("s000.gemm_naive [Triton naive]", 1, 2)}
     assert "2 rank changes" in cmp.headline()
     page = render_compare(cmp, tmp_path / "c.html").read_text()
-    assert "GPU A" in page and "GPU B" in page and cmp.headline() in page.replace("&#x27;", "'")
+    text = page.replace("&#x27;", "'")
+    assert "GPU A" in page and "GPU B" in page and all(cmp.op_headline(op) in text for op in cmp.ops)
+    assert 'src="data:image/png;base64,' in page, "the ratios are plotted"
+
+
+def _sgemv_file(path: Path, device: str, ms: float) -> Path:
+    q = Problem("sgemv", 4096, 4096)
+    with ResultsWriter(path) as w:
+        w.write(RunHeader("2026-11-22T00:00:00+00:00", "gpu", device, {}, [], 1, [q], 100.0))
+        for kernel, impl in ((None, "cublas"), ("s003.naive_sgemv", "cuda")):
+            t = Timing(ms, ms * 0.99, ms * 1.01, ms * 0.98, ms * 1.02, 50)
+            w.write(Result(impl, impl, q, Status.OK, kernel, timing=t, figures=Figures(1.0, 1.0, 1.0, 1)))
+        w.write(RunEnd("2026-11-22T00:01:00+00:00", 0, 2))
+    return path
+
+
+def test_a_side_of_several_files_gives_a_headline_for_every_op(tmp_path):
+    times = {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.0}
+    a = [_file(tmp_path / "a1.jsonl", "GPU A", times), _sgemv_file(tmp_path / "a2.jsonl", "GPU A", 1.4)]
+    b = [_file(tmp_path / "b1.jsonl", "GPU B", times), _sgemv_file(tmp_path / "b2.jsonl", "GPU B", 1.0)]
+    cmp = compare(a, b)
+    assert cmp.ops == ["sgemm", "sgemv"]
+    assert cmp.op_headline("sgemm").startswith("sgemm: B ran a median 1.00x")
+    assert cmp.op_headline("sgemv").startswith("sgemv: B ran a median 1.40x")
+    with pytest.raises(ValueError, match="mixes devices"):
+        compare([a[0], b[1]], b)
+
+
+def test_a_difference_within_both_runs_spreads_is_not_marked(tmp_path):
+    # 1% apart, each run spread over 2% (p20..p80): noise, neither coloured nor counted as beyond.
+    a = _file(tmp_path / "a.jsonl", "GPU A", {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.0})
+    b = _file(tmp_path / "b.jsonl", "GPU B", {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.1})
+    cmp = compare(a, b)
+    assert not any(r.beyond_spread for r in cmp.rows)
+    page = render_compare(cmp, tmp_path / "c.html").read_text()
+    assert 'class="n slower"' not in page and 'class="n faster"' not in page
 
 
 def test_two_recorded_h100_runs_compare_on_the_records_they_share():

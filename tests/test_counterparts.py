@@ -9,6 +9,7 @@ import torch
 from harness.launch.implementations import Impl, all_impls, baselines
 from harness.launch.triton import config
 from harness.problems import Problem, cpu_problem
+from harness.registry import KERNELS, Kernel
 from harness.run.records import Numerics
 from harness.run.runner import ProblemContext, check_numerics
 
@@ -51,3 +52,97 @@ def test_vendor_baseline_passes_the_same_checks(op, device):
             continue  # TF32 exists only on the GPU
         shape = SGEMV_SHAPES[0] if op == "sgemv" else Problem("sgemm", 37, 45, 29)
         assert _check(impl, shape, device).passed
+
+
+# ------------------------------------------------------------------------------------------------ past 2^31 elements
+_PAIRS = [(k, c) for k in KERNELS for c in k.counterparts]
+
+
+@pytest.fixture(scope="module")
+def compiled_facts() -> dict[tuple[str, str], dict[str, int]]:
+    """Every counterpart compiled ahead of time for sm_90 (cached on disk), its facts by (kernel id, form)."""
+    from harness.inspect.resources import counterpart_resources
+
+    return {(k.id, c.name): r.facts for (k, c), r in zip(_PAIRS, counterpart_resources(_PAIRS), strict=True)}
+
+
+def _operands(kernel: Kernel) -> tuple[str, ...]:
+    return ("A", "x", "y") if kernel.op == "sgemv" else ("A", "B", "C")
+
+
+@pytest.mark.parametrize("operand", [0, 1, 2], ids=["A", "B or x", "C or y"])
+@pytest.mark.parametrize("pair", _PAIRS, ids=lambda p: f"{p[0].id} [{p[1].name}]")
+def test_a_64_bit_counterpart_multiplies_no_size_in_32_bits_on_any_operand(pair, operand, compiled_facts):
+    """Any one operand past 2^31 elements is addressed right: in the TTIR, every product of a size argument (M, N,
+    K) on the operand's address path is 64-bit, and each 2-D operand's row offset is one such product."""
+    kernel, counterpart = pair
+    if not counterpart.offsets_64bit:
+        pytest.skip("the registry says 32-bit offsets: binding refuses such operands (tests/test_bad_input.py)")
+    name = _operands(kernel)[operand]
+    facts = compiled_facts[(kernel.id, counterpart.name)]
+    assert facts[f"ttir.size_mul_i32.{name}"] == 0, f"{name} is indexed with a 32-bit product of a size"
+    if kernel.op == "sgemm" or name == "A":
+        assert facts[f"ttir.size_mul_i64.{name}"] >= 1, f"{name}'s row offset is not a 64-bit product"
+
+
+def test_the_offset_check_sees_a_32_bit_index():
+    from harness.inspect.compile_triton import triton_resources
+    from tests import offset_kernels
+
+    facts = triton_resources(offset_kernels.b_index_32bit_kernel, offset_kernels.SIGNATURE, {"BLOCK": 16},
+                             num_warps=4, num_stages=1).facts
+    assert facts["ttir.size_mul_i32.B"] >= 1 and facts["ttir.size_mul_i64.B"] == 0
+    assert facts["ttir.size_mul_i32.A"] == 0 and facts["ttir.size_mul_i64.A"] >= 1
+
+
+def _one_per_code_path() -> list[Impl]:
+    """One sgemm counterpart per distinct kernel text and addressing (module, unroll form, B layout)."""
+    seen: dict[tuple, Impl] = {}
+    for impl in TRITON:
+        if impl.op == "sgemm":
+            c = impl.counterpart
+            seen.setdefault((c.module, c.params.get("unroll"), impl.kernel.b_layout), impl)
+    return list(seen.values())
+
+
+# B alone or C alone past 2^31 elements (A alone: tests/test_gpu.py); every dimension fits int32.
+_BIG_ONE = {"B": Problem("sgemm", 64, 65536, 32800), "C": Problem("sgemm", 65536, 32800, 16)}
+_big_operands: dict = {}
+
+
+def _big(operand: str) -> dict[str, torch.Tensor]:
+    """Small exact integers that depend on row and column, so a wrapped index reads a different value."""
+    if operand not in _big_operands:
+        _big_operands.clear()
+        torch.cuda.empty_cache()
+        p = _BIG_ONE[operand]
+
+        def pattern(rows: int, cols: int, mult: int) -> torch.Tensor:
+            out = torch.empty(rows, cols, device="cuda")
+            c = torch.arange(cols, device="cuda", dtype=torch.int64)[None, :]
+            for r0 in range(0, rows, 4096):
+                r = torch.arange(r0, min(rows, r0 + 4096), device="cuda", dtype=torch.int64)[:, None]
+                out[r0:r0 + 4096] = ((r * mult + c * 3) % 5 - 2).float()
+            return out
+
+        _big_operands[operand] = {"A": pattern(p.M, p.K, 7), "B": pattern(p.K, p.N, 11)}
+    return _big_operands[operand]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("operand", ["B", "C"])
+@pytest.mark.parametrize("impl", _one_per_code_path(), ids=lambda i: i.label)
+def test_past_2_31_elements_in_b_or_c_alone_the_counterpart_is_right(impl, operand):
+    p = _BIG_ONE[operand]
+    ops = _big(operand)
+    out = torch.full((p.M, p.N), float("nan"), device="cuda")
+    impl.bind({**ops, "C": out})()
+    torch.cuda.synchronize()
+    A, B = ops["A"].double(), ops["B"].double()
+    step = 4096
+    if operand == "B":  # the reference a block of columns at a time (a whole float64 B would be 17 GB)
+        for n0 in range(0, p.N, step):
+            assert torch.equal(out[:, n0:n0 + step].double(), A @ B[:, n0:n0 + step]), f"columns {n0}+ wrong"
+    else:
+        for m0 in range(0, p.M, step):
+            assert torch.equal(out[m0:m0 + step].double(), A[m0:m0 + step] @ B), f"rows {m0}+ wrong"

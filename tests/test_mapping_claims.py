@@ -167,3 +167,21 @@ def test_claims_hold_on_the_gpus_kernels(kernel_id):
     kernel = BY_ID[kernel_id]
     verdicts = mapping.evaluate(kernel, on_gpu(kernel))
     assert verdicts and all(v.holds for v in verdicts), f"{kernel_id} on the GPU:\n{_failures(verdicts)}"
+
+
+@needs_nvcc
+def test_the_tf32_conversion_claim_fails_when_the_registry_states_another_rounding(evidence):
+    """The row is proven on the code, not copied from the registry: TF32 evidence (no cvt in Triton's PTX, cvt.rn in
+    the CUDA source) refutes a registry that says rounding-with-ties-away or truncation."""
+    from harness.report.mapping_tc import TF32_CONVERSION
+
+    tf32 = next(k for k in KERNELS if k.precision == "tf32")
+    x3 = next(k for k in KERNELS if k.precision == "3xtf32" and k.b_layout == tf32.b_layout)
+    held = mapping.check_claim("tensor_core", TF32_CONVERSION, evidence[tf32.id])
+    assert held and all(v.holds for v in held)
+    borrowed = KernelEvidence(x3, evidence[tf32.id].cuda, evidence[tf32.id].triton)
+    triton_side = [v for v in mapping.check_claim("tensor_core", TF32_CONVERSION, borrowed) if v.side == "triton"]
+    assert triton_side and not any(v.holds for v in triton_side), "3xTF32 (cvt.rna) read off a truncating kernel"
+    for wrong in ("rna", "truncate"):
+        stated = KernelEvidence(replace(tf32, tf32_conversion=wrong), evidence[tf32.id].cuda, {})
+        assert not any(v.holds for v in mapping.check_claim("tensor_core", TF32_CONVERSION, stated))

@@ -27,14 +27,19 @@ def test_a_plan_without_triton_implementations_starts_no_processes():
 
 
 @pytest.mark.gpu
-def test_the_pool_compiles_a_counterpart_into_tritons_disk_cache(tmp_path, monkeypatch):
+@pytest.mark.parametrize(("kernel_id", "impl", "at_least"), [
+    ("s000.gemm_block_tiling_v3<64,64,16,16,16>", "triton:dot", 1),
+    # an autotuned counterpart: every configuration compiled, none timed
+    ("rosetta.sgemm_general<128,256,16,32,128,8,16,8>", "triton:tuned", 2),
+])
+def test_the_pool_compiles_a_counterpart_into_tritons_disk_cache(tmp_path, monkeypatch, kernel_id, impl, at_least):
     if (os.cpu_count() or 1) < 4:
         pytest.skip("the pool only starts on a machine with 4 or more cores")
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # the spawned processes inherit it
-    kernel = BY_ID["s000.gemm_block_tiling_v3<64,64,16,16,16>"]
-    plan = [(Problem("sgemm", 256, 256, 256), [key_of(i) for i in all_impls([kernel], ("triton",))])]
+    kernel = BY_ID[kernel_id]
+    plan = [(Problem("sgemm", 256, 256, 256), [(kernel.id, impl, "sgemm")])]
     pre = precompile.Precompiler(plan, None, processes=1)
     assert pre.pool is not None
     assert pre.close() == []
     cubins = list((tmp_path / "triton").rglob("*.cubin"))
-    assert cubins, "the pool compiled nothing into Triton's cache"
+    assert len(cubins) >= at_least, f"the pool compiled {len(cubins)} kernels into Triton's cache"

@@ -133,3 +133,62 @@ def test_preconditions_reject_shapes_outside_the_tile():
     assert failed == ["K % 64 == 0 (no bounds checks)"]
     assert get("s002.tiled_matmul<16>").unmet(Problem("sgemm", 32, 32, 48))  # not square
     assert get("s001.v1_naive").unmet(Problem("sgemm", 4, 4, 4, alpha=2.0))  # computes A*B only
+
+
+def test_every_rank1_form_is_labelled_deliberately_different_and_its_kernel_keeps_a_staged_form():
+    from harness.registry.types import DELIBERATELY_DIFFERENT
+
+    rank1 = [(k, c) for k in KERNELS for c in k.counterparts if c.module == "gemm_outer"]
+    assert rank1, "the registry has rank-1 forms to label"
+    for k, c in rank1:
+        assert c.design.startswith(DELIBERATELY_DIFFERENT) and c.deliberately_different, f"{k.id} [{c.name}]"
+        staged = [s for s in k.counterparts if not s.deliberately_different]
+        assert staged and all(s.module in ("gemm_tile", "gemm_ladder") for s in staged), k.id
+    assert not any(c.deliberately_different for k in KERNELS for c in k.counterparts if c.module != "gemm_outer")
+
+
+def test_a_design_text_must_say_deliberately_different_and_a_kernel_cannot_have_only_such_forms():
+    from dataclasses import replace
+
+    from harness.registry import Counterpart
+
+    with pytest.raises(ValueError, match="deliberately different"):
+        Counterpart("rank1", "gemm_outer", design="rank-1 updates")
+    kernel = get("s000.gemm_block_tiling_v4<128,128,8,16,16>")
+    with pytest.raises(ValueError, match="every counterpart is deliberately different"):
+        replace(kernel, counterparts=tuple(c for c in kernel.counterparts if c.deliberately_different))
+
+
+LADDER = [k for k in KERNELS if k.id.startswith("rosetta.sgemm_")]
+
+
+@pytest.mark.parametrize("kernel", LADDER, ids=lambda k: k.id)
+def test_each_ladder_rung_has_a_tuned_row_on_its_own_tile_with_a_small_space_holding_its_own_setting(kernel):
+    from harness.launch import triton as launch_triton
+
+    dot, tuned = kernel.counterpart("dot"), kernel.counterpart("tuned")
+    cfg = launch_triton.config(kernel, tuned)
+    assert cfg == launch_triton.config(kernel, dot), "the tuned row is derived from the rung like the dot row"
+    module = launch_triton.module(tuned)
+    space = module.configs(**{k: v for k, v in cfg.items() if k in ("block_m", "block_n", "block_k", "num_warps",
+                                                                    "group_m")})
+    assert 2 <= len(space) <= 8
+    want = launch_triton.constexprs(kernel, tuned)
+    assert all(c.kwargs == want for c in space), "every configuration keeps the rung's tile and program order"
+    assert (cfg["num_warps"], cfg["num_stages"]) in {(c.num_warps, c.num_stages) for c in space}
+    assert len({(c.num_warps, c.num_stages) for c in space}) == len(space)
+
+
+def test_tf32_rounding_text_is_stated_for_every_tensor_core_implementation_and_only_there():
+    from harness.registry.types import TF32_CONVERSION_TEXT
+
+    for k in KERNELS:
+        if k.precision == "fp32":
+            assert k.tf32_rounding == "" and all(c.tf32_rounding(k) == "" for c in k.counterparts)
+            continue
+        # which conversion is proven on the code by the tensor-core mapping claim "fp32 to TF32 conversion"
+        assert k.tf32_conversion in TF32_CONVERSION_TEXT, f"{k.id} states no tf32_conversion"
+        assert k.tf32_rounding == TF32_CONVERSION_TEXT[k.tf32_conversion], k.id
+        for c in k.counterparts:
+            want = "truncate" if k.precision == "tf32" else "rna"
+            assert c.tf32_conversion(k) == want and c.tf32_rounding(k) == TF32_CONVERSION_TEXT[want], (k.id, c.name)

@@ -1,6 +1,7 @@
-"""The rendered page in a real browser, as a person sees it: headless Chromium loads it from disk with no
-console messages and every image embedded, and screenshots the top of the page (title, contents,
-findings) and one idea section on its own.
+"""The rendered page in a real browser, as a person sees it at 1400x1000: headless Chromium loads it from disk with
+no console messages and every image embedded; the first screen holds the headline numbers and the ladder chart; the
+page is at most 40 screens long; nothing is wider than the window and no table wider than its column; every plot's
+image decodes. It screenshots the top of the page and one idea section on its own.
 
 Skipped, with the reason, where Chromium is not installed (CI installs the Debian package `chromium`).
 The screenshots are copied to /tmp/report-top.png and /tmp/report-idea.png for a person to look at.
@@ -9,7 +10,9 @@ The screenshots are copied to /tmp/report-top.png and /tmp/report-idea.png for a
 from __future__ import annotations
 
 import contextlib
+import html as html_lib
 import io
+import json
 import re
 import shutil
 import subprocess
@@ -21,6 +24,27 @@ from harness.report import render
 from tests.test_report import cpu_results_file, recorded_gpu_run
 
 WIDTH = 1400
+SCREEN = 1000
+MAX_SCREENS = 40
+# Measures the laid-out page once every image has loaded and writes what it found into the DOM, where --dump-dom
+# reads it back. Folded parts stay folded for the height (as a reader first sees the page) and are opened for the
+# width checks (a table hidden in a fold must fit too once opened).
+MEASURE = """<script>window.addEventListener('load', () => {
+  const root = document.documentElement, W = root.clientWidth, height = root.scrollHeight;
+  const box = e => e ? e.getBoundingClientRect() : null;
+  const headline = box(document.getElementById('headline'));
+  const ladder = box(document.querySelector('#headline img'));
+  const images = [...document.images].map(i => [i.alt, i.naturalWidth]);
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const wide = [...document.querySelectorAll('body *')].filter(e => box(e).right > W + 1)
+      .map(e => e.tagName + '.' + e.className).slice(0, 20);
+  const tables = [...document.querySelectorAll('table')].filter(t => box(t).width > t.parentElement.clientWidth + 1)
+      .map(t => t.className + ' in #' + (t.closest('section') || {}).id);
+  const out = {W, height, scrollWidth: root.scrollWidth, wide, tables, images,
+               headline: headline && headline.top, ladder: ladder && ladder.bottom};
+  const pre = document.createElement('pre'); pre.id = 'measured'; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});</script>"""
 COPIES = {"top": Path("/tmp/report-top.png"), "idea": Path("/tmp/report-idea.png")}
 
 
@@ -99,13 +123,49 @@ def test_page_loads_with_no_console_messages_and_every_image_embedded(browser: s
     assert all(src.startswith("data:image/png;base64,") for src in sources)
 
 
-def test_the_top_of_the_page_shows_title_contents_and_findings(browser: str, page: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def measured(browser: str, page: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The page laid out by Chromium at 1400x1000: its height, what overflows, its images, where the headline is."""
+    folder = tmp_path_factory.mktemp("measure")
+    copy = folder / page.name
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>", 1), encoding="utf-8")
+    proc = _run(browser, folder / "profile", "--hide-scrollbars", f"--window-size={WIDTH},{SCREEN}",
+                "--virtual-time-budget=20000", "--dump-dom", copy.as_uri())
+    found = re.search(r'<pre id="measured">(.*?)</pre>', proc.stdout.decode("utf-8", "replace"), re.S)
+    assert found, proc.stderr.decode("utf-8", "replace")[-3000:]
+    return json.loads(html_lib.unescape(found.group(1)))
+
+
+def test_the_first_screen_holds_the_headline_numbers_and_the_ladder_chart(measured: dict) -> None:
+    assert measured["headline"] is not None and measured["headline"] < SCREEN
+    assert measured["ladder"] is not None, "no ladder chart in the headline"
+    assert measured["ladder"] <= SCREEN, f"the ladder chart ends {measured['ladder']:.0f} px down"
+
+
+def test_the_page_is_at_most_forty_screens_long(measured: dict) -> None:
+    screens = measured["height"] / SCREEN
+    assert screens <= MAX_SCREENS, f"{screens:.1f} screens of {WIDTH}x{SCREEN}"
+
+
+def test_nothing_is_wider_than_the_window_and_no_table_wider_than_its_column(measured: dict) -> None:
+    assert measured["scrollWidth"] <= measured["W"], measured["wide"]
+    assert measured["wide"] == []
+    assert measured["tables"] == [], "tables wider than their column (columns hidden sideways)"
+
+
+def test_every_plot_image_decodes(measured: dict, page: Path) -> None:
+    assert len(measured["images"]) == page.read_text(encoding="utf-8").count("<img ")
+    assert measured["images"] and all(width > 0 for _, width in measured["images"]), measured["images"]
+
+
+def test_the_top_of_the_page_shows_the_headline_then_the_findings(browser: str, page: Path, tmp_path: Path) -> None:
     html = page.read_text(encoding="utf-8")
-    # What a person sees first: the title, the contents, then the findings, before any table or plot.
-    assert html.index("<h1") < html.index('<nav class="toc"') < html.index('<section id="findings"')
-    assert html.index('<section id="findings"') < html.index("<table") and html.index("<ol") < html.index("<img")
-    data = _screenshot(browser, page, tmp_path / "top.png", 1100, tmp_path / "profile")
-    _looks_like_a_page(data, 1100)
+    # What a person reads first: the title, the headline table and the ladder chart, then the findings.
+    assert html.index("<h1") < html.index('<section id="headline"') < html.index('<section id="findings"')
+    assert html.index('<section id="headline"') < html.index("<img") < html.index('<section id="findings"')
+    assert '<nav class="toc"' in html
+    data = _screenshot(browser, page, tmp_path / "top.png", SCREEN, tmp_path / "profile")
+    _looks_like_a_page(data, SCREEN)
     _keep(data, "top")
 
 
@@ -117,9 +177,11 @@ def test_one_idea_section_on_its_own(browser: str, page: Path, tmp_path: Path) -
     with_diff = [i for i in ideas if "what changed since" in html.split(f'<section id="{i}"', 1)[1].split(
         '<section id="idea-', 1)[0]]
     chosen = (with_diff or ideas)[0]
-    # The same page, with everything but that section hidden: a screenshot starts at the top of a page.
+    # The same page, with everything but that section hidden (its folds opened): a screenshot starts at the top.
     only = (f"main > *:not(#ideas) {{ display: none !important; }} "
-            f"#ideas > *:not(#{chosen}):not(h2) {{ display: none !important; }}")
+            f"#ideas section.part:not(:has(#{chosen})) {{ display: none !important; }} "
+            f"#ideas section.part > *:not(#{chosen}):not(h3) {{ display: none !important; }}")
+    html = html.replace("<details class=\"fold src\">", "<details class=\"fold src\" open>")
     isolated = tmp_path / "idea.html"
     isolated.write_text(html.replace("</head>", f"<style>{only}</style></head>", 1), encoding="utf-8")
     data = _screenshot(browser, isolated, tmp_path / "idea.png", 2400, tmp_path / "profile")

@@ -169,9 +169,9 @@ def _source(request: TritonRequest) -> tuple[Any, dict, str]:
     attrs = {(arg_names.index(name),): [["tt.divisibility", 16]] for name in marked}
     src = ASTSource(fn=jit_fn, signature=dict(request.signature), constexprs=dict(request.constexprs), attrs=attrs)
     options = {"num_warps": request.num_warps, "num_stages": request.num_stages, **request.options}
-    key = cache.digest({"kind": "triton", "triton": triton.__version__, "source": src.hash(),
-                        "options": sorted((k, repr(v)) for k, v in options.items()), "arch": request.arch,
-                        "env": _env_key()})
+    key = cache.digest({"kind": "triton", "facts": ttgir.FACTS_VERSION, "triton": triton.__version__,
+                        "source": src.hash(), "options": sorted((k, repr(v)) for k, v in options.items()),
+                        "arch": request.arch, "env": _env_key()})
     return src, options, key
 
 
@@ -195,7 +195,7 @@ def _compile_request(request: TritonRequest) -> KernelResources:
     else:
         static_shared = max(0, usage.get("SHARED", 0) - reserved_shared(request.arch))
         spill_stores = spill_loads = 0
-    facts = ttgir.facts(compiled.asm["ttgir"])
+    facts = ttgir.facts(compiled.asm["ttgir"], compiled.asm.get("ttir", ""), compiled.asm.get("ptx", ""))
     if record is not None:
         facts["barriers"] = record["barriers"]
     resources = KernelResources(registers=usage.get("REG", record["registers"] if record else 0),
@@ -253,13 +253,25 @@ def triton_resources(fn: Any, signature: dict[str, str], constexprs: dict[str, o
 
 
 def handle_resources(handle: Any) -> KernelResources:
-    """The same report from the handle a GPU launch returned (specialised on that launch's arguments)."""
+    """The same report from the handle a GPU launch returned (specialised on that launch's arguments).
+
+    Cached on disk by the cubin's digest: disassembling it is a subprocess per kernel, and the same kernel comes
+    back in every run (and from the run's precompile pool, which fills this cache ahead of the worker).
+    """
+    import hashlib
+
     asm = handle.asm
     kernel = handle.metadata.name
-    facts = ttgir.facts(asm["ttgir"]) if "ttgir" in asm else {}
-    return KernelResources(registers=int(handle.n_regs), shared_bytes=int(handle.metadata.shared), local_bytes=0,
-                           spill_stores=int(handle.n_spills), spill_loads=0,
-                           sass=sass_mix(asm["cubin"], function=kernel), kernel=kernel, facts=facts)
+    key = cache.digest({"kind": "triton-handle", "cubin": hashlib.sha256(asm["cubin"]).hexdigest(), "name": kernel,
+                        "facts": ttgir.FACTS_VERSION})
+    if (cached := cache.load(key)) is not None:
+        return KernelResources.from_json(cached)
+    facts = ttgir.facts(asm["ttgir"], asm.get("ttir", ""), asm.get("ptx", "")) if "ttgir" in asm else {}
+    resources = KernelResources(registers=int(handle.n_regs), shared_bytes=int(handle.metadata.shared),
+                                local_bytes=0, spill_stores=int(handle.n_spills), spill_loads=0,
+                                sass=sass_mix(asm["cubin"], function=kernel), kernel=kernel, facts=facts)
+    cache.store(key, resources.to_json())
+    return resources
 
 
 def _in_child(requests: Sequence[TritonRequest]) -> list[KernelResources | Exception]:

@@ -10,6 +10,7 @@ handles of real launches (`on_gpu`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -37,8 +38,16 @@ def _compiled(r: KernelResources) -> dict[str, int]:
     out: dict[str, int] = {"registers": r.registers, "spills": r.spill_stores + r.spill_loads,
                            "shared_bytes": r.shared_bytes, "local_bytes": r.local_bytes, **r.sass}
     for key, value in r.facts.items():
-        out[key if key == "barriers" else f"ttgir.{key}"] = int(value)
+        # ttgir facts by bare name; the TTIR's and the PTX's carry their own prefix ("ttir.", "ptx.")
+        out[key if key == "barriers" or "." in key else f"ttgir.{key}"] = int(value)
     return out
+
+
+# fp32 -> tf32 conversions a CUDA source writes as inline PTX (inside an asm("...") string, not in a comment): the
+# source text stands for the PTX until the suite's NVRTC build keeps the PTX it compiles.
+_SRC_CVT_TF32 = {"src.cvt_rn_tf32": re.compile(r"\basm\s*(?:volatile\s*)?\(\s*\"[^\"]*\bcvt\.rn\.tf32\.f32\b"),
+                 "src.cvt_rna_tf32": re.compile(r"\basm\s*(?:volatile\s*)?\(\s*\"[^\"]*\bcvt\.rna(?:\.satfinite)?"
+                                                r"\.tf32\.f32\b")}
 
 
 def cuda_numbers(kernel: Kernel, r: KernelResources, driver: Mapping[str, int] | None = None) -> Numbers:
@@ -46,6 +55,8 @@ def cuda_numbers(kernel: Kernel, r: KernelResources, driver: Mapping[str, int] |
     attributes (what the loaded function really holds) replace nvcc's registers and memory."""
     out = _compiled(r)
     out.update({f"src.{k}": v for k, v in source_facts(source_path(kernel.source)).items()})
+    text = source_path(kernel.source).read_text()
+    out.update({name: len(pattern.findall(text)) for name, pattern in _SRC_CVT_TF32.items()})
     out.setdefault("barriers", 0)
     out.update({"cfg.threads": kernel.threads, "cfg.tile_m": kernel.tile_m, "cfg.tile_n": kernel.tile_n,
                 "cfg.tile_k": kernel.tile_k, "cfg.mma_passes": _PASSES.get(kernel.precision, 0),

@@ -27,7 +27,7 @@ SASS_KEYS: tuple[str, ...] = (
     "LDG.32", "LDG.64", "LDG.128", "LDS.32", "LDS.64", "LDS.128", "STS", "STG", "LDL", "STL",
     "BAR", "SHFL", "HMMA", "HGMMA", "LDSM", "STSM", "LDGSTS", "UTMALDG",
     "STS.32", "STS.64", "STS.128", "LDGSTS.32", "LDGSTS.64", "LDGSTS.128", "STG.128", "LDGDEPBAR", "DEPBAR",
-    "SYNCS", "BRA", "SETMAXNREG", "UTMASTG", "WARPGROUP",
+    "SYNCS", "BRA", "USETMAXREG", "UTMASTG", "WARPGROUP",
     # fp32 arithmetic that flushes subnormals (FFMA.FTZ, FMUL.FTZ, FADD.FTZ): the build's -ftz flag, seen in the
     # code (F2I.FTZ, the float-to-integer step of an integer division, flushes under any flag and is not counted)
     "FTZ",
@@ -40,7 +40,7 @@ _PLAIN = {
     "FFMA": "FFMA", "FFMA32I": "FFMA", "FMUL": "FMUL", "FMUL32I": "FMUL", "FADD": "FADD", "FADD32I": "FADD",
     "STG": "STG", "LDL": "LDL", "STL": "STL", "BAR": "BAR", "SHFL": "SHFL", "HMMA": "HMMA", "HGMMA": "HGMMA",
     "LDSM": "LDSM", "STSM": "STSM", "UTMALDG": "UTMALDG", "LDGDEPBAR": "LDGDEPBAR", "DEPBAR": "DEPBAR",
-    "SYNCS": "SYNCS", "BRA": "BRA", "SETMAXNREG": "SETMAXNREG", "UTMASTG": "UTMASTG", "WARPGROUP": "WARPGROUP",
+    "SYNCS": "SYNCS", "BRA": "BRA", "USETMAXREG": "USETMAXREG", "UTMASTG": "UTMASTG", "WARPGROUP": "WARPGROUP",
 }
 _FP_ARITHMETIC = {"FFMA", "FMUL", "FADD"}
 # Opcodes whose width goes into the key ("LDG.128"); the ones also kept as a total are listed twice.

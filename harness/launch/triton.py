@@ -45,7 +45,9 @@ def bind(kernel: Kernel, counterpart: Counterpart, tensors: dict[str, torch.Tens
          beta: float = 0.0, device_type: str = "cuda") -> Callable[[], object]:
     """Check the operands once; return a zero-argument launch that returns the compiled handle."""
     who = f"Triton counterpart {kernel.id} [{counterpart.name}]"
-    problem_of(who, kernel.op, tensors, alpha, beta, device_type)
+    problem = problem_of(who, kernel.op, tensors, alpha, beta, device_type)
+    if refused := counterpart.unmet(problem):
+        raise ValueError(f"{who} cannot run {problem.label}: {'; '.join(refused)}")
     launch = module(counterpart).launch
     opts = config(kernel, counterpart)
     if kernel.op == "sgemv":

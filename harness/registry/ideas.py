@@ -89,10 +89,21 @@ IDEAS: dict[str, Idea] = {
             "tensor_core",
             "Tensor cores: TF32 and 3xTF32 (tile-rosetta's step)",
             "mma.sync multiplies 16x8x8 tf32 tiles held in registers: 8x the FFMA rate, fed by ldmatrix from a "
-            "swizzled, cp.async-pipelined shared tile. TF32 rounds the inputs to 10 mantissa bits; 3xTF32 splits each "
-            "input into a tf32 high part and a tf32 remainder and issues three mma's, which is fp32-accurate again. "
+            "swizzled, cp.async-pipelined shared tile. TF32 keeps 10 mantissa bits of each input (the CUDA kernel "
+            "rounds them, Triton's tf32 dot truncates them); 3xTF32 splits each input into a tf32 high part and a tf32 "
+            "remainder and issues three mma's, which is fp32-accurate again. "
             "Hopper's tf32 wgmma needs K-major B in shared memory, so B's layout in global memory decides Triton's "
             "fast path.",
+        ),
+        Idea(
+            "wgmma",
+            "Hopper tensor cores: wgmma, TMA, warp specialisation, a persistent grid (tile-rosetta's step)",
+            "Hopper's warpgroup MMA (wgmma, HGMMA) takes both operands from 128-byte swizzled shared memory through "
+            "matrix descriptors and runs asynchronously, four warps at a time. Each rung adds one idea: the copy "
+            "engine (TMA, tensor maps, mbarrier completion) instead of cp.async by every thread; a producer "
+            "warpgroup that only loads and consumer warpgroups that only multiply, with setmaxnreg moving registers "
+            "to the consumers; a persistent grid that walks tiles in grouped order. TF32 wgmma reads fp32 operands' "
+            "upper 19 bits (truncation) and cannot transpose B: both operands must be K-major.",
         ),
         Idea(
             "vectorize",

@@ -8,10 +8,12 @@ alignment; the rungs below it need whole tiles. It is registered twice: 128x256 
 cuBLAS fp32 on large aligned squares) and 128x128 tiles (shape-robust: 4097^3 within 4 points of its 4096^3 ratio).
 No single tile met both targets on the H100.
 
-Every rung's Triton counterpart is the same kernel, kernels_triton.gemm_ladder, configured from the rung's tile:
-in Triton the ladder is one kernel with different launch settings (num_stages for the prefetching rungs, group_m
-for the grouped order). The summit also carries the Triton ceiling, kernels_triton.gemm_autotuned, whose tile is
-the autotuner's choice (its derived settings are passed and ignored).
+Every rung's Triton counterpart ("dot") is the same kernel, kernels_triton.gemm_ladder, configured from the rung's
+tile: in Triton the ladder is one kernel with different launch settings (num_stages for the prefetching rungs,
+group_m for the grouped order). Beside it, "tuned" (kernels_triton.gemm_ladder_tuned) keeps the rung's tile and order
+and lets the autotuner pick warps and stages, so that "Triton has no handle for this decision" and "this tile does
+not suit Triton" are told apart. The summit also carries the Triton ceiling, kernels_triton.gemm_autotuned, whose
+tile is the autotuner's choice (its derived settings are passed and ignored).
 
 16-byte alignment (rungs 2 to 7: float4 loads of A, B or C) is not a Precondition kind: those rungs rely on the
 harness's freshly allocated operands, and their .cu headers state it.
@@ -24,6 +26,7 @@ from harness.registry.seeds import GEMM_ALPHA_BETA
 from harness.registry.types import Counterpart, Deviation, Kernel
 
 LADDER = "gemm_ladder"
+LADDER_TUNED = "gemm_ladder_tuned"
 _ABC = ("A", "B", "C")
 _BK16 = Deviation(16, "tl.dot needs every dimension >= 16; the CUDA kernel steps K by 8")
 _SECTION = "tile-rosetta's step past seed 004's kernel 04 / seed 000's last section"
@@ -37,13 +40,17 @@ def _tiles(bm: int, bn: int, bk: int) -> tuple[Precondition, ...]:
 def _rung(name: str, args: tuple[int, ...], idea: str, threads: int, stages: int = 1,
           params: dict[str, int] | None = None, notes: str = "", general: bool = False,
           ceiling: bool = False, aligned16: tuple[str, ...] = ()) -> Kernel:
-    """One rung: the Triton counterpart takes the rung's tile, K step (16 at least), warps and stages; the summit also
-    carries the autotuned ceiling (whose derived settings the tuner ignores)."""
+    """One rung: the Triton counterpart takes the rung's tile, K step (16 at least), warps and stages, the tuned one
+    searches warps and stages around them; the summit also carries the autotuned ceiling (whose derived settings the
+    tuner ignores)."""
     bm, bn, bk = args[:3]
     targs = ",".join(map(str, args))
     deviations = {"block_k": _BK16} if bk < 16 else {}
     dot = Counterpart("dot", LADDER, params=params or {}, deviations=deviations, num_stages=stages)
-    counterparts = (dot, Counterpart("autotuned", "gemm_autotuned")) if ceiling else (dot,)
+    # The same settings name the tuned row's search space (kernels_triton.gemm_ladder_tuned.configs): the rung's tile
+    # and order kept, its warps and twice them, 1 to 4 stages.
+    tuned = Counterpart("tuned", LADDER_TUNED, params=params or {}, deviations=deviations, num_stages=stages)
+    counterparts = (dot, tuned, Counterpart("autotuned", "gemm_autotuned")) if ceiling else (dot, tuned)
     return Kernel(
         id=f"rosetta.sgemm_{name}<{targs}>", op="sgemm", idea=idea, seed=None, section=_SECTION,
         symbol=f"sgemm_{name}<{', '.join(map(str, args))}>", args=GEMM_ALPHA_BETA, block=(threads, 1, 1),

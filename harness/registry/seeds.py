@@ -50,7 +50,10 @@ DOT = Counterpart("dot", "gemm_tile")
 # tl.dot takes no dimension under 16; where the CUDA kernel steps K by 8, the dot form steps 16.
 DOT_BK16 = Counterpart("dot", "gemm_tile", deviations={
     "block_k": Deviation(16, "tl.dot needs every dimension >= 16; the CUDA kernel steps K by 8")})
-RANK1 = Counterpart("rank1", "gemm_outer", {"unroll": True})
+# The rank-1 form reads each step's column of A and row of B from global memory where the CUDA kernels stage tiles
+# in shared memory (Triton has no shared-memory handle outside tl.dot): shown, never an idea's best Triton.
+RANK1_DESIGN = "deliberately different: rank-1 updates from global memory, no shared tile"
+RANK1 = Counterpart("rank1", "gemm_outer", {"unroll": True}, design=RANK1_DESIGN)
 ROWS = Counterpart("rows", "gemv_rows")
 
 
@@ -82,12 +85,12 @@ def _s000() -> list[Kernel]:
         Kernel(id="s000.v3_unroll_idx<64,64,16,16,16>", idea="unroll", section="unroll",
                symbol="gemm_block_tiling_v3<64, 64, 16, 16, 16>", tile_m=64, tile_n=64, tile_k=16,
                preconditions=gemm_pre(64, 64, 16),
-               counterparts=(Counterpart("static_range", "gemm_outer", {"unroll": True}),),
+               counterparts=(DOT, Counterpart("static_range", "gemm_outer", {"unroll": True}, design=RANK1_DESIGN)),
                notes="#pragma unroll, load loops written i = 0; idx = i + tid (unrollable).", **base),
         Kernel(id="s000.v3_unroll_tid<64,64,16,16,16>", idea="unroll", section="unroll",
                symbol="gemm_block_tiling_v3<64, 64, 16, 16, 16>", tile_m=64, tile_n=64, tile_k=16,
                preconditions=gemm_pre(64, 64, 16),
-               counterparts=(Counterpart("range", "gemm_outer", {"unroll": False}),),
+               counterparts=(DOT, Counterpart("range", "gemm_outer", {"unroll": False}, design=RANK1_DESIGN)),
                notes="#pragma unroll, load loops written i = tid (trip count unknown to the compiler).", **base),
         Kernel(id="s000.gemm_block_tiling_v4<128,128,8,16,16>", idea="outer_product",
                section="2D block tiling GEMM (outer product)", symbol="gemm_block_tiling_v4<128, 128, 8, 16, 16>",
@@ -132,15 +135,24 @@ def _s001() -> list[Kernel]:
     return out
 
 
+_TL_DOT_16 = Deviation(16, "tl.dot needs every dimension >= 16; the CUDA tile is 2")
+
+
 def _s002() -> list[Kernel]:
     base = {"op": "sgemm", "seed": "002", "args": GEMM_SQUARE, "reads_c_when_beta_zero": False,
             "section": "Matrix Multiplication with Tiling", "idea": "smem_tile"}
     return [
         Kernel(id="s002.tiled_matmul<2>", symbol="tiled_matmul<2>", block=(2, 2, 1), tile_m=2, tile_n=2, tile_k=2,
                preconditions=(square(), multiple_of("N", 2), product_only(), indices_fit_int32()),
-               counterparts=(Counterpart("rank1", "gemm_outer", {"unroll": True}, deviations={
-                   "num_warps": Deviation(1, "4 threads: Triton's smallest program is one warp")}),),
-               notes="The worked example's TILE_SIZE (4 threads a block); tl.dot needs 16: rank-1 form.", **base),
+               # the rank-1 form first: it keeps the worked example's 2 x 2 tile, which `rosetta trace` follows
+               counterparts=(
+                   Counterpart("rank1", "gemm_outer", {"unroll": True}, design=RANK1_DESIGN, deviations={
+                       "num_warps": Deviation(1, "4 threads: Triton's smallest program is one warp")}),
+                   Counterpart("dot", "gemm_tile", deviations={
+                       "block_m": _TL_DOT_16, "block_n": _TL_DOT_16, "block_k": _TL_DOT_16,
+                       "num_warps": Deviation(1, "4 threads: Triton's smallest program is one warp")})),
+               notes="The worked example's TILE_SIZE (4 threads a block). tl.dot needs 16: the staged (dot) form "
+                     "takes a 16 x 16 x 16 tile; the rank-1 form keeps the 2 x 2 tile.", **base),
         Kernel(id="s002.tiled_matmul<16>", symbol="tiled_matmul<16>", block=(16, 16, 1), tile_m=16, tile_n=16,
                tile_k=16, preconditions=(square(), multiple_of("N", 16), product_only(), indices_fit_int32()),
                counterparts=(DOT,),

@@ -51,7 +51,9 @@ def _kernel(precision: Precision, tile: tuple[int, ...], b_layout: BLayout, note
         idea="tensor_core", seed=None, section="tile-rosetta's step after the closing \"Tensor Cores\" paragraph",
         symbol=symbol, args=GEMM_ALPHA_BETA, block=(wm * wn * 32, 1, 1), tile_m=bm, tile_n=bn, tile_k=bk,
         preconditions=(dims_fit_int32(),), reads_c_when_beta_zero=False, counterparts=_counterparts(kmajor),
-        notes=notes, precision=precision, b_layout=b_layout, dynamic_smem=smem)
+        notes=notes, precision=precision, b_layout=b_layout, dynamic_smem=smem,
+        # to_tf32() in the .cu: cvt.rn.tf32.f32 on every operand (both precisions; 3xTF32 on the high and low parts)
+        tf32_conversion="rn")
 
 
 _KMAJOR = "K-major B: the kernel reads Bt = B^T (N x K), packed once outside the timed region. "

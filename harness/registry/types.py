@@ -11,10 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from harness.preconditions import Precondition, unmet
+from harness.preconditions import Precondition, indices_fit_int32, unmet
 from harness.problems import Op, Problem
 
-# fp32: FFMA (Triton input_precision="ieee"); tf32: tensor cores, inputs rounded to 10 mantissa bits;
+# fp32: FFMA (Triton input_precision="ieee"); tf32: tensor cores, inputs cut to 10 mantissa bits (rounded or
+# truncated, per implementation: TF32_CONVERSION_TEXT);
 # 3xtf32: tensor cores, each operand split into a tf32 high part and a tf32 remainder (fp32-accurate).
 Precision = Literal["fp32", "tf32", "3xtf32"]
 PRECISIONS: tuple[Precision, ...] = ("fp32", "tf32", "3xtf32")
@@ -22,6 +23,23 @@ TRITON_INPUT_PRECISION: dict[Precision, str] = {"fp32": "ieee", "tf32": "tf32", 
 # How B reaches the kernel: "row" is the suite's K x N row-major B; "kmajor" is B^T (N x K contiguous),
 # packed once before the run (the packing is timed on its own, never inside the kernel's time).
 BLayout = Literal["row", "kmajor"]
+
+# How fp32 operands become TF32 on the way into the tensor cores, by the instruction that does it: "rn" and "rna"
+# round (cvt.rn / cvt.rna .tf32.f32: to nearest, ties to even / away from zero); "truncate" has no conversion
+# instruction: the MMA reads the fp32 bits and ignores the low 13 mantissa bits. Each is proven on the compiled code
+# by the tensor-core mapping claim "fp32 to TF32 conversion".
+TF32Conversion = Literal["rn", "rna", "truncate"]
+TF32_CONVERSION_TEXT: dict[TF32Conversion, str] = {
+    "rn": "rounds to nearest even (cvt.rn.tf32.f32)",
+    "rna": "rounds to nearest, ties away (cvt.rna.tf32.f32)",
+    "truncate": "truncates (no conversion; the MMA drops the low 13 bits)",
+}
+# What Triton's compiler emits for each input_precision (the PTX of gemm_tc shows it): "tf32" hands the fp32 tiles to
+# wgmma as they are; "tf32x3" splits each operand with cvt.rna into a tf32 high part and a remainder.
+TRITON_TF32_CONVERSION: dict[str, TF32Conversion] = {"tf32": "truncate", "tf32x3": "rna"}
+# A counterpart whose `design` starts with this moves data differently from its CUDA kernel on purpose: it is shown,
+# labelled, and never an idea's best Triton.
+DELIBERATELY_DIFFERENT = "deliberately different: "
 
 GRID_Y_MAX = 65535
 # Settings a counterpart derives from its kernel; a deviation names one of these.
@@ -82,6 +100,36 @@ class Counterpart:
     params: Mapping[str, int | bool | str] = field(default_factory=dict)   # further constexprs (unroll, group_m)
     deviations: Mapping[str, Deviation] = field(default_factory=dict)       # keys from DERIVED
     num_stages: int = 1
+    # "" where the form moves data the way the CUDA kernel does; else DELIBERATELY_DIFFERENT + how it departs.
+    design: str = ""
+    # Offsets formed in 64 bits (an index cast to tl.int64 before it meets a stride): right when any one operand has
+    # more than 2^31 elements. Where False, binding refuses such operands before launch. The CPU tier proves the
+    # True case on the compiled TTIR of every counterpart (no 32-bit multiplication by a size on any operand's path).
+    offsets_64bit: bool = True
+
+    def __post_init__(self) -> None:
+        if self.design and not self.design.startswith(DELIBERATELY_DIFFERENT):
+            raise ValueError(f"counterpart {self.name!r}: a design text starts {DELIBERATELY_DIFFERENT!r}")
+
+    @property
+    def deliberately_different(self) -> bool:
+        return self.design.startswith(DELIBERATELY_DIFFERENT)
+
+    def unmet(self, problem: Problem) -> list[str]:
+        """What this counterpart cannot run (checked when it is bound): only an operand past 2^31 elements for a
+        form with 32-bit offsets."""
+        return [] if self.offsets_64bit else unmet((indices_fit_int32(),), problem)
+
+    def tf32_conversion(self, kernel: Kernel) -> TF32Conversion | None:
+        """How this counterpart turns fp32 operands into TF32 for its kernel's precision (None for fp32 SIMT)."""
+        if kernel.precision == "fp32":
+            return None
+        return TRITON_TF32_CONVERSION[TRITON_INPUT_PRECISION[kernel.precision]]
+
+    def tf32_rounding(self, kernel: Kernel) -> str:
+        """The conversion in words, for captions ("" for fp32 SIMT)."""
+        conversion = self.tf32_conversion(kernel)
+        return TF32_CONVERSION_TEXT[conversion] if conversion else ""
 
     def config(self, kernel: Kernel) -> dict[str, int | bool | str]:
         """The launch settings: derived from the kernel, deviations applied, further params added."""
@@ -131,6 +179,20 @@ class Kernel:
     # Operands the kernel reads or writes with 16-byte vector accesses: their base must be 16-byte aligned
     # (checked at bind, before any launch; a view into a larger tensor may start anywhere).
     aligned16: tuple[str, ...] = ()
+    # Tensor-core kernels: the instruction that turns fp32 operands into TF32 (see TF32_CONVERSION_TEXT).
+    tf32_conversion: TF32Conversion | None = None
+    # A persistent kernel walks its tiles itself: it is launched on min(SMs, tiles) blocks of a 1-D grid
+    # (the SM count is the device's, known at launch), and `grid` gives the tiles it walks.
+    persistent: bool = False
+
+    def __post_init__(self) -> None:
+        if self.counterparts and all(c.deliberately_different for c in self.counterparts):
+            raise ValueError(f"{self.id}: every counterpart is deliberately different; one must move data as it does")
+
+    @property
+    def tf32_rounding(self) -> str:
+        """How the kernel turns fp32 into TF32, in words for captions ("" for fp32 SIMT)."""
+        return TF32_CONVERSION_TEXT[self.tf32_conversion] if self.tf32_conversion else ""
 
     @property
     def source(self) -> str:

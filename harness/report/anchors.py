@@ -15,17 +15,29 @@ PLOTS = "plots"
 IDEAS = "ideas"
 RESULTS = "results"
 METHOD = "method"
+HEADLINE = "headline"
+LADDER_STEPS = "ladder-steps"
 
 # Plot keys: also the file-name part of each PNG (<stem>-<key>.png).
 BARS = "bars-{op}"
 GEMV = "gemv-bandwidth"
 ROOFLINE = "roofline"
+LADDER = "ladder"
 ACCURACY = "accuracy"
 TIME = "time-{op}"
 
 
 def idea(key: str) -> str:
     return f"idea-{key}"
+
+
+def kernel(kernel_id: str) -> str:
+    """A kernel's anchor: its id with every character an id or a URL fragment would trip on made '-'."""
+    return "kernel-" + "".join(c if c.isalnum() or c in "._" else "-" for c in kernel_id).strip("-")
+
+
+def part(key: str) -> str:
+    return key
 
 
 def plot(key: str) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import html
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.registry import BY_ID
@@ -30,16 +31,19 @@ class Row:
     b: Result
 
     @property
+    def op(self) -> str:
+        return self.a.op
+
+    @property
     def speedup(self) -> float:
         """How many times faster B ran than A (A's median time over B's)."""
         return self.a.timing.median_ms / self.b.timing.median_ms
 
     @property
     def beyond_spread(self) -> bool:
-        """The difference exceeds the p20..p80 spread of each run: not noise in either."""
-        diff = abs(self.a.timing.median_ms - self.b.timing.median_ms)
-        spreads = [r.timing.p80_ms - r.timing.p20_ms for r in (self.a, self.b)]
-        return diff > max(spreads)
+        """The difference of the medians exceeds both runs' p20..p80 spreads added: noise in neither, nor in both."""
+        a, b = self.a.timing, self.b.timing
+        return abs(a.median_ms - b.median_ms) > (a.p80_ms - a.p20_ms) + (b.p80_ms - b.p20_ms)
 
     @property
     def pct_delta(self) -> float | None:
@@ -65,29 +69,42 @@ class Comparison:
     only_a: list[Result]
     only_b: list[Result]
     rank_changes: list[RankChange]
+    files_a: list[Path] = field(default_factory=list)
+    files_b: list[Path] = field(default_factory=list)
 
     @property
     def name_a(self) -> str:
-        return f"{self.a.header.device} ({self.a.path.name})"
+        return f"{self.a.header.device} ({', '.join(p.name for p in self.files_a or [self.a.path])})"
 
     @property
     def name_b(self) -> str:
-        return f"{self.b.header.device} ({self.b.path.name})"
+        return f"{self.b.header.device} ({', '.join(p.name for p in self.files_b or [self.b.path])})"
+
+    @property
+    def ops(self) -> list[str]:
+        """Every op timed in either side, sgemm first."""
+        found = {r.op for r in [*self.a.results, *self.b.results] if r.timed}
+        return sorted(found, key=lambda op: (op != "sgemm", op))
+
+    def op_headline(self, op: str) -> str:
+        """One op's sentence: the median B/A ratio of its shared records, its range, what moved beyond spreads."""
+        rows = [r for r in self.rows if r.op == op]
+        if not rows:
+            side = "A" if any(r.op == op for r in self.only_a) else "B"
+            return f"{op}: timed in {side} only, nothing to compare"
+        ratios = sorted(r.speedup for r in rows)
+        beyond = [r for r in rows if r.beyond_spread]
+        deltas = [abs(d) for r in rows if r.kernel and (d := r.pct_delta) is not None]
+        return (f"{op}: B ran a median {statistics.median(ratios):.2f}x as fast as A over {len(rows)} records "
+                f"({ratios[0]:.2f}x to {ratios[-1]:.2f}x); {len(beyond)} differ beyond both runs' spreads; "
+                f"% of cuBLAS moved by more than 5 points for {sum(d > 5.0 for d in deltas)} of {len(deltas)} "
+                "kernel rows")
 
     def headline(self) -> str:
         if not self.rows:
             return "no implementation was timed on the same problem in both files"
-        kernels = [r for r in self.rows if r.kernel]
-        by_op = defaultdict(list)
-        for r in kernels:
-            by_op[r.a.op].append(r.speedup)
-        parts = ", ".join(f"{op} {statistics.median(v):.2f}x" for op, v in sorted(by_op.items()))
-        deltas = [abs(r.pct_delta) for r in kernels if r.pct_delta is not None]
-        moved = sum(d > 5.0 for d in deltas)
-        return (f"B ran the same implementations a median {statistics.median(r.speedup for r in self.rows):.2f}x "
-                f"as fast as A over {len(self.rows)} records ({parts}); {sum(r.beyond_spread for r in self.rows)} "
-                f"differ beyond both runs' spreads; % of cuBLAS moved by more than 5 points for {moved} of "
-                f"{len(deltas)} kernel rows; {len(self.rank_changes)} rank changes within ideas")
+        return "; ".join([*(self.op_headline(op) for op in self.ops),
+                          f"{len(self.rank_changes)} rank changes within ideas"])
 
 
 def _idea(result: Result) -> str:
@@ -95,16 +112,32 @@ def _idea(result: Result) -> str:
     return kernel.idea if kernel else "baseline"
 
 
-def compare(path_a: Path, path_b: Path) -> Comparison:
-    a, b = load(path_a), load(path_b)
-    timed_a = {r.key: r for r in a.results if r.timed}
-    timed_b = {r.key: r for r in b.results if r.timed}
+def _side(paths: Path | str | Sequence[Path | str]) -> tuple[Results, list[Path], dict[tuple, Result]]:
+    """One side of a comparison: one file, or several of one device (a sweep and a run of another op); a record
+    measured in two files is taken from the first."""
+    files = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
+    loaded = [load(f) for f in files]
+    devices = {r.header.device for r in loaded}
+    if len(devices) > 1:
+        raise ValueError(f"one side of a comparison mixes devices: {', '.join(sorted(devices))}")
+    timed: dict[tuple, Result] = {}
+    for results in loaded:
+        for r in results.results:
+            if r.timed:
+                timed.setdefault(r.key, r)
+    first = loaded[0]
+    merged = Results(first.path, first.header, [r for res in loaded for r in res.results], first.end, first.notes)
+    return merged, files, timed
+
+
+def compare(path_a: Path | Sequence[Path], path_b: Path | Sequence[Path]) -> Comparison:
+    (a, files_a, timed_a), (b, files_b, timed_b) = _side(path_a), _side(path_b)
     rows = [Row(r.kernel, r.impl, r.label, r.problem.label, _idea(r), r, timed_b[k])
             for k, r in sorted(timed_a.items(), key=lambda e: (e[1].problem.key, record_order(e[1])))
             if k in timed_b]
     only_a = [r for k, r in timed_a.items() if k not in timed_b]
     only_b = [r for k, r in timed_b.items() if k not in timed_a]
-    return Comparison(a, b, rows, only_a, only_b, rank_changes(rows))
+    return Comparison(a, b, rows, only_a, only_b, rank_changes(rows), files_a, files_b)
 
 
 def rank_changes(rows: list[Row]) -> list[RankChange]:
@@ -140,49 +173,104 @@ HEADERS = ["problem", "kernel", "implementation", "A ms", "B ms", "B speed / A",
 
 
 def print_compare(cmp: Comparison, console) -> None:
-    from rich.table import Table
+    from harness.term_table import Column, print_table
 
-    console.print(f"A: {cmp.name_a}\nB: {cmp.name_b}\n{cmp.headline()}")
-    t = Table(title="per implementation and problem")
-    for h in HEADERS:
-        t.add_column(h, no_wrap=h in ("kernel", "problem"))
-    for row in table_rows(cmp):
-        t.add_row(*row)
-    console.print(t)
+    console.print(f"A: {cmp.name_a}\nB: {cmp.name_b}\n{cmp.headline()}", markup=False)
+    # Fitted to the console (harness.term_table); ids and implementations are never left out.
+    drops = {"A ms": 4, "B ms": 5, "B speed / A": 6, "beyond spreads": 3, "A % cuBLAS": 1, "B % cuBLAS": 2}
+    shorts = {"implementation": "impl", "B speed / A": "B/A", "beyond spreads": "beyond", "A % cuBLAS": "A %cuB",
+              "B % cuBLAS": "B %cuB"}
+    columns = [Column(h, drop=drops.get(h), right=h in drops, short=shorts.get(h), wrap=14 if h == "problem" else None)
+               for h in HEADERS]
+    print_table(console, "per implementation and problem", columns, table_rows(cmp), "the HTML page has them")
     if cmp.rank_changes:
-        r = Table(title="rank changes within an idea (1 = fastest)")
-        for h in ("idea", "problem", "implementation", "rank in A", "rank in B"):
-            r.add_column(h)
-        for c in cmp.rank_changes:
-            r.add_row(c.idea, c.problem, c.impl, str(c.rank_a), str(c.rank_b))
-        console.print(r)
+        print_table(console, "rank changes within an idea (1 = fastest)",
+                    [Column("idea", drop=2), Column("problem", drop=1), Column("implementation"),
+                     Column("rank in A", right=True), Column("rank in B", right=True)],
+                    [[c.idea, c.problem, c.impl, str(c.rank_a), str(c.rank_b)] for c in cmp.rank_changes])
     if cmp.only_a or cmp.only_b:
         console.print(f"timed in one file only: {len(cmp.only_a)} in A, {len(cmp.only_b)} in B")
 
 
 _CSS = """body{font-family:system-ui,"Noto Sans","Noto Sans CJK SC",sans-serif;max-width:1400px;margin:2em auto;
-padding:0 1em;color:#222}table{border-collapse:collapse;font-size:14px;margin:1em 0}th,td{border-bottom:1px solid
-#ddd;padding:4px 8px;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f4f4f4}
-.yes{color:#b3261e;font-weight:600}p.head{font-size:17px;background:#f7f7fb;padding:.8em;border-left:4px solid
-#2f5d9e}code{font-size:13px}"""
+padding:0 1em;color:#222}table{border-collapse:collapse;font-size:14px;margin:1em 0;max-width:100%}th,td{border-bottom:
+1px solid #ddd;padding:4px 8px;text-align:left;overflow-wrap:break-word}td.n{text-align:right;
+font-variant-numeric:tabular-nums}th{background:#f4f4f4}td.faster{color:#1a7f37;font-weight:600}td.slower{color:#b3261e;
+font-weight:600}td.same{color:#6b7280}ul.head{font-size:16px;background:#f7f7fb;padding:.8em .8em .8em 2em;
+border-left:4px solid #2f5d9e}code{font-size:13px}img{max-width:100%;height:auto;border:1px solid #e2e6eb}"""
+
+
+def ratio_plot(cmp: Comparison) -> bytes | None:
+    """B speed / A of every shared record, one panel per op, problems across; colour is the model throughout."""
+    from harness.report.plots.common import CUBLAS, CUDA, TRITON, figure, png, sizes, style
+
+    ops = [op for op in cmp.ops if any(r.op == op for r in cmp.rows)]
+    if not ops:
+        return None
+    with sizes():
+        fig = figure(12.6, 4.2)
+        axes = fig.subplots(1, len(ops), squeeze=False)[0]
+        for ax, op in zip(axes, ops, strict=True):
+            rows = [r for r in cmp.rows if r.op == op]
+            problems = list(dict.fromkeys(r.problem for r in rows))
+            for r in rows:
+                x = problems.index(r.problem) + {"cuda": -0.15, "triton": 0.15}.get(r.a.model, 0.0)
+                colour = {"cuda": CUDA, "triton": TRITON}.get(r.a.model, CUBLAS)
+                ax.scatter([x], [r.speedup], s=28 if r.beyond_spread else 18, color=colour if r.beyond_spread
+                           else "white", edgecolors=colour, linewidths=1.1, marker="s" if r.kernel is None else "o",
+                           zorder=3)
+            ax.axhline(1.0, color="#888888", linestyle="--", linewidth=1.0)
+            ax.set_xticks(range(len(problems)))
+            ax.set_xticklabels([p.split(" ", 1)[-1] for p in problems], rotation=30, ha="right")
+            ax.set_title(op, loc="left")
+            style(ax, grid="y")
+        axes[0].set_ylabel("B speed / A (A's median time over B's)")
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], marker="o", linestyle="", color=CUDA, label="CUDA kernel"),
+                   Line2D([], [], marker="o", linestyle="", color=TRITON, label="Triton counterpart"),
+                   Line2D([], [], marker="s", linestyle="", color=CUBLAS, label="cuBLAS"),
+                   Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color="#444444",
+                          label="open: within both runs' spreads")]
+        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
+        return png(fig)
+
+
+def _verdict(r: Row) -> str:
+    if not r.beyond_spread:
+        return "same"
+    return "faster" if r.speedup > 1 else "slower"
 
 
 def render_compare(cmp: Comparison, out: Path) -> Path:
-    """A self-contained HTML page of the comparison."""
+    """A self-contained HTML page of the comparison: a headline per op, the ratios plotted, every shared record."""
+    import base64
+
     e = html.escape
     numeric = {"A ms", "B ms", "B speed / A", "A % cuBLAS", "B % cuBLAS"}
     head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
     body = "".join(
-        "<tr>" + "".join(f'<td class="{"n" if h in numeric else ("yes" if v == "yes" else "")}">{e(v)}</td>'
-                         for h, v in zip(HEADERS, row, strict=True)) + "</tr>" for row in table_rows(cmp))
+        "<tr>" + "".join(f'<td class="{"n " if h in numeric else ""}{_verdict(r) if h == "B speed / A" else ""}">'
+                         f"{e(v)}</td>" for h, v in zip(HEADERS, row, strict=True)) + "</tr>"
+        for r, row in zip(cmp.rows, table_rows(cmp), strict=True))
     ranks = "".join(f"<tr><td>{e(c.idea)}</td><td>{e(c.problem)}</td><td><code>{e(c.impl)}</code></td>"
                     f'<td class="n">{c.rank_a}</td><td class="n">{c.rank_b}</td></tr>' for c in cmp.rank_changes)
+    heads = "".join(f"<li>{e(cmp.op_headline(op))}</li>" for op in cmp.ops)
+    heads += f"<li>{len(cmp.rank_changes)} rank changes within ideas</li>"
+    data = ratio_plot(cmp)
+    plot = (f'<figure><img src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}" alt="B speed / A per '
+            'record"><figcaption>B speed / A for every record timed in both, one panel per op, problems across: blue '
+            "CUDA kernels, orange Triton counterparts, grey squares cuBLAS; filled where the difference is beyond both "
+            "runs' p20..p80 spreads added, open where it is within them; the dashed line is 1.</figcaption></figure>"
+            if data else "<p>No record was timed in both files: nothing to plot.</p>")
     page = f"""<!doctype html><html lang="en"><meta charset="utf-8"><title>tile-rosetta: compare</title>
 <style>{_CSS}</style><h1>tile-rosetta: two runs compared</h1>
-<p>A: <code>{e(cmp.name_a)}</code><br>B: <code>{e(cmp.name_b)}</code></p><p class="head">{e(cmp.headline())}</p>
-<p>Times are each run's medians (CUDA events, L2 flushed before every run). "Beyond spreads": the difference in
-median exceeds the p20..p80 spread of each run. % of cuBLAS is against the same run's cuBLAS of the same precision,
-so devices of different speeds compare fairly.</p>
+<p>A: <code>{e(cmp.name_a)}</code><br>B: <code>{e(cmp.name_b)}</code></p><ul class="head">{heads}</ul>
+{plot}
+<p>Times are each run's medians (CUDA events, L2 flushed before every run). A ratio is coloured only where the two
+medians differ by more than both runs' p20..p80 spreads added (beyond both spreads): green where B is faster,
+red where it is slower; grey otherwise. % of cuBLAS is against the same run's cuBLAS of the same precision, so
+devices of different speeds compare fairly.</p>
 <h2>Per implementation and problem</h2><table><tr>{head}</tr>{body}</table>
 <h2>Rank changes within an idea</h2>{"<table><tr><th>idea</th><th>problem</th><th>implementation</th><th>rank in A"
 "</th><th>rank in B</th></tr>" + ranks + "</table>" if ranks else "<p>None: every idea ranks its implementations "

@@ -57,6 +57,7 @@ class Bullets:
 class TableBlock:
     table: Table
     title: str = ""
+    folded: bool = False    # HTML: inside <details>, the title as its summary
 
 
 @dataclass
@@ -77,6 +78,7 @@ class Source:
 class SourcePair:
     cuda: list[Source]
     triton: list[Source]
+    folded: bool = False    # HTML: inside <details>, the files named in its summary
 
 
 @dataclass
@@ -108,6 +110,7 @@ class Section:
     blocks: list[Block | Section] = field(default_factory=list)
     toc: bool = True                        # listed in the table of contents
     subtitle: str = ""                      # a second line under the heading (an original-language title)
+    cls: str = ""                           # HTML class (a part of the page)
 
     def add(self, *blocks: Block | Section) -> None:
         self.blocks.extend(blocks)

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from harness.registry import SEEDS
 from harness.report import anchors
-from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, TableBlock
+from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.findings import findings
+from harness.report.ladder_steps import ladder_steps_table
 from harness.report.measured import Measured
 from harness.report.method import method_section, notices, when
-from harness.report.overview import claims_tables, idea_table, shared_triton_table
+from harness.report.overview import claims_tables, headline_table, idea_table, shared_triton_table
+from harness.report.parts import Part, parts
 from harness.report.plots import Plot
 from harness.report.results_tables import results_table
 from harness.report.sections import idea_section
 from harness.report.sources import SourcePlanner
+
+# Tables an idea section keeps folded: the detail behind its figures, one click away.
+FOLDED = ("Compiled resources", "SASS instruction mix", "Kernels", "Each tiling decision in each model")
 
 
 def findings_section(m: Measured) -> Section:
@@ -25,16 +30,23 @@ def findings_section(m: Measured) -> Section:
     return s
 
 
+def _timed(m: Measured) -> bool:
+    return any(r.timed for r in m.all)
+
+
 def overview_section(m: Measured) -> Section:
     s = Section(anchors.IDEA_TABLE, "Ideas at a glance", 2)
-    s.add(TableBlock(idea_table(m)))
+    if _timed(m):  # without timings every figure of that table is a dash
+        s.add(TableBlock(idea_table(m)))
     shared = Section(anchors.SHARED_TRITON, "Triton kernels shared by several ideas", 3)
-    shared.add(TableBlock(shared_triton_table(m)))
+    shared.add(TableBlock(shared_triton_table(m), "Modules and the kernels that launch them", folded=True))
     s.add(shared)
     return s
 
 
-def claims_section(m: Measured) -> Section:
+def claims_section(m: Measured) -> Section | None:
+    if not _timed(m):   # nothing of ours to hold beside the documents' figures
+        return None
     s = Section(anchors.CLAIMS, "The documents' figures beside ours", 2)
     table, stride, unroll = claims_tables(m)
     s.add(Para(["Each document measured on its own GPU, so its figures are compared as shapes: % of its own "
@@ -51,33 +63,82 @@ def claims_section(m: Measured) -> Section:
     return s
 
 
-def plots_section(plots: list[Plot]) -> Section:
+def _figure(p: Plot) -> Figure:
+    width, height = p.size
+    return Figure(p.key, p.title, p.caption, p.png, p.missing, width, height)
+
+
+def headline_section(m: Measured, plots: list[Plot]) -> Section | None:
+    """What the first screen shows: the best CUDA, best Triton and cuBLAS per op, and the ladder chart."""
+    s = Section(anchors.HEADLINE, "Headline", 2)
+    table = headline_table(m)
+    if table:
+        s.add(TableBlock(table))
+    ladder = next((p for p in plots if p.key == anchors.LADDER and p.png), None)
+    if ladder is not None:
+        s.add(_figure(ladder))
+        steps = ladder_steps_table(m)
+        if steps:
+            s.add(TableBlock(steps, "What each rung added"))
+    return s if s.blocks else None
+
+
+def plots_section(plots: list[Plot]) -> Section | None:
+    """Every plot that has something to draw (the ladder chart is in the headline); none: no section."""
+    drawn = [p for p in plots if p.png and p.key != anchors.LADDER]
+    if not drawn:
+        return None
     s = Section(anchors.PLOTS, "Plots", 2)
-    for p in plots:
-        width, height = p.size
+    for p in drawn:
         sub = Section(anchors.plot(p.key), p.title, 3)
-        sub.add(Figure(p.key, p.title, p.caption, p.png, p.missing, width, height))
+        sub.add(_figure(p))
         s.add(sub)
     return s
 
 
+def _fold(section: Section) -> Section:
+    """An idea section as the page shows it: an anchor per kernel, sources and detail tables folded."""
+    section.level = 4
+    for b in section.blocks:
+        if isinstance(b, TableBlock) and b.table.cls == "kernels":
+            for row in b.table.rows:
+                row[0].anchor = anchors.kernel(row[0].text)
+        if isinstance(b, TableBlock) and b.title in FOLDED:
+            b.folded = True
+        if isinstance(b, SourcePair):
+            b.folded = True
+    return section
+
+
+def part_section(m: Measured, part: Part, planner: SourcePlanner, prove: bool) -> Section:
+    s = Section(anchors.part(part.key), part.title, 3)
+    s.cls = "part"
+    if part.is_ladder:
+        s.add(Para([f"{len(part.ideas)} rungs in registry order, each adding one idea to the rung before; "
+                    "each rung's CUDA source is shown as what it changed since the rung before."], cls="note"))
+    for idea, kernels in part.ideas:
+        s.add(_fold(idea_section(m, idea, list(kernels), planner, prove=prove)))
+    return s
+
+
 def ideas_section(m: Measured, prove: bool = True) -> Section:
-    s = Section(anchors.IDEAS, "Ideas", 2)
+    s = Section(anchors.IDEAS, "The kernels, part by part", 2)
     if not m.ideas:
         s.add(Para(["No kernel of the registry appears in this file."], cls="missing"))
     planner = SourcePlanner()
-    for idea, kernels in m.ideas:
-        s.add(idea_section(m, idea, kernels, planner, prove=prove))
+    for part in parts(m):
+        s.add(part_section(m, part, planner, prove))
     return s
 
 
 def all_results_section(m: Measured) -> Section:
     s = Section(anchors.RESULTS, "All results", 2)
+    s.add(Para(["Every record of the file, one folded table per problem."], cls="note"))
     for problem in m.problems:
         table = results_table(m, problem)
         if table:
             sub = Section(anchors.problem(problem), problem.label, 3)
-            sub.add(TableBlock(table))
+            sub.add(TableBlock(table, folded=True, title=f"{problem.label}: {len(table.rows)} records"))
             s.add(sub)
     return s
 
@@ -89,7 +150,8 @@ def document(m: Measured, plots: list[Plot], prove: bool = True) -> Document:
         subtitle=(f"Hand-written CUDA GEMM/GEMV kernels from {len(SEEDS)} worklogs beside their Triton counterparts "
                   f"and cuBLAS · run of {when(h.started)} · {m.file.path.name}"),
         notices=notices(m),
-        sections=[findings_section(m), overview_section(m), plots_section(plots), claims_section(m),
-                  ideas_section(m, prove), all_results_section(m), method_section(m)],
+        sections=[s for s in (headline_section(m, plots), findings_section(m), overview_section(m),
+                              plots_section(plots), claims_section(m), ideas_section(m, prove),
+                              all_results_section(m), method_section(m)) if s is not None],
         footer=f"Rendered by harness.report from {m.file.path.name}. Static figures only: this page loads nothing "
                "from the network.")

@@ -83,6 +83,13 @@ def _pair(pair: SourcePair) -> str:
     return f'<div class="code-single">{"".join(c for _, c in ordered)}</div>'
 
 
+def _pair_summary(pair: SourcePair) -> str:
+    def names(items: list[Source]) -> str:
+        return ", ".join(s.path.rsplit("/", 1)[-1] + (" (diff)" if s.diff_against else " (shown above)"
+                                                       if s.shown_at else "") for s in items)
+    return f"Sources — CUDA: {names(pair.cuda) or 'none'} · Triton: {names(pair.triton) or 'none'}"
+
+
 def _figure(f: Figure, file: str) -> str:
     if not f.png:
         return f'<p class="missing">{esc(f.missing)}</p>'
@@ -115,8 +122,14 @@ def _block(b: Block | Section, files: dict[str, str]) -> str:
         cls = f' class="{esc(b.cls)}"' if b.cls else ""
         return f"<{tag}{cls}>" + "".join(f"<li>{inline(i)}</li>" for i in b.items) + f"</{tag}>"
     if isinstance(b, TableBlock):
+        if b.folded:
+            title = b.title or "table"
+            return (f'<details class="fold"><summary>{esc(title)} ({len(b.table.rows)} '
+                    f'row{"s" if len(b.table.rows) != 1 else ""})</summary>{to_html(b.table)}</details>')
         return (f"<h4>{esc(b.title)}</h4>" if b.title else "") + to_html(b.table)
     if isinstance(b, SourcePair):
+        if b.folded:
+            return f'<details class="fold src"><summary>{esc(_pair_summary(b))}</summary>{_pair(b)}</details>'
         return _pair(b)
     if isinstance(b, Figure):
         return _figure(b, files.get(b.key, ""))
@@ -127,36 +140,39 @@ def _block(b: Block | Section, files: dict[str, str]) -> str:
 
 def _section(s: Section, files: dict[str, str]) -> str:
     tag = f"h{s.level}"
-    cls = "idea" if s.anchor.startswith("idea-") else f"part-{s.level}"
+    cls = s.cls or ("idea" if s.anchor.startswith("idea-") else f"part-{s.level}")
     sub = f'<p class="subtitle">{esc(s.subtitle)}</p>' if s.subtitle else ""
     body = "".join(_block(b, files) for b in s.blocks)
     # A section that ends with a subsection already ends with that subsection's link.
-    ends_nested = bool(s.blocks) and isinstance(s.blocks[-1], Section)
+    # An idea section is one of many in a row, with the contents in view beside it: no link of its own.
+    last = s.blocks[-1] if s.blocks else None
+    ends_nested = cls == "idea" or (isinstance(last, Section) and not last.anchor.startswith("idea-"))
     back = "" if ends_nested else f'<p class="top"><a href="#{anchors.TOP}">↑ back to top</a></p>'
     return f'<section id="{esc(s.anchor)}" class="{cls}"><{tag}>{esc(s.title)}</{tag}>{sub}{body}{back}</section>'
 
 
-def toc(sections: list[Section]) -> str:
-    out = ['<nav class="toc" aria-label="contents"><ul>']
+def _toc_items(sections: list[Section], depth: int) -> str:
+    items = []
     for s in sections:
         if not s.toc:
             continue
-        out.append(f'<li><a href="#{esc(s.anchor)}">{esc(s.title)}</a>')
-        subs = [c for c in s.sections() if c.toc]
-        if subs:
-            out.append("<ul>" + "".join(f'<li><a href="#{esc(c.anchor)}">{esc(c.title)}</a></li>' for c in subs)
-                       + "</ul>")
-        out.append("</li>")
-    out.append("</ul></nav>")
-    return "".join(out)
+        subs = [c for c in s.sections() if c.toc] if depth > 1 else []
+        inner = f"<ul>{_toc_items(subs, depth - 1)}</ul>" if subs else ""
+        items.append(f'<li><a href="#{esc(s.anchor)}">{esc(s.title)}</a>{inner}</li>')
+    return "".join(items)
+
+
+def toc(sections: list[Section]) -> str:
+    """Every part, plot and idea; at wide windows a side column that stays in view."""
+    return f'<nav class="toc" aria-label="contents"><ul>{_toc_items(sections, 3)}</ul></nav>'
 
 
 def page(doc: Document, files: dict[str, str]) -> str:
     """The page; `files` maps a plot key to its PNG's file name beside the page (the full-size link)."""
     body = [f'<h1 id="{anchors.TOP}">{esc(doc.title)}</h1>', f'<p class="subtitle">{esc(doc.subtitle)}</p>',
-            *(_notice(n) for n in doc.notices), toc(doc.sections), *(_section(s, files) for s in doc.sections),
+            *(_notice(n) for n in doc.notices), *(_section(s, files) for s in doc.sections),
             f"<footer>{esc(doc.footer)}</footer>"]
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(doc.title)}</title><style>{pygments_css()}{CSS}</style></head>"
-            f"<body><main>{''.join(body)}</main></body></html>\n")
+            f'<body><div class="layout"><main>{"".join(body)}</main>{toc(doc.sections)}</div></body></html>\n')

@@ -103,10 +103,10 @@ def scalar_loads(n: Numbers) -> bool:
 
 NO_LOCAL = Check("no spills, no local memory", lambda ev: ev.triton["spills"] + ev.triton["local_bytes"] == 0
                  and ev.triton["LDL"] == 0, ("registers", "spills", "local_bytes"))
-DOT_STAGED = Check("two local_alloc in the ttgir; shared bytes at least the two tiles",
-                   lambda ev: ev.triton["ttgir.local_alloc"] == 2
+DOT_STAGED = Check("two local_alloc into a #shared encoding in the ttgir; shared bytes at least the two tiles",
+                   lambda ev: ev.triton["ttgir.local_alloc"] == ev.triton["ttgir.local_alloc_shared"] == 2
                    and ev.triton["shared_bytes"] >= triton_tiles(ev.triton),
-                   ("ttgir.local_alloc", "shared_bytes"))
+                   ("ttgir.local_alloc", "ttgir.local_alloc_shared", "shared_bytes"))
 RANK1_UNSTAGED = Check("no tl.dot, no local_alloc: nothing staged by the program",
                        lambda ev: ev.triton["ttgir.dot"] + ev.triton["ttgir.local_alloc"] == 0,
                        ("ttgir.dot", "ttgir.local_alloc", "shared_bytes"))
@@ -116,38 +116,64 @@ def staging(cuda_text: str, cuda_check: Side) -> Claim:
     """The shared-memory row of every tiled GEMM idea; its Triton side depends on the form."""
     return Claim(
         "operand staging", cuda_text,
-        "dot form: tl.dot's operands are staged in shared memory by the compiler (two ttg.local_alloc); "
-        "rank1 form: the program stages nothing (each k loads a column of A and a row of B), though the compiler "
+        "dot and tuned forms: the block loads feed tl.dot(input_precision='ieee'), whose operands the compiler stages "
+        "in shared memory (two ttg.local_alloc into a #shared encoding); rank1 form, deliberately different: the "
+        "program stages nothing (each k loads a column of A and a row of B from global memory), though the compiler "
         "may still use shared memory to convert layouts",
-        COMPILER, cuda_check, ByForm({"dot": DOT_STAGED, "rank1": RANK1_UNSTAGED}))
+        COMPILER, cuda_check, ByForm({"dot": DOT_STAGED, "tuned": DOT_STAGED, "rank1": RANK1_UNSTAGED}))
+
+
+_BAR = Check("BAR in the SASS", lambda ev: ev.triton["BAR"] >= 1, ("BAR",))
 
 
 def synchronisation(cuda_text: str = "__syncthreads() written by hand after the tile loads and after the compute: "
                                      "load, sync, compute, sync (BAR in the SASS)") -> Claim:
     return Claim(
         "synchronisation", cuda_text,
-        "dot form: barriers inserted by the compiler around the shared tiles; rank1 form: only those its layout "
-        "conversions need",
+        "dot and tuned forms: barriers inserted by the compiler around the shared tiles; rank1 form: only those its "
+        "layout conversions need",
         COMPILER,
         Check("__syncthreads in the source, BAR in the SASS",
               lambda ev: ev.cuda["src.syncthreads"] >= 2 and ev.cuda["BAR"] >= 2, ("src.syncthreads", "BAR")),
-        ByForm({"dot": Check("BAR in the SASS", lambda ev: ev.triton["BAR"] >= 1, ("BAR",)),
+        ByForm({"dot": _BAR, "tuned": _BAR,
                 "rank1": Check("BAR only with shared memory for conversions",
                                lambda ev: (ev.triton["BAR"] > 0) == (ev.triton["shared_bytes"] > 0),
                                ("BAR", "shared_bytes"))}))
 
 
+def copies_iff_stages(ev: Evidence) -> bool:
+    return (ev.triton["cfg.num_stages"] > 1) == (ev.triton["ttgir.async_copy"] > 0)
+
+
+# The tuned form (kernels_triton.gemm_ladder_tuned) keeps its rung's tile and lets the autotuner pick num_warps (the
+# rung's or twice) and num_stages (1 to 4): its checks hold for every point of that space.
+TUNED_STAGES = Check("the tuner's num_stages; async copies exactly when it is > 1", copies_iff_stages,
+                     ("cfg.num_stages", "ttgir.async_copy"))
+
+
+def _tuned_outputs(ev: Evidence) -> bool:
+    t, c = ev.triton, ev.cuda
+    per_thread = c["cfg.outputs_per_thread"]
+    return (t["cfg.outputs_per_thread"] in (per_thread, per_thread // 2)
+            and 32 * t["cfg.num_warps"] * t["cfg.outputs_per_thread"] == c["cfg.tile_m"] * c["cfg.tile_n"])
+
+
+TUNED_OUTPUTS = Check("the rung's tile over the tuner's warps: the CUDA outputs per thread, or half",
+                      _tuned_outputs, ("cfg.num_warps", "cfg.outputs_per_thread"))
+
+
 def single_buffer() -> Claim:
+    one = Check("num_stages 1, no async copy", lambda ev: ev.triton["cfg.num_stages"] == 1
+                and ev.triton["ttgir.async_copy"] == 0, ("cfg.num_stages", "ttgir.async_copy"))
     return Claim(
         "K-loop pipelining",
         "none: one buffer per operand, the next tile is loaded only after the current one is consumed (no cp.async)",
         "num_stages = 1 (the counterpart's setting): synchronous loads, no async copies in the ttgir; a larger "
-        "num_stages would have the compiler pipeline them",
+        "num_stages would have the compiler pipeline them, and the tuned form's autotuner tries 1 to 4",
         PROGRAMMER,
         Check("no cp.async in the source or the SASS", lambda ev: ev.cuda["src.cp_async"] + ev.cuda["LDGSTS"] == 0,
               ("src.cp_async", "LDGSTS")),
-        Check("num_stages 1, no async copy", lambda ev: ev.triton["cfg.num_stages"] == 1
-              and ev.triton["ttgir.async_copy"] == 0, ("cfg.num_stages", "ttgir.async_copy")))
+        ByForm({"dot": one, "rank1": one, "tuned": TUNED_STAGES}))
 
 
 def ffma_only(n: Numbers) -> bool:

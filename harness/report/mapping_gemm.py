@@ -5,8 +5,10 @@ from __future__ import annotations
 from harness.inspect.evidence import Numbers
 from harness.report.mapping_checks import (
     COMPILER,
+    DOT_STAGED,
     NO_LOCAL,
     PROGRAMMER,
+    TUNED_OUTPUTS,
     ByForm,
     ByKernel,
     Check,
@@ -70,8 +72,8 @@ NAIVE = (
 
 SMEM_TILE = (
     staging("__shared__ tiles of A (tile_m x tile_k) and of B (tile_k x tile_n), each thread loading one element "
-            "of each per K step; the dot form is used where TILE_SIZE allows (16 and 32), the rank1 form for "
-            "seed 002's TILE_SIZE 2 (tl.dot needs 16)", _TWO_SHARED_ARRAYS),
+            "of each per K step; the dot form stages the same tiles (seed 002's TILE_SIZE 2 at 16, tl.dot's least), "
+            "beside it there the rank1 form on the 2 x 2 tile", _TWO_SHARED_ARRAYS),
     Claim("shared-memory layout", "the arrays as declared, row-major and unpadded",
           "dot form: the compiler's choice, and for an fp32 (ieee) dot not swizzled (#ttg.swizzled_shared with "
           "maxPhase 1); no handle for the programmer. rank1 form: no shared tile",
@@ -141,15 +143,23 @@ MULTI_OUTPUT = (
     synchronisation(),
 )
 
+_RANK1_CONVERTS = Check("no local_alloc; shared memory for layout conversions",
+                        lambda ev: ev.triton["ttgir.dot"] + ev.triton["ttgir.local_alloc"] == 0
+                        and ev.triton["ttgir.convert_layout"] >= 1 and ev.triton["shared_bytes"] > 0,
+                        ("ttgir.local_alloc", "ttgir.convert_layout", "shared_bytes"))
+
 UNROLL = (
     Claim("unrolling the tile loads",
           "#pragma unroll on both load loops. Written `i = 0; idx = i + tid` (v3_unroll_idx) the trip count is a "
           "constant and nvcc unrolls them completely: each of a thread's (Bm*Bk + Bk*Bn) / threads tile stores "
           "appears once in the SASS. Written `i = tid` (v3_unroll_tid) it is not, and the loops stay loops "
           "(more stores in the code, kept for the remainder)",
-          "tl.static_range (static_range form) unrolls the BLOCK_K rank-1 steps when the kernel is traced: "
-          "2 * BLOCK_K + 1 tl.load in one loop; tl.range(loop_unroll_factor=1) (range form) keeps a compiled "
-          "inner loop: two scf.for, 3 tl.load",
+          "dot form (staged, as the CUDA kernels): one block tl.load per operand and K step, so there is no load "
+          "loop to unroll: the copy into shared memory is the compiler's code, straight-line (one scf.for, the K loop; "
+          "3 tl.load with C's). The rank-1 forms, deliberately different (from global memory, no shared tile), keep "
+          "the programmer's handle: tl.static_range (static_range form) unrolls the BLOCK_K rank-1 steps when the "
+          "kernel is traced: 2 * BLOCK_K + 1 tl.load in one loop; tl.range(loop_unroll_factor=1) (range form) keeps "
+          "a compiled inner loop: two scf.for, 3 tl.load",
           PROGRAMMER,
           ByKernel({
               "unroll_idx": Check("loops from 0; STS.32 = stores per thread", lambda ev: ev.cuda[
@@ -159,6 +169,9 @@ UNROLL = (
                   "src.unroll_loop_from_tid"] == 2 and ev.cuda["STS.32"] > tiles(ev) // 4 // ev.cuda["cfg.threads"],
                   ("src.unroll_loop_from_tid", "STS.32", "BRA"))}),
           ByForm({
+              "dot": Check("one scf.for, one tl.dot, 3 tl.load", lambda ev: ev.triton["ttgir.loops"] == 1
+                           and ev.triton["ttgir.dot"] == 1 and ev.triton["ttgir.loads"] == 3,
+                           ("ttgir.loops", "ttgir.dot", "ttgir.loads")),
               "static_range": Check("one scf.for, 2*BLOCK_K+1 tl.load", lambda ev: ev.triton["ttgir.loops"] == 1
                                     and ev.triton["ttgir.loads"] == 2 * ev.triton["cfg.block_k"] + 1,
                                     ("ttgir.loops", "ttgir.loads", "registers")),
@@ -166,13 +179,12 @@ UNROLL = (
                              and ev.triton["ttgir.loads"] == 3, ("ttgir.loops", "ttgir.loads", "registers"))})),
     Claim("operand staging",
           "__shared__ As[Bm][Bk] and Bs[Bk][Bn] (the v3 kernel: the unroll section changes only its load loops)",
-          "none written: the rank-1 form loads a column of A and a row of B per step (no tl.dot, no local_alloc); "
-          "the compiler still takes shared memory to convert the loaded vectors' layouts",
+          "dot form: the tiles staged in shared memory by the compiler for tl.dot(input_precision='ieee') (two "
+          "ttg.local_alloc into a #shared encoding). Rank-1 forms, deliberately different: none written, a column of "
+          "A and a row of B per step from global memory (no tl.dot, no local_alloc); the compiler still takes shared "
+          "memory to convert the loaded vectors' layouts",
           PROGRAMMER, _TILES_EXACT,
-          Check("no local_alloc; shared memory for layout conversions",
-                lambda ev: ev.triton["ttgir.dot"] + ev.triton["ttgir.local_alloc"] == 0
-                and ev.triton["ttgir.convert_layout"] >= 1 and ev.triton["shared_bytes"] > 0,
-                ("ttgir.local_alloc", "ttgir.convert_layout", "shared_bytes"))),
+          ByForm({"dot": DOT_STAGED, "static_range": _RANK1_CONVERTS, "range": _RANK1_CONVERTS})),
 )
 
 COARSEN_1D = (
@@ -205,6 +217,10 @@ COARSEN_1D = (
     synchronisation(),
 )
 
+_SAME_OUTPUTS = Check("as in CUDA", same_outputs_per_thread, ("cfg.num_warps", "cfg.outputs_per_thread"))
+_ONE_DOT = Check("one tl.dot, FFMA", lambda ev: ev.triton["ttgir.dot"] == 1 and ffma_only(ev.triton),
+                 ("ttgir.dot", "FFMA"))
+
 _REG_CACHES = Check("1-D register caches and a 2-D accumulator; at least 4 FFMA per LDS",
                     lambda ev: ev.cuda["src.register_arrays_1d"] >= 2 and ev.cuda["src.register_arrays_2d"] >= 1
                     and ev.cuda["FFMA"] >= 4 * lds(ev.cuda), ("src.register_arrays_1d", "FFMA", "LDS.32", "LDS.128"))
@@ -214,21 +230,21 @@ COARSEN_2D = (
           "an 8 x 8 accumulator array per thread (s001 v4's c_value[8][8], rosetta's acc[TM][TN]): 64 outputs per "
           "thread, over a 1-D block of 64 threads for s001's 64 x 64 tile and 256 for rosetta's 128 x 128",
           "num_warps = threads / 32 (2 and 8): 64 accumulator elements per thread as well; which 64 is the compiler's "
-          "layout",
+          "layout. The tuned form keeps the tile and may double the warps (32 per thread)",
           COMPILER,
           Check("64 per thread", lambda ev: ev.cuda["cfg.outputs_per_thread"] == 64, ("cfg.outputs_per_thread",)),
-          Check("as in CUDA", same_outputs_per_thread, ("cfg.num_warps", "cfg.outputs_per_thread"))),
+          ByForm({"dot": _SAME_OUTPUTS, "rank1": _SAME_OUTPUTS, "tuned": TUNED_OUTPUTS})),
     Claim("register caches",
           "per k, 8 values of A and 8 of B (A_reg / B_reg, a_reg / b_reg) are filled from shared memory and feed "
           "8 x 8 FFMA: at least 4 FFMA per shared load in the SASS",
-          "no register arrays to write: rank1 form (s001): acc += a[:, None] * b[None, :] with a and b loaded from "
-          "global memory per k; dot form: tl.dot on BLOCK_K-deep tiles (16 for s001, 32 for rosetta); how many FFMA "
-          "a loaded value feeds is the compiler's choice",
+          "no register arrays to write: rank1 form (s001; deliberately different, no shared tile): acc += "
+          "a[:, None] * b[None, :] with a and b loaded from global memory per k; dot and tuned forms: tl.dot on "
+          "BLOCK_K-deep tiles (16 for s001, 32 for rosetta); how many FFMA a loaded value feeds is the compiler's "
+          "choice",
           COMPILER, _REG_CACHES,
           ByForm({"rank1": Check("rank-1 FFMA, no tl.dot", lambda ev: ev.triton["ttgir.dot"] == 0
                                  and ffma_only(ev.triton), ("ttgir.dot", "FFMA")),
-                  "dot": Check("one tl.dot, FFMA", lambda ev: ev.triton["ttgir.dot"] == 1 and ffma_only(ev.triton),
-                               ("ttgir.dot", "FFMA"))})),
+                  "dot": _ONE_DOT, "tuned": _ONE_DOT})),
     staging("__shared__ A and B tiles, unpadded (s001: Ads[64][8] and Bds[8][64]; rosetta: As[128*32] and "
             "Bs[32*128])", _TILES_EXACT),
     synchronisation(),
@@ -238,8 +254,9 @@ OUTER_PRODUCT = (
     Claim("loop order",
           "k outermost: per k a column of As goes to a[BATCH_Y] and a row of Bs to b[BATCH_X], then "
           "accum[i][j] += a[i] * b[j] (8 x 8 outputs per thread)",
-          "rank1 form: the same rank-1 update on the whole tile, acc += a[:, None] * b[None, :], its BLOCK_K steps "
-          "unrolled (tl.static_range); dot form: tl.dot over BLOCK_K = 16, its loop order the compiler's",
+          "rank1 form (deliberately different: from global memory, no shared tile): the same rank-1 update on the "
+          "whole tile, acc += a[:, None] * b[None, :], its BLOCK_K steps unrolled (tl.static_range); dot form (staged "
+          "as in CUDA): tl.dot over BLOCK_K = 16, its loop order the compiler's",
           PROGRAMMER, _REG_CACHES,
           ByForm({"rank1": Check("no tl.dot; 2*BLOCK_K+1 tl.load", lambda ev: ev.triton["ttgir.dot"] == 0
                                  and ev.triton["ttgir.loads"] == 2 * ev.triton["cfg.block_k"] + 1,
@@ -247,8 +264,8 @@ OUTER_PRODUCT = (
                   "dot": Check("one tl.dot", lambda ev: ev.triton["ttgir.dot"] == 1, ("ttgir.dot",))})),
     Claim("where the accumulators live",
           "registers, no local memory: every index into a[], b[] and accum[][] resolves at compile time",
-          "rank1 form: ptxas spills the 128 x 128 accumulator tile (64 per thread) and the unrolled loads to local "
-          "memory; dot form: registers, no spills",
+          "rank1 form (deliberately different, not the idea's Triton): ptxas spills the 128 x 128 accumulator tile "
+          "(64 per thread) and the unrolled global loads to local memory; dot form: registers, no spills",
           COMPILER,
           Check("no spills, no local memory", lambda ev: ev.cuda["spills"] + ev.cuda["local_bytes"]
                 + ev.cuda["LDL"] == 0, ("registers", "spills", "local_bytes")),

@@ -3,15 +3,19 @@ tiles, cp.async prefetch, register double buffering, the split copy and the gene
 
 Every rung's Triton counterpart is one kernel (kernels_triton.gemm_ladder) with different launch settings, so
 most of these rows say the same thing from the Triton side: the decision has no handle, the compiler makes it;
-only num_stages (and GROUP_M) are the programmer's.
+only num_stages (and GROUP_M) are the programmer's. The tuned form (kernels_triton.gemm_ladder_tuned) is the same
+kernel on the rung's tile with warps and stages chosen by the autotuner; where a row depends on those two, its
+tuned check holds for every configuration the tuner may pick.
 """
 
 from __future__ import annotations
 
-from harness.inspect.evidence import Evidence, Numbers
+from harness.inspect.evidence import Numbers
 from harness.report.mapping_checks import (
     COMPILER,
     PROGRAMMER,
+    TUNED_OUTPUTS,
+    TUNED_STAGES,
     ByForm,
     Check,
     Claim,
@@ -24,10 +28,6 @@ from harness.report.mapping_checks import (
     tiles,
     triton_tiles,
 )
-
-
-def _copies_iff_stages(ev: Evidence) -> bool:
-    return (ev.triton["cfg.num_stages"] > 1) == (ev.triton["ttgir.async_copy"] > 0)
 
 
 def _only_wide_lds(n: Numbers) -> bool:
@@ -49,11 +49,23 @@ _CP_ASYNC_STAGES = Check("cp.async (LDGSTS) into whole stages of the padded tile
                          ("src.cp_async", "LDGSTS", "shared_bytes"))
 
 
+_SAME_OUTPUTS = Check("as in CUDA", same_outputs_per_thread, ("cfg.num_warps", "cfg.outputs_per_thread"))
+# 16-byte global accesses only, as loads (LDG.128, num_stages 1) or async copies (LDGSTS.128, num_stages > 1)
+_WIDE_GLOBAL = Check("only 16-byte global loads or async copies", lambda ev: ev.triton["LDG.128"]
+                     + ev.triton["LDGSTS.128"] > 0 and ev.triton["LDG.32"] + ev.triton["LDG.64"]
+                     + ev.triton["LDGSTS.32"] == 0, ("LDG.128", "LDGSTS.128", "LDG.32", "LDGSTS.32"))
+# nothing transposed on the way to shared memory: 16-byte stores or async copies, no 4-byte ones
+_WIDE_TO_SHARED = Check("16-byte shared stores or async copies, no 4-byte ones", lambda ev: ev.triton["STS.128"]
+                        + ev.triton["LDGSTS.128"] > 0 and ev.triton["STS.32"] + ev.triton["LDGSTS.32"] == 0,
+                        ("STS.128", "LDGSTS.128", "STS.32", "LDGSTS.32"))
+
+
 def _prefetch(cuda: str) -> Claim:
     return Claim("K-loop pipelining", cuda,
                  "num_stages (the programmer's one setting) > 1: the compiler pipelines the K loop itself, async "
-                 "copies into num_stages buffers (ttg.async_copy_global_to_local, LDGSTS) and waits (ttg.async_wait)",
-                 PROGRAMMER, _CP_ASYNC_STAGES, _PIPELINED)
+                 "copies into num_stages buffers (ttg.async_copy_global_to_local, LDGSTS) and waits (ttg.async_wait); "
+                 "the tuned form's autotuner tries 1 to 4",
+                 PROGRAMMER, _CP_ASYNC_STAGES, ByForm({"dot": _PIPELINED, "tuned": TUNED_STAGES}))
 
 
 _COPY_WIDTH = Claim(
@@ -64,8 +76,9 @@ _COPY_WIDTH = Claim(
     COMPILER,
     Check("LDGSTS.32 and LDGSTS.128", lambda ev: ev.cuda["LDGSTS.32"] > 0 and ev.cuda["LDGSTS.128"] > 0,
           ("LDGSTS.32", "LDGSTS.128")),
-    Check("only LDGSTS.128", lambda ev: ev.triton["LDGSTS.128"] > 0 and ev.triton["LDGSTS.32"] == 0,
-          ("LDGSTS.32", "LDGSTS.128")))
+    ByForm({"dot": Check("only LDGSTS.128", lambda ev: ev.triton["LDGSTS.128"] > 0 and ev.triton["LDGSTS.32"] == 0,
+                         ("LDGSTS.32", "LDGSTS.128")),
+            "tuned": _WIDE_TO_SHARED}))
 
 VECTORIZE = (
     Claim("global load and store width",
@@ -78,9 +91,10 @@ VECTORIZE = (
                 and ev.cuda["LDG.128"] > 0 and ev.cuda["LDG.32"] + ev.cuda["LDG.64"] + ev.cuda["STS.32"] == 0
                 and ev.cuda["STS.128"] > 0 and ev.cuda["STG.128"] > 0,
                 ("src.float4", "LDG.128", "LDG.32", "STS.128", "STS.32", "STG.128")),
-          Check("LDG.128, STS.128, STG.128 and no narrower global load", lambda ev: ev.triton["LDG.128"] > 0
-                and ev.triton["LDG.32"] + ev.triton["LDG.64"] == 0 and ev.triton["STS.128"] > 0
-                and ev.triton["STG.128"] > 0, ("LDG.128", "LDG.32", "STS.128", "STG.128"))),
+          ByForm({"dot": Check("LDG.128, STS.128, STG.128 and no narrower global load", lambda ev: ev.triton[
+                      "LDG.128"] > 0 and ev.triton["LDG.32"] + ev.triton["LDG.64"] == 0 and ev.triton["STS.128"] > 0
+                      and ev.triton["STG.128"] > 0, ("LDG.128", "LDG.32", "STS.128", "STG.128")),
+                  "tuned": _WIDE_GLOBAL})),
     Claim("reading the tiles",
           "B's TN = 8 values per k as two float4 and A's column element by element, which nvcc fuses along k: only "
           "16-byte shared loads (LDS.128)",
@@ -89,10 +103,11 @@ VECTORIZE = (
     Claim("outputs per thread",
           "a 16 x 8 patch (128 accumulators) per thread, 128 threads for the 128 x 128 tile, held in registers "
           "without spilling",
-          "num_warps = 4 gives each thread 128 accumulators as well; the compiler places them", COMPILER,
+          "num_warps = 4 gives each thread 128 accumulators as well; the compiler places them (the tuned form may take "
+          "8 warps, 64 each)", COMPILER,
           Check("128 per thread, no spills", lambda ev: ev.cuda["cfg.outputs_per_thread"] == 128
                 and ev.cuda["spills"] + ev.cuda["local_bytes"] == 0, ("cfg.outputs_per_thread", "registers", "spills")),
-          Check("as in CUDA", same_outputs_per_thread, ("cfg.num_warps", "cfg.outputs_per_thread"))),
+          ByForm({"dot": _SAME_OUTPUTS, "tuned": TUNED_OUTPUTS})),
     staging("__shared__ __align__(16) As[BM*BK] and Bs[BK*BN], stored as they lie", _TILES_EXACT),
     synchronisation(),
     single_buffer(),
@@ -107,9 +122,16 @@ SMEM_LAYOUT = (
           COMPILER,
           Check("B's tile plus the padded A tile", lambda ev: ev.cuda["shared_bytes"] == padded_tiles(ev),
                 ("shared_bytes",)),
-          Check("unswizzled, the plain tiles", lambda ev: ev.triton["ttgir.shared_swizzled"] == 0
-                and ev.triton["ttgir.local_alloc"] == 2 and ev.triton["shared_bytes"] == triton_tiles(ev.triton),
-                ("ttgir.shared_swizzled", "shared_bytes"))),
+          ByForm({"dot": Check("unswizzled, the plain tiles", lambda ev: ev.triton["ttgir.shared_swizzled"] == 0
+                               and ev.triton["ttgir.local_alloc"] == 2
+                               and ev.triton["shared_bytes"] == triton_tiles(ev.triton),
+                               ("ttgir.shared_swizzled", "shared_bytes")),
+                  "tuned": Check("unswizzled, whole plain tiles (one set per pipeline buffer)",
+                                 lambda ev: ev.triton["ttgir.shared_swizzled"] == 0
+                                 and ev.triton["ttgir.local_alloc"] == 2
+                                 and ev.triton["shared_bytes"] >= triton_tiles(ev.triton)
+                                 and ev.triton["shared_bytes"] % triton_tiles(ev.triton) == 0,
+                                 ("ttgir.shared_swizzled", "shared_bytes"))})),
     Claim("the transposing copy",
           "a float4 read along a row of A (LDG.128) is written to 4 k-rows with 4-byte stores (STS.32); B's tile "
           "still goes as STS.128",
@@ -117,8 +139,9 @@ SMEM_LAYOUT = (
           COMPILER,
           Check("LDG.128; STS.32 for A, STS.128 for B", lambda ev: ev.cuda["LDG.128"] > 0 and ev.cuda["LDG.32"] == 0
                 and ev.cuda["STS.32"] > 0 and ev.cuda["STS.128"] > 0, ("LDG.128", "STS.32", "STS.128")),
-          Check("STS.128, no STS.32", lambda ev: ev.triton["STS.128"] > 0 and ev.triton["STS.32"] == 0,
-                ("STS.32", "STS.128"))),
+          ByForm({"dot": Check("STS.128, no STS.32", lambda ev: ev.triton["STS.128"] > 0 and ev.triton["STS.32"] == 0,
+                               ("STS.32", "STS.128")),
+                  "tuned": _WIDE_TO_SHARED})),
     Claim("reading A's column", "a float4 per 4 values of the column: only 16-byte shared loads (LDS.128)",
           "the compiler's LDS.128 on its own layout", COMPILER,
           Check("only LDS.128", lambda ev: _only_wide_lds(ev.cuda), ("LDS.32", "LDS.64", "LDS.128")), _COMPILER_LDS),
@@ -131,12 +154,12 @@ WARPTILE = (
           "a warp owns a WM x WN (32 x 64) sub-block of the tile and a thread's 8 x 8 patch is 2 x 2 pieces of 4 x 4 "
           "spread over it, so a warp's float4 reads of a k-row are consecutive (only LDS.128)",
           "no warp-level handle: the dot's layout (warpsPerCTA, sizePerThread) assigns each warp and thread its part; "
-          "num_warps = 8 gives 64 outputs per thread too",
+          "num_warps = 8 gives 64 outputs per thread too (the tuned form may take 16 warps, 32 each)",
           COMPILER,
           Check("64 per thread; only LDS.128", lambda ev: ev.cuda["cfg.outputs_per_thread"] == 64
                 and ev.cuda["src.register_arrays_2d"] >= 1 and _only_wide_lds(ev.cuda),
                 ("cfg.outputs_per_thread", "LDS.32", "LDS.128")),
-          Check("as in CUDA", same_outputs_per_thread, ("cfg.num_warps", "cfg.outputs_per_thread"))),
+          ByForm({"dot": _SAME_OUTPUTS, "tuned": TUNED_OUTPUTS})),
     Claim("global to shared copy",
           "sgemm_transposed_a's: float4 loads (LDG.128), A transposed on the store (STS.32), k-rows padded by 4",
           "the compiler's: 16-byte loads and stores of both tiles into an unswizzled, unpadded layout (BLOCK_K = 16, "
@@ -145,9 +168,13 @@ WARPTILE = (
           Check("padded tiles; LDG.128 and STS.32", lambda ev: ev.cuda["shared_bytes"] == padded_tiles(ev)
                 and ev.cuda["LDG.128"] > 0 and ev.cuda["LDG.32"] == 0 and ev.cuda["STS.32"] > 0,
                 ("shared_bytes", "LDG.128", "STS.32")),
-          Check("LDG.128, STS.128, unswizzled", lambda ev: ev.triton["LDG.128"] > 0 and ev.triton["STS.128"] > 0
-                and ev.triton["ttgir.shared_swizzled"] == 0 and ev.triton["ttgir.local_alloc"] == 2,
-                ("LDG.128", "STS.128", "ttgir.shared_swizzled"))),
+          ByForm({"dot": Check("LDG.128, STS.128, unswizzled", lambda ev: ev.triton["LDG.128"] > 0
+                               and ev.triton["STS.128"] > 0 and ev.triton["ttgir.shared_swizzled"] == 0
+                               and ev.triton["ttgir.local_alloc"] == 2,
+                               ("LDG.128", "STS.128", "ttgir.shared_swizzled")),
+                  "tuned": Check("16-byte copies into an unswizzled layout", lambda ev: _WIDE_GLOBAL.holds(ev)
+                                 and _WIDE_TO_SHARED.holds(ev) and ev.triton["ttgir.shared_swizzled"] == 0,
+                                 ("LDG.128", "LDGSTS.128", "STS.128", "LDGSTS.32", "ttgir.shared_swizzled"))})),
     synchronisation(),
     single_buffer(),
 )
@@ -191,18 +218,20 @@ SPLIT_COPY = (
           Check("LDGSTS.128 only; LDG.128 and STS.32", lambda ev: ev.cuda["LDGSTS.128"] > 0
                 and ev.cuda["LDGSTS.32"] == 0 and ev.cuda["LDG.128"] > 0 and ev.cuda["STS.32"] > 0,
                 ("LDGSTS.128", "LDGSTS.32", "LDG.128", "STS.32")),
-          Check("async copies, LDGSTS.128 only, no STS.32", lambda ev: ev.triton["ttgir.async_copy"] > 0
-                and ev.triton["LDGSTS.128"] > 0 and ev.triton["LDGSTS.32"] + ev.triton["STS.32"] == 0,
-                ("ttgir.async_copy", "LDGSTS.128", "STS.32"))),
+          ByForm({"dot": Check("async copies, LDGSTS.128 only, no STS.32", lambda ev: ev.triton["ttgir.async_copy"] > 0
+                               and ev.triton["LDGSTS.128"] > 0 and ev.triton["LDGSTS.32"] + ev.triton["STS.32"] == 0,
+                               ("ttgir.async_copy", "LDGSTS.128", "STS.32")),
+                  "tuned": _WIDE_TO_SHARED})),
     Claim("stages",
           "two stages (the shared bytes are twice the padded tiles), one barrier per K step, fragments "
           "double-buffered as in sgemm_frag_prefetch",
-          "num_stages = 2: the compiler's pipeline with two buffers per operand",
+          "num_stages = 2: the compiler's pipeline with two buffers per operand (the tuned form: the tuner's 1 to 4)",
           PROGRAMMER,
           Check("2 x the padded tiles; [k % 2] fragments", lambda ev: ev.cuda["shared_bytes"] == 2 * padded_tiles(ev)
                 and ev.cuda["src.double_buffered"] >= 2, ("shared_bytes", "src.double_buffered")),
-          Check("num_stages 2, async copies", lambda ev: ev.triton["cfg.num_stages"] == 2
-                and ev.triton["ttgir.async_copy"] > 0, ("cfg.num_stages", "ttgir.async_copy"))),
+          ByForm({"dot": Check("num_stages 2, async copies", lambda ev: ev.triton["cfg.num_stages"] == 2
+                               and ev.triton["ttgir.async_copy"] > 0, ("cfg.num_stages", "ttgir.async_copy")),
+                  "tuned": TUNED_STAGES})),
 )
 
 GENERAL_SHAPE = (
@@ -218,13 +247,13 @@ GENERAL_SHAPE = (
           "float4 paths only when K % 4 == 0, N % 4 == 0 and A, B, C are 16-byte aligned, chosen once at run time: "
           "both paths are in the SASS (LDG.128 and LDG.32, LDGSTS.128 and LDGSTS.32)",
           "the launch specialises: pointers and sizes divisible by 16 are marked when the kernel is compiled for "
-          "them and only 16-byte global loads are emitted; another alignment compiles another kernel",
+          "them and only 16-byte global loads (or, pipelined, 16-byte async copies) are emitted; another alignment "
+          "compiles another kernel",
           COMPILER,
           Check("both widths of LDG and LDGSTS", lambda ev: ev.cuda["LDG.128"] > 0 and ev.cuda["LDG.32"] > 0
                 and ev.cuda["LDGSTS.128"] > 0 and ev.cuda["LDGSTS.32"] > 0,
                 ("LDG.128", "LDG.32", "LDGSTS.128", "LDGSTS.32")),
-          Check("only LDG.128", lambda ev: ev.triton["LDG.128"] > 0 and ev.triton["LDG.32"] + ev.triton["LDG.64"] == 0,
-                ("LDG.128", "LDG.32"))),
+          _WIDE_GLOBAL),
     Claim("block order",
           "grouped: blocks are renumbered to walk GROUP_M = 8 block-rows before moving right (L2 reuse)",
           "GROUP_M = 8: the tutorial's grouped program order, computed in the kernel text from program_id",
@@ -233,14 +262,13 @@ GENERAL_SHAPE = (
           Check("GROUP_M > 1", lambda ev: ev.triton["cfg.group_m"] > 1, ("cfg.group_m",))),
     Claim("K-loop pipelining",
           "two stages, A through registers and B by cp.async (sgemm_split_copy's), fragments double-buffered",
-          "dot form: num_stages = 2, pipelined by the compiler; autotuned form: the autotuner's num_stages (ahead of "
-          "time the derived 1); async copies exactly when num_stages > 1",
+          "dot form: num_stages = 2, pipelined by the compiler; tuned and autotuned forms: the autotuner's num_stages "
+          "(ahead of time the derived 2 and 1); async copies exactly when num_stages > 1",
           PROGRAMMER,
           Check("LDGSTS; [k % 2] fragments", lambda ev: ev.cuda["LDGSTS"] > 0 and ev.cuda["src.double_buffered"] >= 2,
                 ("LDGSTS", "src.double_buffered")),
           ByForm({"dot": _PIPELINED,
-                  "autotuned": Check("async copies exactly when num_stages > 1", _copies_iff_stages,
-                                     ("cfg.num_stages", "ttgir.async_copy"))})),
+                  "tuned": TUNED_STAGES, "autotuned": TUNED_STAGES})),
 )
 
 LADDER_CLAIMS: dict[str, tuple[Claim, ...]] = {

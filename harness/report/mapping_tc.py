@@ -3,7 +3,23 @@
 from __future__ import annotations
 
 from harness.inspect.evidence import Evidence
+from harness.registry.types import TF32_CONVERSION_TEXT
 from harness.report.mapping_checks import COMPILER, PROGRAMMER, ByKernel, Check, Claim
+
+
+def _conversion_is(declared: str | None, rn: int, rna: int) -> bool:
+    """The rounding conversions counted in the code are exactly those the registry's conversion implies."""
+    return {"rn": rn > 0 and rna == 0, "rna": rna > 0 and rn == 0, "truncate": rn + rna == 0}.get(declared, False)
+
+
+def _cuda_conversion(ev: Evidence) -> bool:
+    return _conversion_is(ev.kernel.tf32_conversion, ev.cuda["src.cvt_rn_tf32"], ev.cuda["src.cvt_rna_tf32"])
+
+
+def _triton_conversion(ev: Evidence) -> bool:
+    declared = ev.kernel.counterpart(ev.form).tf32_conversion(ev.kernel)
+    n = ev.triton
+    return n["ptx.mma_tf32"] > 0 and _conversion_is(declared, n["ptx.cvt_rn_tf32"], n["ptx.cvt_rna_tf32"])
 
 
 def _hmma_expected(ev: Evidence) -> int:
@@ -69,4 +85,57 @@ TENSOR_CORE = (
                                      ("LDGSTS.32", "STS.32", "LDGSTS.128"))})),
 )
 
-TC_CLAIMS: dict[str, tuple[Claim, ...]] = {"tensor_core": TENSOR_CORE}
+TF32_CONVERSION = Claim(
+    "fp32 to TF32 conversion",
+    f"written by hand: every operand goes through to_tf32(), inline PTX cvt.rn.tf32.f32: it "
+    f"{TF32_CONVERSION_TEXT['rn']} (proven on the .cu's asm text until the NVRTC build keeps its PTX); 3xTF32 "
+    f"rounds the high part and the remainder the same way",
+    f"input_precision='tf32': no conversion instruction in the PTX, the fp32 tile goes to wgmma as it is and the "
+    f"tensor core reads its top 19 bits: it {TF32_CONVERSION_TEXT['truncate']}. 'tf32x3': the compiler splits each "
+    f"operand with cvt.rna.tf32.f32: it {TF32_CONVERSION_TEXT['rna']}. Registry: Counterpart.tf32_rounding",
+    COMPILER,
+    Check("the registry's conversion (Kernel.tf32_conversion) is the asm the source writes",
+          _cuda_conversion, ("src.cvt_rn_tf32", "src.cvt_rna_tf32")),
+    Check("tf32 MMA in the PTX; its cvt.*.tf32.f32 are the registry's conversion (none: truncation)",
+          _triton_conversion, ("ptx.cvt_rn_tf32", "ptx.cvt_rna_tf32", "ptx.mma_tf32")))
+
+_TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<")
+
+WGMMA = (
+    Claim("tensor-core instruction",
+          "wgmma.mma_async tf32 written as inline PTX (HGMMA), both operands read from shared memory through matrix "
+          "descriptors; no mma.sync (HMMA)",
+          "tl.dot(input_precision='tf32'): the compiler picks wgmma (HGMMA) for Hopper by itself",
+          COMPILER,
+          Check("wgmma in the source; HGMMA, no HMMA", lambda ev: ev.cuda["src.wgmma"] > 0 and ev.cuda["HGMMA"] > 0
+                and ev.cuda["HMMA"] == 0, ("src.wgmma", "HGMMA", "HMMA")),
+          Check("HGMMA, no HMMA", lambda ev: ev.triton["HGMMA"] > 0 and ev.triton["HMMA"] == 0, ("HGMMA", "HMMA"))),
+    Claim("operand loads",
+          "the first rung copies with cp.async from every thread (LDGSTS, no TMA); the later rungs hand the copy to "
+          "the copy engine: tensor maps encoded on the host (cuTensorMapEncodeTiled) and passed as "
+          "__grid_constant__ parameters, cp.async.bulk.tensor completing on an mbarrier (UTMALDG)",
+          "tl.make_tensor_descriptor on the device: the compiler turns the descriptor loads into the copy engine's "
+          "asynchronous copies (UTMALDG) and pipelines them itself",
+          PROGRAMMER,
+          ByKernel({"wgmma_smem<": Check("LDGSTS, no UTMALDG", lambda ev: ev.cuda["LDGSTS"] > 0
+                                         and ev.cuda["UTMALDG"] == 0, ("LDGSTS", "UTMALDG")),
+                    **{rung: Check("UTMALDG", lambda ev: ev.cuda["UTMALDG"] > 0, ("UTMALDG", "LDGSTS"))
+                       for rung in _TMA_RUNGS}}),
+          Check("UTMALDG (the descriptor loads are lowered to copy-engine copies in the pipelined ttgir)",
+                lambda ev: ev.triton["UTMALDG"] > 0, ("UTMALDG", "LDGSTS"))),
+    Claim("registers per role",
+          "one producer and two consumer warpgroups (384 threads, __launch_bounds__(384, 1)): setmaxnreg "
+          "(USETMAXREG) lowers the producer's registers and raises the consumers'; the 256-thread rungs have one "
+          "role and no setmaxnreg",
+          "tl.range(..., warp_specialize=True) asks the compiler to split loading and computing warps; how many "
+          "registers each gets is the compiler's decision, not the kernel's",
+          COMPILER,
+          Check("USETMAXREG exactly on the 384-thread rungs",
+                lambda ev: (ev.cuda["USETMAXREG"] > 0) == (ev.cuda["cfg.threads"] == 384),
+                ("USETMAXREG", "cfg.threads")),
+          Check("HGMMA under the compiler's own warp split (no register split written)",
+                lambda ev: ev.triton["HGMMA"] > 0, ("HGMMA", "USETMAXREG"))),
+)
+
+TC_CLAIMS: dict[str, tuple[Claim, ...]] = {"tensor_core": (*TENSOR_CORE, TF32_CONVERSION),
+                                           "wgmma": (*WGMMA, TF32_CONVERSION)}

@@ -101,7 +101,9 @@ class Measured:
         return 100.0 * base.timing.median_ms / result.timing.median_ms
 
     def best(self, results: list[Result]) -> Best | None:
-        scored = [(self.pct(r), r) for r in results]
+        """The fastest of the results, leaving out Triton forms that are deliberately different from their CUDA
+        kernel (registry `Counterpart.design`): they are shown, never an idea's best."""
+        scored = [(self.pct(r), r) for r in results if not self.deliberately_different(r) and not build_study(r)]
         scored = [(p, r) for p, r in scored if p is not None]
         if not scored:
             return None
@@ -135,6 +137,10 @@ class Measured:
             return None
         name = result.impl.split(":", 1)[-1]
         return next((c for c in kernel.counterparts if c.name == name), None)
+
+    def deliberately_different(self, result: Result) -> bool:
+        c = self.counterpart(result)
+        return c is not None and c.deliberately_different
 
     def config(self, result: Result) -> dict:
         """A Triton result's launch settings: what the run recorded (an autotuner's choice), else derived."""
@@ -172,6 +178,12 @@ class Measured:
         """Every (kernel id, impl) pair present, in record order."""
         seen = dict.fromkeys((r.kernel or "", r.impl) for r in sorted(self.all, key=record_order) if r.kernel)
         return list(seen)
+
+
+def build_study(result: Result) -> bool:
+    """A CUDA row built with other flags than the suite's (CuPy's default build, harness/build/options.py): shown in
+    the method section beside the default build, never an idea's best CUDA kernel."""
+    return result.model == "cuda" and result.impl != "cuda"
 
 
 def config_text(cfg: dict) -> str:

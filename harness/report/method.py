@@ -8,8 +8,10 @@ from datetime import datetime
 from harness.numerics import VENDOR_MULTIPLE
 from harness.registry import SECTION_EN, SEEDS
 from harness.report import anchors, fmt
+from harness.report.build_study import build_study_table, build_text
 from harness.report.doc import Inline, Notice, Para, Section, TableBlock
 from harness.report.measured import Measured
+from harness.report.specs import spec
 from harness.report.tables import Cell, Table
 from harness.run.records import Status
 from harness.timing import CLOCK_DROP_LIMIT, L2_FLUSH_BYTES, SPREAD_LIMIT
@@ -56,8 +58,8 @@ def timer_paragraph(m: Measured) -> list[Inline]:
 
 
 def _seed_table(m: Measured) -> Table:
-    table = Table([("seed", False), ("file", False), ("title, as the document gives it", False),
-                   ("in English", False), ("GPU", False), ("sections of its kernels here", False)], cls="seeds")
+    table = Table([("seed", False), ("document (its file under it)", False), ("in English", False), ("GPU", False),
+                   ("sections of its kernels here", False)], cls="seeds")
     used: dict[str, list[str]] = {}
     for k in m.kernels:
         if k.seed:
@@ -66,7 +68,7 @@ def _seed_table(m: Measured) -> Table:
                 used[k.seed].append(k.section)
     for key, seed in SEEDS.items():
         sections = "\n".join(f"{s} ({SECTION_EN[s]})" if s in SECTION_EN else s for s in used.get(key, []))
-        table.add([Cell(key), Cell(seed.file, code=True), Cell(seed.title, cls="title"),
+        table.add([Cell(key), Cell(seed.title, cls="title", sub=seed.file),
                    Cell(seed.title_en if seed.title_en != seed.title else "—", cls="" if seed.title_en != seed.title
                         else "muted"),
                    Cell(seed.gpu), Cell(sections or "no kernel in this file", cls="" if sections else "muted")])
@@ -80,12 +82,24 @@ def _facts(m: Measured) -> Table:
         rows.append(("measured peaks", f"FP32 FMA {h.peaks.fp32_tflops:.1f} TFLOP/s (a micro-kernel of independent "
                                        f"FMA chains on every SM); copy {h.peaks.copy_gbps:.0f} GB/s (a 1 GiB "
                                        "device-to-device copy, bytes read + written)"))
+    sheet = spec(h.device)
+    if sheet is not None:
+        text = (f"HBM {sheet.hbm_tbps:g} TB/s; FP32 {sheet.fp32_tflops:g} TFLOP/s; TF32 tensor {sheet.tf32_tflops:g} "
+                f"TFLOP/s dense ({sheet.source})")
+        if h.peaks:
+            copy = 100 * h.peaks.copy_gbps / (sheet.hbm_tbps * 1e3)
+            fma = 100 * h.peaks.fp32_tflops / sheet.fp32_tflops
+            text += (f". The measured copy is {fmt.pct(copy)} of the spec bandwidth and the FMA test {fmt.pct(fma)} "
+                     "of the spec FP32: a kernel can pass the measured figures, never the spec sheet's")
+        rows.append(("spec sheet", text))
     if h.peaks_by_device and len(h.peaks_by_device) > 1:
         rows.append(("peaks per GPU", "; ".join(f"{gpu}: {p.fp32_tflops:.1f} TFLOP/s, {p.copy_gbps:.0f} GB/s"
                                                 for gpu, p in h.peaks_by_device.items())))
     if h.sms:
         rows.append(("SMs · L2", f"{h.sms} · {fmt.nbytes(h.l2_bytes)}" if h.l2_bytes else str(h.sms)))
     rows.append(("versions", " · ".join(f"{k} {v}" for k, v in h.versions.items()) or "not recorded"))
+    if (built := build_text(m)) is not None:
+        rows.append(("CUDA build", built))
     compilers = sorted({r.resources.source for r in m.all if r.resources and r.resources.source})
     if compilers:
         rows.append(("resources read by", "; ".join(compilers)))
@@ -110,8 +124,13 @@ def method_section(m: Measured) -> Section:
                 "(uniform inputs, forward error max|out − ref| / max(|α|·|A|·|B| + |β|·|C|) under a bound of K·u "
                 f"and at most {VENDOR_MULTIPLE:g}× the library's own error). Outputs are filled with NaN first: "
                 "every element must be written, and with β = 0 NaN in C must not leak unless the registry "
-                "declares that the seed kernel reads C."]))
+                "declares that the seed kernel reads C. A subnormal layer scales the random inputs by 2^-64 each, so "
+                "every product lies below fp32's smallest normal number: an implementation that flushes subnormals "
+                "to zero fails it, unless it declares flushing (only the CuPy-build study rows do)."]))
     s.add(TableBlock(_facts(m), "This run"))
+    if (study := build_study_table(m)) is not None:
+        s.add(TableBlock(study, "The CUDA build: the suite's (-ftz=false, exact arch) against CuPy's default "
+                                "(-ftz=true, sm_90)"))
     s.add(TableBlock(_seed_table(m), "The documents"))
     return s
 

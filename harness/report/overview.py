@@ -31,6 +31,41 @@ def _rank_text(c: Claim | None) -> str:
     return f"{c.rank_ours} of {c.ranked} here, {c.rank_doc} in the document"
 
 
+def _rate(r, op: str) -> str:
+    if r.figures is None:
+        return "—"
+    return f"{fmt.tflops(r.figures.tflops)} TFLOP/s" if op == "sgemm" else f"{fmt.gbps(r.figures.gbps)} GB/s"
+
+
+def headline_table(m: Measured) -> Table:
+    """Per op and precision class on its headline problem: the best CUDA kernel, the best Triton one, cuBLAS."""
+    table = Table([("op · problem", False), ("class", False), ("best CUDA", True), ("best Triton", True),
+                   ("cuBLAS", True)], cls="headline")
+    for op in m.ops:
+        problem = m.headline(op)
+        if problem is None:
+            continue
+        kernels = [k for k in m.kernels if k.op == op]
+        for precision in m.precisions(kernels, problem):
+            base = m.baseline(problem, precision)
+            cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
+            tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+            if base is None or not (cuda or tri):
+                continue
+            cells = [Cell(f"{op} {problem.shape_label}"),
+                     Cell(PRECISION_TEXT.get(precision, precision) + f" vs {baseline_label(precision)}")]
+            for best in (cuda, tri):
+                cells.append(Cell(f"{_rate(best.result, op)} · {fmt.pct(best.pct)}", num=True,
+                                  sub=best.kernel if best.result.model == "cuda" else
+                                  f"{best.result.label}: {best.kernel}", href=anchors.href(anchors.kernel(best.kernel)),
+                                  cls="ok" if best.pct >= 100 else "") if best else Cell("—", num=True, cls="muted"))
+            cells.append(Cell(_rate(base, op), num=True, sub=base.label))
+            table.add(cells)
+    table.notes.append("Each op's headline problem; % is of the cuBLAS of the same precision class, same timer. "
+                       "Click a kernel for its section.")
+    return table
+
+
 def idea_table(m: Measured) -> Table:
     table = Table([("idea", False), ("compared with", False), ("best CUDA", True),
                    ("best Triton", True), ("Triton / CUDA", True), ("published", True), ("rank here · document",

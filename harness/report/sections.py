@@ -167,7 +167,7 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     if notes:
         s.add(Bullets(notes, cls="notes"))
     s.add(SourcePair(planner.cuda(kernels, anchor, idea.title), planner.triton(kernels, anchor, idea.title)))
-    mapping = mapping_table(idea, prove)
+    mapping = mapping_table(idea, prove, m)
     if mapping:
         s.add(TableBlock(mapping, "Each tiling decision in each model"))
     records, missing = compiled_records(m, [k.id for k in kernels])

@@ -2,9 +2,9 @@
 
 A .cu file appears in full the first time the page needs it; a later idea that uses it again links
 back. Where a kernel is a step from an earlier one of the same document (or of tile-rosetta's own
-series), the page shows the diff against that earlier file instead of the whole kernel: the earlier
-file is the one already shown whose body differs least, and a diff is used only while it is clearly
-shorter than the file. Triton modules are self-contained and shown whole, once. Nothing is imported:
+series: the rungs of the ladder), the page shows the diff against the step before (the last file of
+the series already shown) instead of the whole kernel. Triton modules are self-contained and shown whole,
+once. Nothing is imported:
 files are read from disk, so rendering never defines a Triton kernel or needs a GPU.
 """
 
@@ -18,9 +18,6 @@ from harness.registry import Kernel
 from harness.report.doc import Inline, Mono, Source
 from harness.report.measured import config_text
 from kernels_cuda import source_path
-
-# A diff is shown while its changed lines are at most this share of the file's body.
-DIFF_SHARE = 0.5
 
 
 def cuda_text(name: str) -> str:
@@ -67,9 +64,10 @@ def unified(old: str, new: str, old_name: str, new_name: str) -> str:
                                         fromfile=old_name, tofile=new_name, n=3))
 
 
-def _family(k: Kernel) -> tuple[str, str]:
-    """Kernels that are steps of one series: one document's, or tile-rosetta's own per op."""
-    return (k.seed or k.id.split(".", 1)[0], k.op)
+def _family(k: Kernel) -> tuple[str, str, bool]:
+    """Kernels that are steps of one series: one document's, or tile-rosetta's own per op and per precision class
+    (the tensor-core GEMM is no step of the fp32 SIMT ladder)."""
+    return (k.seed or k.id.split(".", 1)[0], k.op, k.precision == "fp32")
 
 
 def _threads(k: Kernel) -> str:
@@ -81,7 +79,7 @@ class SourcePlanner:
 
     def __init__(self) -> None:
         self.shown: dict[str, tuple[str, str]] = {}   # path -> (anchor, title) of the section that shows it
-        self._bodies: dict[str, tuple[tuple[str, str], str]] = {}   # path -> (family, body)
+        self._bodies: dict[str, tuple[tuple[str, str, bool], str]] = {}   # path -> (family, body)
 
     def cuda(self, kernels: list[Kernel], anchor: str, title: str) -> list[Source]:
         out = []
@@ -99,17 +97,16 @@ class SourcePlanner:
             text = cuda_text(name)
             body = split_header(text)[1]
             family = _family(users[0])
-            # The earlier step is picked on the code alone; the diff shown includes the header comment, so the
-            # edits and the section it cites are part of what changed.
-            earlier = [(changed_lines(b, body), p) for p, (f, b) in self._bodies.items() if f == family]
+            # The step before is the last file of the same series already on the page (page order is the registry's
+            # order, the order of the steps); the diff includes the header comment, so the edits and the section
+            # it cites are part of what changed. A diff even where a step rewrote much: what changed is the point.
+            earlier = [p for p, (f, _) in self._bodies.items() if f == family]
             source = Source(path, "cuda", text, used)
             if earlier:
-                n, prev = min(earlier)
+                prev = earlier[-1]
                 diff = unified(cuda_text(prev.removeprefix("kernels_cuda/")), text, prev, path)
-                lines = max(1, len(text.splitlines()))
-                if n <= DIFF_SHARE * len(body.splitlines()) and len(diff.splitlines()) < lines:
-                    source = Source(path, "cuda", diff, used, diff_against=prev, against_at=self.shown[prev][0],
-                                    shown_in=self.shown[prev][1])
+                source = Source(path, "cuda", diff, used, diff_against=prev, against_at=self.shown[prev][0],
+                                shown_in=self.shown[prev][1])
             out.append(source)
             self.shown[path] = (anchor, title)
             self._bodies[path] = (family, body)

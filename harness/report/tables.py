@@ -21,6 +21,7 @@ class Cell:
     span: int = 1            # HTML colspan; Markdown pads with empty cells
     href: str = ""           # link target (an anchor on the page)
     sub: str = ""            # a second line in small monospace: the kernel a figure belongs to
+    anchor: str = ""         # HTML id of the cell: a place on the page a link can name (a kernel)
 
 
 @dataclass
@@ -47,13 +48,15 @@ def _html_cell(cell: Cell) -> str:
     attrs = f' class="{classes}"' if classes else ""
     if cell.span > 1:
         attrs += f' colspan="{cell.span}"'
+    if cell.anchor:
+        attrs += f' id="{esc(cell.anchor)}"'
     # Long kernel ids may break before their template arguments, and only there.
-    body = (f"<code>{esc(cell.text).replace('&lt;', '<wbr>&lt;')}</code>" if cell.code
+    body = (f"<code>{esc(cell.text).replace('&lt;', '<wbr>&lt;').replace(',', ',<wbr>')}</code>" if cell.code
             else esc(cell.text).replace("\n", "<br>"))
     if cell.href:
         body = f'<a href="{esc(cell.href)}">{body}</a>'
     if cell.sub:
-        body += f'<br><code class="sub">{esc(cell.sub).replace("&lt;", "<wbr>&lt;")}</code>'
+        body += f'<br><code class="sub">{esc(cell.sub).replace("&lt;", "<wbr>&lt;").replace(",", ",<wbr>")}</code>'
     return f"<td{attrs}>{body}</td>"
 
 
@@ -66,6 +69,10 @@ def to_html(table: Table) -> str:
     cls = f' class="{esc(table.cls)}"' if table.cls else ""
     notes = "".join(f"<li>{esc(n)}</li>" for n in table.notes)
     legend = f'<ul class="legend">{notes}</ul>' if notes else ""
+    if len(table.notes) > 1:
+        # A legend of several lines is the same for every table of its kind: folded, one click away, on the page.
+        legend = f'<details class="legend"><summary>legend: {len(table.notes)} notes</summary>{legend}</details>'
+
     return (f'<div class="table-wrap"><table{cls}><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div>{legend}")
 

@@ -4,8 +4,10 @@ A cold run used to spend most of its time compiling: each Triton counterpart com
 a time, and an autotuned one compiled every configuration in turn inside its tuning. Triton caches every compiled
 kernel on disk, keyed by the source, the argument specialisation and the options, so processes that make the same
 launches with `warmup` (compile, do not run) fill that cache while the worker measures; when the worker reaches a
-counterpart, its first launch loads the kernel instead of compiling it. Autotuned kernels get every configuration
-compiled this way; the tuning itself (timing each configuration) still happens in the worker, on the GPU it measures.
+counterpart, its first launch loads the kernel instead of compiling it. The pool also reads each compiled kernel's
+SASS mix and ttgir facts into the suite's cache (harness/inspect/cache.py), which the worker's record reads next.
+Autotuned kernels get every configuration compiled this way; the tuning itself (timing each configuration) still
+happens in the worker, on the GPU it measures.
 
 Nothing here decides a result: a compile that fails, or a key that differs from the worker's, only means the worker
 compiles it itself, as it would without this pool. The pool launches no kernel, so it does not disturb the timing.
@@ -37,8 +39,12 @@ def _force_warmup() -> None:
     def compile_only(self, *args, grid, warmup, **kwargs):
         return run(self, *args, grid=grid, warmup=True, **kwargs)
 
+    def compile_configs(self, *args, **kwargs):
+        kwargs.pop("warmup", None)  # a launch passes warmup=False; Autotuner.warmup passes its own to each config
+        return self.warmup(*args, **kwargs)
+
     JITFunction.run = compile_only
-    Autotuner.run = lambda self, *args, **kwargs: self.warmup(*args, **kwargs)
+    Autotuner.run = compile_configs
 
 
 def _init(gpu: str | None) -> None:
@@ -51,6 +57,7 @@ def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
     """Make each implementation's launches with empty operands of the problem's shape; returns the errors."""
     import torch
 
+    from harness.inspect.compile_triton import handle_resources
     from harness.numerics import make_operands
     from harness.run.runner import tensors
     from harness.run.work import impl_of
@@ -63,7 +70,11 @@ def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
         try:
             impl = impl_of(key)
             out = ops.fresh_output(0.0)
-            impl.bind(tensors(ops, out), problem.alpha, problem.beta)()
+            compiled = impl.bind(tensors(ops, out), problem.alpha, problem.beta)()
+            # what the worker will read off each compiled kernel (its SASS mix, its ttgir facts), cached on disk
+            for handle in compiled if isinstance(compiled, list) else [compiled]:
+                if hasattr(handle, "asm"):
+                    handle_resources(handle)
         except Exception as e:  # the worker meets the same failure and records it
             errors.append(f"{key}: {type(e).__name__}: {e}"[:300])
     return errors

@@ -6,16 +6,17 @@ from harness.report.measured import Measured
 from harness.report.plots.accuracy import accuracy
 from harness.report.plots.bars import gemv_bars, sgemm_bars
 from harness.report.plots.common import DPI, MAX_WIDTH, MIN_PT, Plot, min_text_pt
+from harness.report.plots.ladder import ladder_chart
 from harness.report.plots.roofline import roofline
 from harness.report.plots.sweep import time_vs_size
 
-__all__ = ["DPI", "MAX_WIDTH", "MIN_PT", "Plot", "accuracy", "all_plots", "gemv_bars", "min_text_pt", "roofline",
-           "sgemm_bars", "time_vs_size"]
+__all__ = ["DPI", "MAX_WIDTH", "MIN_PT", "Plot", "accuracy", "all_plots", "gemv_bars", "ladder_chart", "min_text_pt",
+           "roofline", "sgemm_bars", "time_vs_size"]
 
 
 def all_plots(m: Measured) -> list[Plot]:
-    """Every plot in reading order; a TF32 bar chart only where TF32 kernels were timed."""
-    out: list[Plot] = []
+    """Every plot in reading order, the ladder chart first; a TF32 bar chart only where TF32 kernels were timed."""
+    out: list[Plot] = [ladder_chart(m)]
     if "sgemm" in m.ops:
         out.append(sgemm_bars(m, "cublas"))
         tf32 = sgemm_bars(m, "cublas-tf32")

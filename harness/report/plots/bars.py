@@ -6,7 +6,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from harness.registry import BY_ID
-from harness.report import anchors
+from harness.report import anchors, fmt
 from harness.report.claims import published_pct
 from harness.report.measured import BASELINE_OF, PRECISION_TEXT, Measured, baseline_label
 from harness.report.plots.common import (
@@ -24,7 +24,7 @@ from harness.report.plots.common import (
 )
 from harness.run.records import Result
 
-ROW_IN = 0.27           # inches per bar row
+ROW_IN = 0.22           # inches per bar row
 
 
 def _label(r: Result) -> str:
@@ -91,10 +91,14 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
                                   label="the document's own % of cuBLAS, on its GPU"))
         fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
         data = png(fig)
-    caption = (f"{problem.label} on {m.header.device}: one bar per implementation, blue for the CUDA kernel, orange "
-               f"for each Triton counterpart (named after the kernel id), grouped under each idea's title, the "
-               f"number beside each bar its % of {vs}; the dashed line is {vs}. Diamonds: the % of cuBLAS the "
-               f"kernel's document published on its own GPU, a shape to compare rather than a target.")
+    caption = (f"{problem.label} on {m.header.device}: one bar per implementation, "
+               + fmt.joined([w for model, w in (("cuda", "blue for the CUDA kernel"),
+                                                ("triton", "orange for each Triton counterpart"))
+                             if model in models])
+               + " (named after the kernel id), grouped under each idea's title, the "
+               f"number beside each bar its % of {vs}; the dashed line is {vs}."
+               + (" Diamonds: the % of cuBLAS the kernel's document published on its own GPU, a shape to compare "
+                  "rather than a target." if pubs else " No kernel drawn here has a published % of cuBLAS."))
     return Plot(key, title, caption, data, figure=fig)
 
 

@@ -1,97 +1,156 @@
-"""The roofline: GEMM and GEMV in separate panels, one colour per idea, its best CUDA and best Triton as points."""
+"""The roofline: one panel per part of the page (the SIMT ladder, tensor cores, GEMV), every idea of the part
+numbered on its points, CUDA and Triton in their two colours."""
 
 from __future__ import annotations
 
+import math
+
 from matplotlib.lines import Line2D
+from matplotlib.ticker import NullFormatter
 
 from harness.report import anchors
 from harness.report.measured import Measured
-from harness.report.plots.common import CUBLAS, PALETTE, Plot, figure, legend_columns, missing, png, sizes, style
+from harness.report.parts import Part, parts
+from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
+from harness.report.specs import spec
 from harness.run.records import Result
 
 MARKER = {"cuda": "o", "triton": "^"}
+COLOUR = {"cuda": CUDA, "triton": TRITON}
 # GEMV kernels all share one intensity: CUDA and Triton points are drawn this factor apart so both show.
-DODGE = {"cuda": 0.9, "triton": 1.1}
+DODGE = {"cuda": 0.93, "triton": 1.07}
 
 
-def _point(ax, r: Result, colour: str, marker: str, size: float, dodge: float = 1.0) -> None:
-    assert r.figures is not None
-    ax.scatter([r.figures.intensity * dodge], [r.figures.tflops], s=size, marker=marker, color=colour,
-               edgecolors="white", linewidths=1.0, zorder=4)
+def _points(m: Measured, part: Part) -> list[tuple[int, str, Result]]:
+    """(idea number within the part, model, best result) for every idea and precision class of the part."""
+    problem = m.headline(part.op)
+    out = []
+    if problem is None:
+        return out
+    for n, (_, kernels) in enumerate(part.ideas, 1):
+        for precision in m.precisions(list(kernels), problem):
+            for model in ("cuda", "triton"):
+                best = m.best(m.timed_of(list(kernels), problem, model, precision))
+                if best and best.result.figures and best.result.figures.intensity:
+                    out.append((n, model, best.result))
+    return out
+
+
+def spread(ys: list[float], gap: float) -> list[float]:
+    """Label heights for sorted heights `ys`, at least `gap` apart: each run of colliding labels is centred on the
+    mean of its points, so an isolated label stays level with its point."""
+    clusters = [[y] for y in ys]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(clusters) - 1):
+            lo, hi = clusters[i], clusters[i + 1]
+            top = sum(lo) / len(lo) + (len(lo) - 1) * gap / 2
+            bottom = sum(hi) / len(hi) - (len(hi) - 1) * gap / 2
+            if bottom - top < gap:
+                clusters[i:i + 2] = [lo + hi]
+                merged = True
+                break
+    out = []
+    for c in clusters:
+        start = sum(c) / len(c) - (len(c) - 1) * gap / 2
+        out += [start + k * gap for k in range(len(c))]
+    return out
+
+
+def _labels(ax, points: list[tuple[int, str, Result]], dodge: bool, span: float) -> None:
+    """Each point's idea number, CUDA's to the right and Triton's to the left, spread apart vertically where points
+    crowd (the ladder's rungs sit within a factor of three of intensity), with a leader line to the point."""
+    gap = 0.04 * span
+    for model, factor in (("cuda", 1.9), ("triton", 1 / 1.9)):
+        mine = sorted(((math.log10(r.figures.tflops), n, r) for n, mo, r in points if mo == model and r.figures),
+                      key=lambda e: e[0])
+        placed = spread([y for y, _, _ in mine], gap)
+        for (_, n, r), ly in zip(mine, placed, strict=True):
+            assert r.figures is not None
+            x = r.figures.intensity * (DODGE[model] if dodge else 1.0)
+            ax.annotate(str(n), (x, r.figures.tflops), xytext=(x * factor, 10 ** ly), textcoords="data",
+                        ha="left" if model == "cuda" else "right", va="center", fontsize=9.5, color=COLOUR[model],
+                        fontweight="bold", zorder=5,
+                        arrowprops={"arrowstyle": "-", "color": COLOUR[model], "linewidth": 0.6, "alpha": 0.7})
 
 
 def roofline(m: Measured) -> Plot:
-    key, title = anchors.ROOFLINE, "Roofline: the best CUDA and Triton kernel of each idea"
+    key, title = anchors.ROOFLINE, "Roofline: the best CUDA and Triton kernel of each idea, one panel per part"
     peaks = m.header.peaks
-    problems = {op: m.headline(op) for op in m.ops}
-    if not any(problems.values()):
+    if not any(m.headline(op) for op in m.ops):
         why = "this was a CPU run: nothing was timed" if m.header.mode == "cpu" else "nothing was timed"
         return missing(key, title, f"No roofline: {why}.")
     if peaks is None:
         return missing(key, title, "No roofline: the run header holds no measured peaks.")
-    colour = {idea.key: PALETTE[i % len(PALETTE)] for i, (idea, _) in enumerate(m.ideas)}
-    ops = [op for op, p in problems.items() if p is not None]
+    panels = [(p, pts) for p in parts(m) if (pts := _points(m, p))]
+    if not panels:
+        return missing(key, title, "No roofline: no kernel with a traffic model was timed.")
+    sheet = spec(m.header.device)
     ridge = peaks.fp32_tflops * 1e3 / peaks.copy_gbps
-    shown: dict[str, str] = {}
     with sizes():
-        fig = figure(12.6, 6.4)
-        axes = fig.subplots(1, len(ops), squeeze=False)[0]
-        for ax, op in zip(axes, ops, strict=True):
-            problem = problems[op]
+        fig = figure(12.6, 5.6)
+        ratios = [2.2 if p.is_ladder else 1 for p, _ in panels]
+        axes = fig.subplots(1, len(panels), squeeze=False, width_ratios=ratios)[0]
+        for ax, (part, points) in zip(axes, panels, strict=True):
+            problem = m.headline(part.op)
             assert problem is not None
-            points = []
-            for idea, kernels in m.ideas:
-                if kernels[0].op != op:
-                    continue
-                for model in ("cuda", "triton"):
-                    best = m.best(m.timed_of(kernels, problem, model, "fp32"))
-                    if best and best.result.figures and best.result.figures.intensity:
-                        points.append((best.result, colour[idea.key], MARKER[model]))
-                        shown[idea.key] = idea.title
-            for impl, marker in (("cublas", "s"), ("cublas-tf32", "X")):
-                base = next((r for r in m.on(problem) if r.impl == impl and r.timed and r.figures), None)
-                if base is not None and base.figures and base.figures.intensity:
-                    points.append((base, CUBLAS, marker))
-            xs = [r.figures.intensity for r, _, _ in points if r.figures]
-            # GEMV intensities sit far left of the ridge: that panel shows its points, not the flat roof.
-            lo, hi = (min(xs) / 3, max(xs) * 3) if op == "sgemv" else (min([*xs, ridge]) / 3, max([*xs, ridge]) * 3)
+            bases = [r for r in m.on(problem) if r.kernel is None and r.timed and r.figures and r.figures.intensity]
+            xs = [r.figures.intensity for _, _, r in points if r.figures] + [r.figures.intensity for r in bases
+                                                                              if r.figures]
+            lo, hi = min([*xs, ridge if part.op == "sgemm" else min(xs)]) / 2.5, max([*xs, ridge]) * 2.5
+            if part.op == "sgemv":
+                lo, hi = min(xs) / 2.5, max(xs) * 2.5
             ax.set_xscale("log")
             ax.set_yscale("log")
             knee = min(ridge, hi)
             ax.plot([lo, knee], [peaks.copy_gbps * lo / 1e3, peaks.copy_gbps * knee / 1e3], color="#999999",
                     linewidth=1.6)
             if hi > ridge:
-                ax.plot([ridge, hi], [peaks.fp32_tflops, peaks.fp32_tflops], color="#999999", linewidth=1.6)
-            # A point that lands on one already drawn is drawn at under half its size: a dot inside a ring.
-            drawn: list[tuple[float, float, float]] = []
-            for r, c, marker in points:
+                ax.plot([ridge, hi], [peaks.fp32_tflops] * 2, color="#999999", linewidth=1.6)
+            if not part.simt and sheet is not None:
+                ax.axhline(sheet.tf32_tflops, color="#999999", linestyle=":", linewidth=1.4)
+                ax.text(hi, sheet.tf32_tflops, f"TF32 spec {sheet.tf32_tflops:g}", ha="right", va="bottom",
+                        fontsize=9.5, color="#666666")
+            for _, model, r in points:
                 assert r.figures is not None
-                dodge = DODGE.get(r.model, 1.0) if op == "sgemv" else 1.0
-                x, y = r.figures.intensity * dodge, r.figures.tflops
-                under = [size for dx, dy, size in drawn if abs(dx / x - 1) < 0.06 and abs(dy / y - 1) < 0.06]
-                size = 0.4 * min(under) if under else 170.0
-                _point(ax, r, c, marker, size=size, dodge=dodge)
-                drawn.append((x, y, size))
+                x = r.figures.intensity * (DODGE[model] if part.op == "sgemv" else 1.0)
+                face = COLOUR[model] if r.precision != "tf32" else "white"
+                ax.scatter([x], [r.figures.tflops], s=110, marker=MARKER[model], color=face,
+                           edgecolors=COLOUR[model], linewidths=1.6, zorder=4)
+            ys = [r.figures.tflops for _, _, r in points if r.figures] + [r.figures.tflops for r in bases if r.figures]
+            bottom, top = min(ys) / 3, max([*ys, peaks.fp32_tflops]) * 3
+            ax.set_ylim(bottom, top)
+            _labels(ax, points, part.op == "sgemv", math.log10(top / bottom))
+            for r in bases:
+                assert r.figures is not None
+                ax.scatter([r.figures.intensity], [r.figures.tflops], s=110,
+                           marker="s" if r.impl == "cublas" else "X", color=CUBLAS, zorder=3)
             ax.set_xlim(lo, hi)
-            ax.set_title(f"{'GEMM' if op == 'sgemm' else 'GEMV'}: {problem.label}", loc="left")
-            ax.set_xlabel("operational intensity (FLOP per byte of the traffic model)")
-            ax.set_ylabel("TFLOP/s")
+            ax.set_title(f"{part.title}\n{problem.label}", loc="left")
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_xlabel("FLOP per byte of the traffic model")
             style(ax, grid="both")
-        idea_handles = [Line2D([], [], marker="o", linestyle="", color=c, label=shown[k], markersize=9)
-                        for k, c in colour.items() if k in shown]
-        model_handles = [Line2D([], [], marker=mk, linestyle="", color="#444444", label=name, markersize=9)
-                         for name, mk in (("best CUDA kernel", "o"), ("best Triton counterpart", "^"),
-                                          ("cuBLAS fp32", "s"), ("cuBLAS TF32", "X"))]
-        handles = model_handles + idea_handles
-        fig.legend(handles=handles, loc="outside lower center", frameon=False,
-                   ncol=legend_columns([h.get_label() for h in handles]))
+        axes[0].set_ylabel("TFLOP/s")
+        handles = [Line2D([], [], marker="o", linestyle="", color=CUDA, label="best CUDA kernel", markersize=9),
+                   Line2D([], [], marker="^", linestyle="", color=TRITON, label="best Triton counterpart",
+                          markersize=9),
+                   Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color="#444444",
+                          label="open: TF32 inputs", markersize=9),
+                   Line2D([], [], marker="s", linestyle="", color=CUBLAS, label="cuBLAS fp32", markersize=9),
+                   Line2D([], [], marker="X", linestyle="", color=CUBLAS, label="cuBLAS TF32", markersize=9)]
+        fig.legend(handles=handles, loc="outside lower center", frameon=False, ncol=len(handles))
         data = png(fig)
-    caption = (f"The roofs are this run's measured FP32 FMA throughput ({peaks.fp32_tflops:.1f} TFLOP/s) and copy "
-               f"bandwidth ({peaks.copy_gbps:.0f} GB/s). Per idea (one colour each), the circle is its fastest "
-               "fp32 CUDA kernel and the triangle its fastest fp32 Triton counterpart on the panel's problem; grey "
-               "square and cross: cuBLAS fp32 and TF32 (tensor cores: the FP32 roof does not bound it). Intensity "
-               "is FLOPs over the bytes each kernel's tiling must move (A re-read once per column of blocks, B once "
-               "per row); a point above the slanted roof got reuse from the caches that model does not count. A point "
-               "that would hide an earlier one is drawn smaller, inside it; the GEMV "
-               "kernels share one intensity, so there CUDA is drawn slightly left of it and Triton slightly right.")
+    numbering = "; ".join(f"{part.title}: " + ", ".join(f"{n} {idea.title}" for n, (idea, _) in
+                                                          enumerate(part.ideas, 1)) for part, _ in panels)
+    caption = (f"One panel per part of the page, each on its op's headline problem on {m.header.device}. The roofs "
+               f"are this run's measured FP32 FMA throughput ({peaks.fp32_tflops:.1f} TFLOP/s) and copy bandwidth "
+               f"({peaks.copy_gbps:.0f} GB/s)"
+               + (f"; the dotted line is the spec sheet's dense TF32 ({sheet.source})" if sheet is not None and
+                  any(not p.simt for p, _ in panels) else "")
+               + ". Each idea's number sits beside its fastest CUDA kernel (blue circle) and fastest Triton "
+               "counterpart (orange triangle), per precision class (open: TF32 inputs); grey square and cross: cuBLAS "
+               "fp32 and TF32. Intensity is FLOPs over the bytes each kernel's tiling must move (A re-read once per "
+               "column of blocks, B once per row); a point above the slanted roof got reuse from the caches that "
+               "model does not count. Numbers: " + numbering + ".")
     return Plot(key, title, caption, data, figure=fig)

@@ -1,22 +1,43 @@
-"""Time against problem size, for ops a run measured at several sizes (`rosetta run --sweep`)."""
+"""Time against problem size, for ops a run measured at several sizes (`rosetta run --sweep`).
+
+One colour meaning for the whole figure: blue CUDA, orange Triton, black/grey cuBLAS. Kernels are told apart
+by marker and a label at their last point. Lines join only the square (cube) sizes, the one sequence of sizes;
+other shapes (LLM shapes, tall or wide matrices, odd sizes) are points.
+"""
 
 from __future__ import annotations
 
 from matplotlib.lines import Line2D
 
+from harness.problems import Problem
 from harness.report import anchors
 from harness.report.measured import Measured
-from harness.report.plots.common import PALETTE, Plot, figure, legend_columns, missing, png, sizes, style
+from harness.report.plots.common import CUDA, TRITON, Plot, figure, legend_columns, missing, png, sizes, style
 from harness.run.records import Result
 
-# One colour per kernel; the line style says which implementation of it.
-LINESTYLE = ("-", "--", "-.", (0, (1, 1)))
+MARKERS = ("o", "s", "D", "v", "P", "*", "h", "X", "<", ">")
+# Within one colour: the first Triton counterpart dashed, a second dash-dotted.
+LINESTYLE = ("-", "--", "-.", ":")
 BASELINE_COLOUR = {"cublas": "#222222", "cublas-tf32": "#8a8a8a"}
 
 
 def _rate(r: Result, op: str) -> float:
     assert r.figures is not None
     return r.figures.tflops if op == "sgemm" else r.figures.gbps
+
+
+def in_sequence(p: Problem) -> bool:
+    """A square (GEMV) or cube (GEMM) size: the one family of shapes a line may join."""
+    dims = {p.M, p.N} | ({p.K} if p.op == "sgemm" else set())
+    return len(dims) == 1
+
+
+def _colour(impl: str) -> str:
+    if impl == "cuda":
+        return CUDA
+    if impl.startswith("triton"):
+        return TRITON
+    return BASELINE_COLOUR.get(impl, "#555555")
 
 
 def time_vs_size(m: Measured, op: str) -> Plot:
@@ -34,6 +55,7 @@ def time_vs_size(m: Measured, op: str) -> Plot:
                 impls.append((r.kernel, r.impl))
     kernels = list(dict.fromkeys(k for k, _ in impls if k))
     rate = "TFLOP/s" if op == "sgemm" else "GB/s"
+    joined = [x for x, p in enumerate(problems) if in_sequence(p)]
     with sizes():
         fig = figure(12.6, 7.2)
         ax_t, ax_r = fig.subplots(1, 2)
@@ -44,21 +66,25 @@ def time_vs_size(m: Measured, op: str) -> Plot:
             if not pts:
                 continue
             first = pts[0][1]
-            if kernel is None:
-                colour, style_ = BASELINE_COLOUR.get(impl, "#555555"), ":"
-            else:
-                colour = PALETTE[kernels.index(kernel) % len(PALETTE)]
-                style_ = LINESTYLE[[i for k, i in impls if k == kernel].index(impl) % len(LINESTYLE)]
-            xs = [x for x, _ in pts]
-            ax_t.plot(xs, [r.timing.median_ms for _, r in pts if r.timing], linestyle=style_, marker="o",
-                      markersize=5, color=colour, linewidth=1.7)
-            ax_r.plot(xs, [_rate(r, op) for _, r in pts], linestyle=style_, marker="o", markersize=5, color=colour,
-                      linewidth=1.7)
+            colour = _colour(impl)
+            marker = "_" if kernel is None else MARKERS[kernels.index(kernel) % len(MARKERS)]
+            same_model = [i for k, i in impls if k == kernel and _colour(i) == colour]
+            style_ = ":" if kernel is None else LINESTYLE[same_model.index(impl) % len(LINESTYLE)]
+            for ax, value in ((ax_t, lambda r: r.timing.median_ms), (ax_r, lambda r: _rate(r, op))):
+                line = [(x, value(r)) for x, r in pts if x in joined]
+                if len(line) > 1:
+                    ax.plot(*zip(*line, strict=True), linestyle=style_, color=colour, linewidth=1.5)
+                ax.plot([x for x, _ in pts], [value(r) for _, r in pts], linestyle="", marker=marker, markersize=7,
+                        color=colour, markeredgecolor="white" if marker != "_" else colour, markeredgewidth=0.8)
             label = first.label if kernel is None else f"{kernel} · {first.label}"
-            handles.append(Line2D([], [], color=colour, linestyle=style_, marker="o", label=label))
+            handles.append(Line2D([], [], color=colour, linestyle=style_, marker=marker, label=label))
         for ax in (ax_t, ax_r):
             ax.set_xticks(range(len(problems)))
             ax.set_xticklabels([p.shape_label for p in problems], rotation=35, ha="right")
+            for tick, p in zip(ax.get_xticklabels(), problems, strict=True):
+                if not in_sequence(p):
+                    tick.set_color("#666666")
+                    tick.set_fontstyle("italic")
             ax.set_yscale("log")
             style(ax, grid="both")
         ax_t.set_ylabel("median time, ms (log)")
@@ -68,8 +94,12 @@ def time_vs_size(m: Measured, op: str) -> Plot:
         fig.legend(handles=handles, loc="outside lower center", frameon=False,
                    ncol=legend_columns([h.get_label() for h in handles]))
         data = png(fig)
+    shapes = "square" if op == "sgemv" else "cube"
+    others = [p.shape_label for p in problems if not in_sequence(p)]
     caption = (f"Every {op} implementation timed at two or more sizes on {m.header.device}, sizes ordered by their "
-               f"FLOPs: median time (left) and {rate} (right), both on log scales. One colour per kernel: its CUDA "
-               "kernel solid, its Triton counterparts dashed (a second one dash-dotted); cuBLAS dotted, fp32 "
-               "black and TF32 grey.")
+               f"FLOPs: median time (left) and {rate} (right), both on log scales. Colour is the model throughout: "
+               "blue CUDA, orange Triton, black cuBLAS fp32, grey cuBLAS TF32; each kernel has its own marker (a "
+               "second Triton counterpart of one kernel is dash-dotted). Lines join only the "
+               f"{shapes} sizes, one sequence"
+               + (f"; the other shapes ({', '.join(others)}, in grey italics) are points only." if others else "."))
     return Plot(key, title, caption, data, figure=fig)

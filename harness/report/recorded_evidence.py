@@ -1,0 +1,49 @@
+"""Mapping-claim evidence from a run's own records, so that rendering a report compiles nothing.
+
+A run records, for every implementation it compiled, what the compiler allotted and the facts read off the code
+(`Result.resources`: registers, spills, shared memory, the SASS mix, ptxas's barriers, the ttgir facts) and, for a
+Triton launch, the settings it ran with (an autotuner's choice included). Those are the numbers the claims'
+predicates read (harness.inspect.evidence), taken here from the kernels the run measured rather than compiled
+again; a kernel the run has no compiled record of is left to the ahead-of-time compile.
+"""
+
+from __future__ import annotations
+
+from harness.inspect.evidence import KernelEvidence, cuda_numbers, triton_numbers
+from harness.inspect.kernel_resources import KernelResources
+from harness.registry import Kernel
+from harness.report.measured import Measured
+from harness.run.records import Resources
+
+# Launch settings a record's config may hold that the evidence names as `cfg.<key>`.
+_LAUNCH_KEYS = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+
+
+def _resources(r: Resources) -> KernelResources:
+    facts = {k: int(v) for k, v in (r.evidence or {}).items() if not k.startswith("src.")}
+    return KernelResources(registers=int(r.registers or 0), shared_bytes=int(r.shared_bytes or 0),
+                           local_bytes=int(r.local_bytes or 0), spill_stores=int(r.spills or 0), spill_loads=0,
+                           sass=dict(r.sass), facts=facts)
+
+
+def _launched(config: dict | None) -> dict[str, int]:
+    """The settings the launch ran with: an autotuner's choice over the derived ones."""
+    cfg = dict(config or {})
+    cfg.update(cfg.pop("autotuned", None) or {})
+    return {k: int(cfg[k]) for k in _LAUNCH_KEYS if isinstance(cfg.get(k), int) and not isinstance(cfg[k], bool)}
+
+
+def from_run(m: Measured, kernels: list[Kernel]) -> dict[str, KernelEvidence]:
+    """Evidence for each kernel whose CUDA side and every Triton counterpart the run compiled and recorded."""
+    out: dict[str, KernelEvidence] = {}
+    for kernel in kernels:
+        cuda = m.compiled(kernel.id, "cuda")
+        sides = {c.name: m.compiled(kernel.id, f"triton:{c.name}") for c in kernel.counterparts}
+        if cuda is None or cuda.resources is None or any(r is None or r.resources is None for r in sides.values()):
+            continue
+        triton = {name: triton_numbers(kernel, c, _resources(r.resources), _launched(r.resources.config))
+                  for c in kernel.counterparts if (r := sides[(name := c.name)]) is not None and r.resources}
+        out[kernel.id] = KernelEvidence(kernel, cuda_numbers(kernel, _resources(cuda.resources),
+                                                             cuda.resources.driver), triton,
+                                        where="the kernels this run compiled and measured")
+    return out
