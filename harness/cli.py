@@ -407,7 +407,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_trace)
     s = sub.add_parser("sanitize", help="compute-sanitizer memcheck and racecheck over every CUDA kernel")
     s.add_argument("--only", nargs="+", metavar="ID")
-    s.add_argument("--tool", nargs="+", default=["memcheck", "racecheck"], choices=("memcheck", "racecheck"))
+    s.add_argument("--tool", nargs="+", default=["memcheck", "racecheck", "synccheck"],
+                   choices=("memcheck", "racecheck", "synccheck"))
     s.add_argument("--out", default=DEFAULT_OUT, help="folder for the sanitizer's summary (default: %(default)s/)")
     s.add_argument("--jobs", type=int, default=8, help="sanitizer processes at once")
     s.set_defaults(func=cmd_sanitize)

@@ -1,4 +1,4 @@
-"""`rosetta sanitize`: compute-sanitizer memcheck and racecheck over every CUDA kernel.
+"""`rosetta sanitize`: compute-sanitizer memcheck, racecheck and synccheck over every CUDA kernel.
 
 Each kernel runs in its own compute-sanitizer process (python -m harness.inspect.sanitize --one ID) at the
 smallest shape its preconditions allow above a modest, odd-where-allowed target, so one kernel's
@@ -46,8 +46,12 @@ def sanitize(kernels: list[Kernel], tools: list[str], out_dir: Path, console, jo
 
     def one(job: tuple[Kernel, str]) -> dict:
         kernel, tool = job
-        cmd = [exe, "--tool", tool, "--error-exitcode", "99", sys.executable, "-m", "harness.inspect.sanitize",
-               "--one", kernel.id]
+        # --report-api-errors no: NVIDIA's Python bindings probe the driver's entry points with cuGetProcAddress
+        # when a tensor map is first encoded, and each probe the driver answers "invalid value" counts as an
+        # error (34 per TMA rung on an H100, none in a kernel). A host API call of the launch path that really
+        # fails raises in Python and fails the job anyway; what the tools are for is the kernels' accesses.
+        cmd = [exe, "--tool", tool, "--report-api-errors", "no", "--error-exitcode", "99", sys.executable, "-m",
+               "harness.inspect.sanitize", "--one", kernel.id]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
             text, code = proc.stdout + proc.stderr, proc.returncode
@@ -59,7 +63,7 @@ def sanitize(kernels: list[Kernel], tools: list[str], out_dir: Path, console, jo
         row = {"kernel": kernel.id, "tool": tool, "shape": shape_for(kernel).shape_label, "errors": count,
                "exit": code, "ok": ok, "tail": "" if ok else text[-1500:]}
         console.print(f"{'ok  ' if ok else 'FAIL'} {tool:9s} {kernel.id} {row['shape']}: "
-                      f"{count if count is not None else '?'} {'errors' if tool == 'memcheck' else 'hazards'}",
+                      f"{count if count is not None else '?'} {'hazards' if tool == 'racecheck' else 'errors'}",
                       markup=False)
         return row
 
@@ -71,10 +75,9 @@ def sanitize(kernels: list[Kernel], tools: list[str], out_dir: Path, console, jo
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"sanitize-{stamp}.json"
     path.write_text(json.dumps({"finished": stamp, "rows": rows}, indent=1))
-    errors = sum(r["errors"] or 0 for r in rows if r["tool"] == "memcheck")
-    hazards = sum(r["errors"] or 0 for r in rows if r["tool"] == "racecheck")
-    console.print(f"sanitize: {len(kernels)} kernels, {errors} memcheck errors, {hazards} racecheck hazards, "
-                  f"{bad} failed runs; {path}")
+    found = {tool: sum(r["errors"] or 0 for r in rows if r["tool"] == tool) for tool in tools}
+    counts = ", ".join(f"{n} {tool} {'hazards' if tool == 'racecheck' else 'errors'}" for tool, n in found.items())
+    console.print(f"sanitize: {len(kernels)} kernels, {counts}, {bad} failed runs; {path}")
     return 1 if bad else 0
 
 

@@ -64,7 +64,9 @@ class Impl:
     def unmet(self, problem: Problem) -> list[str]:
         if problem.op != self.op:
             return [f"{self.label} is {self.op}, the problem is {problem.op}"]
-        return self.kernel.unmet(problem) if self.model == "cuda" else []
+        if self.model == "cuda":
+            return self.kernel.unmet(problem)
+        return self.counterpart.unmet(problem) if self.counterpart is not None else []
 
     def bind(self, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: float = 0.0,
              device_type: str = "cuda") -> Callable[[], object]:

@@ -74,6 +74,7 @@ def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
             # what the worker will read off each compiled kernel (its SASS mix, its ttgir facts), cached on disk
             for handle in compiled if isinstance(compiled, list) else [compiled]:
                 if hasattr(handle, "asm"):
+                    handle._init_handles()  # a warm-up compile loads nothing: its register count comes with loading
                     handle_resources(handle)
         except Exception as e:  # the worker meets the same failure and records it
             errors.append(f"{key}: {type(e).__name__}: {e}"[:300])
