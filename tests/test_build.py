@@ -15,16 +15,8 @@ from harness.inspect.compile_cuda import built_resources
 from harness.problems import Problem
 from harness.registry import KERNELS
 
-
-def _have_nvrtc() -> bool:
-    try:
-        build_nvrtc.nvrtc_version()
-    except Exception:
-        return False
-    return True
-
-
-needs_nvrtc = pytest.mark.skipif(not _have_nvrtc(), reason="NVRTC (cuda-bindings + nvidia-cuda-nvrtc) not installed")
+needs_nvrtc = pytest.mark.skipif(not build_nvrtc.available(),
+                                 reason="NVRTC (cuda-bindings + nvidia-cuda-nvrtc) not installed")
 
 
 def test_hopper_gets_the_arch_specific_target_and_other_devices_the_plain_one():
@@ -38,7 +30,7 @@ def test_default_options_keep_subnormals_and_the_study_variant_is_cupys_flag():
     assert "-ftz=false" in build.DEFAULT.options and "-ftz=true" not in build.DEFAULT.options
     assert "-ftz=true" in build.CUPY.options and build.CUPY.flushes and not build.DEFAULT.flushes
     assert build.CUPY.arch("sm_90a") == "sm_90" and build.DEFAULT.arch("sm_90a") == "sm_90a"
-    described = build.describe("sm_90a") if _have_nvrtc() else None
+    described = build.describe("sm_90a") if build_nvrtc.available() else None
     if described:
         assert described["arch"] == "sm_90a"
         assert described["variants"]["default"]["options"] == list(build.DEFAULT.options)
@@ -47,7 +39,9 @@ def test_default_options_keep_subnormals_and_the_study_variant_is_cupys_flag():
 @needs_nvrtc
 def test_every_registered_kernel_builds_for_sm_90a_with_a_resolved_entry():
     # One build per source, every instantiation of it inside: each name expression must have its mangled entry
-    # and ptxas must have reported its registers (the CPU tier's resources come from exactly this cubin).
+    # and ptxas must have reported its registers (the CPU tier's resources come from exactly this cubin). The
+    # sources are built in the background first, as a worker does; module() then waits for each.
+    build.prefetch(build.CPU_TIER_ARCH)
     for source in build.sources():
         built = build.module(source, build.CPU_TIER_ARCH)
         assert built.arch == "sm_90a" and built.cubin.is_file()

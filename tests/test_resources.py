@@ -24,16 +24,8 @@ from harness.inspect.resources import (
     triton_resources,
 )
 
-
-def _have_nvrtc() -> bool:
-    try:
-        build_nvrtc.nvrtc_version()
-    except Exception:
-        return False
-    return True
-
-
-needs_nvrtc = pytest.mark.skipif(not _have_nvrtc(), reason="NVRTC (cuda-bindings + nvidia-cuda-nvrtc) not installed")
+needs_nvrtc = pytest.mark.skipif(not build_nvrtc.available(),
+                                 reason="NVRTC (cuda-bindings + nvidia-cuda-nvrtc) not installed")
 
 
 @pytest.fixture(autouse=True)

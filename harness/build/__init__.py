@@ -1,9 +1,9 @@
 """The suite's one CUDA build: every `.cu` through NVRTC to a cubin for the exact arch, declared options, cached.
 
-`module(source)` is a source's module with every registered instantiation in it; `build_all()` compiles every
-source at once (NVRTC calls are independent and release the GIL, so threads suffice); `prefetch()` starts the same
-in the background, which a worker does when it starts, so the compiles overlap the baselines and the Triton
-kernels instead of each CUDA kernel waiting for its own compile in turn. The GPU run loads these cubins
+`module(source)` is a source's module with every registered instantiation in it; `prefetch()` starts every
+source's compile at once in the background (NVRTC calls are independent and release the GIL, so threads suffice),
+which a worker does when it starts, so the compiles overlap the baselines and the Triton kernels instead of each
+CUDA kernel waiting for its own compile in turn. The GPU run loads these cubins
 (harness/launch/cuda.py) and the CPU tier reads its resources from the same ones (harness/inspect/compile_cuda.py).
 """
 
@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
 
 from harness.build.nvrtc import BuildError, Built, build, nvrtc_version
 from harness.build.options import CPU_TIER_ARCH, CUPY, DEFAULT, VARIANTS, Variant, arch_for
@@ -20,7 +21,7 @@ from harness.registry import KERNELS
 from kernels_cuda import source_path
 
 __all__ = ["CPU_TIER_ARCH", "CUPY", "DEFAULT", "VARIANTS", "BuildError", "Built", "Variant", "arch_for",
-           "build_all", "describe", "device_arch", "module", "nvrtc_version", "prefetch", "sources"]
+           "describe", "device_arch", "module", "nvrtc_version", "prefetch", "sources"]
 
 # One future per (source, arch, variant): a module asked for while the background build has it in hand waits for
 # that compile instead of starting a second one.
@@ -38,16 +39,12 @@ def _names(source: str) -> list[str]:
     return sorted({k.symbol for k in KERNELS if k.source == source})
 
 
-_ARCH: list[str] = []
-
-
+@cache
 def device_arch() -> str:
     """The current CUDA device's exact target (`sm_90a` on an H100 or H200)."""
-    if not _ARCH:
-        import torch
+    import torch
 
-        _ARCH.append(arch_for(*torch.cuda.get_device_capability()))
-    return _ARCH[0]
+    return arch_for(*torch.cuda.get_device_capability())
 
 
 def _future(source: str, exact_arch: str, variant: str, pool: ThreadPoolExecutor | None) -> Future:
@@ -87,23 +84,6 @@ def prefetch(arch: str | None = None, variants: Iterable[str] = ("default",), jo
             _POOL = ThreadPoolExecutor(jobs or max(2, os.cpu_count() or 2), thread_name_prefix="nvrtc")
     for source, variant in work:
         _future(source, arch, variant, _POOL)
-
-
-def build_all(arch: str | None = None, variants: Iterable[str] = ("default",), jobs: int | None = None
-              ) -> dict[tuple[str, str], Built | BuildError]:
-    """Every source in every variant, in parallel; a source NVRTC rejects is returned as its error, not raised,
-    so that one broken kernel cannot stop the others from being built (its launch reports the error later)."""
-    arch = arch or device_arch()
-    variants = tuple(variants)
-    prefetch(arch, variants, jobs)
-    out: dict[tuple[str, str], Built | BuildError] = {}
-    for variant in variants:
-        for source in sources():
-            try:
-                out[(source, variant)] = module(source, arch, variant)
-            except BuildError as e:
-                out[(source, variant)] = e
-    return out
 
 
 def describe(arch: str | None = None) -> dict:

@@ -57,6 +57,15 @@ def nvrtc_version() -> str:
     return f"{major}.{minor}"
 
 
+def available() -> bool:
+    """Whether NVRTC can be loaded here (cuda-bindings and the NVRTC library both installed)."""
+    try:
+        nvrtc_version()
+    except Exception:
+        return False
+    return True
+
+
 def cache_root() -> Path:
     base = os.environ.get("ROSETTA_CACHE_DIR") or str(Path.home() / ".cache" / "tile-rosetta")
     return Path(base) / "build"
