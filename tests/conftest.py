@@ -45,6 +45,11 @@ def device() -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Under -n, tests marked xdist_group share one worker (the 2^31-element tests and their 8.6 GB operands): xdist
+    # honours the marks only with --dist loadgroup, and its default -n distribution is "load". Set here rather than
+    # in addopts, where a --dist option would make pytest-benchmark disable itself even without -n.
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"
     # Imported here, after INTERPRETING is set: the cases come from the registry and the launchers.
     from tests import benchmark_cases
 

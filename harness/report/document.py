@@ -18,6 +18,9 @@ from harness.report.sources import SourcePlanner
 
 # Tables an idea section keeps folded: the detail behind its figures, one click away.
 FOLDED = ("Compiled resources", "SASS instruction mix", "Kernels", "Each tiling decision in each model")
+# Any other table of an idea section longer than this is folded too (the tensor-core ideas measure a dozen rows
+# and more): the section's paragraph above it already names the best of each model.
+OPEN_ROWS = 12
 
 
 def findings_section(m: Measured) -> Section:
@@ -103,7 +106,7 @@ def _fold(section: Section) -> Section:
         if isinstance(b, TableBlock) and b.table.cls == "kernels":
             for row in b.table.rows:
                 row[0].anchor = anchors.kernel(row[0].text)
-        if isinstance(b, TableBlock) and b.title in FOLDED:
+        if isinstance(b, TableBlock) and (b.title in FOLDED or len(b.table.rows) > OPEN_ROWS):
             b.folded = True
         if isinstance(b, SourcePair):
             b.folded = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from matplotlib.lines import Line2D
 
+from harness.registry import BY_ID
 from harness.report import anchors
 from harness.report.measured import PRECISION_TEXT, Measured
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
@@ -16,6 +17,28 @@ SHAPE_NAME = {"o": "circle", "^": "triangle", "D": "diamond"}
 def _error(r: Result) -> float | None:
     v = r.numerics.random if r.numerics else None
     return v.error if v is not None and v.error else None
+
+
+def _tf32_conversions(m: Measured, recs: list[Result]) -> str:
+    """How each TF32 implementation on the plot turns fp32 into TF32 (registry facts the mapping claims prove on
+    the compiled code), and the error each way gives: truncation's error is about twice rounding's."""
+    ways: dict[str, list[float]] = {}
+    for r in recs:
+        kernel = BY_ID.get(r.kernel or "")
+        if r.precision != "tf32" or kernel is None or (e := _error(r)) is None:
+            continue
+        counterpart = m.counterpart(r)
+        text = counterpart.tf32_rounding(kernel) if counterpart is not None else kernel.tf32_rounding
+        if text:
+            ways.setdefault(text, []).append(e)
+    if not ways:
+        return ""
+    def span(errs: list[float]) -> str:
+        return f"{min(errs):.1e}" + (f" to {max(errs):.1e}" if max(errs) > min(errs) else "")
+
+    return " How fp32 becomes TF32: " + "; ".join(
+        f"{way}: {len(errs)} {'implementation' if len(errs) == 1 else 'implementations'}, forward error {span(errs)}"
+        for way, errs in ways.items()) + "."
 
 
 def accuracy(m: Measured) -> Plot:
@@ -63,5 +86,5 @@ def accuracy(m: Measured) -> Plot:
                "class (" + ", ".join(f"{PRECISION_TEXT.get(p, p)} {SHAPE_NAME[SHAPE.get(p, 'o')]}" for p in present)
                + "), colour "
                "the implementation; cuBLAS fp32 and TF32 are the larger, outlined and labelled markers. Faster is "
-               "right, more accurate is lower.")
+               "right, more accurate is lower." + _tf32_conversions(m, recs))
     return Plot(key, title, caption, data, figure=fig)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
@@ -26,6 +28,9 @@ from harness.run.records import Result
 
 ROW_IN = 0.22           # inches per bar row
 
+# Characters per line of an idea title heading a group of bars.
+TITLE_CHARS = 60
+
 
 def _label(r: Result) -> str:
     text = f"{r.kernel} · {r.label}" if r.kernel else r.label
@@ -48,7 +53,10 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
         ids = {k.id for k in kernels}
         recs = [r for r in m.on(problem) if r.kernel in ids and r.precision in classes and m.pct(r) is not None]
         if recs:
-            rows.append((idea.title, None))
+            # an idea's title heads its group; a long one (the Hopper ladder's) wraps rather than widening the PNG,
+            # and takes a row of its own per line
+            heading = textwrap.wrap(idea.title, TITLE_CHARS)
+            rows += [(line, None) for line in heading]
             rows += [(_label(r), r) for r in recs]
     if not rows:
         return missing(key, title, f"No sgemm bar chart against {vs}: no kernel of that precision class was timed "
