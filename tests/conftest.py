@@ -30,6 +30,13 @@ INTERPRETING = env.use_interpreter_without_gpu()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # Several test processes on one GPU would each hold 8.6 GB operands at once and run out of its memory:
+        # these run in a pass of their own without -n (README, Tests).
+        alone = pytest.mark.skip(reason="big_memory: run these without -n (pytest -m big_memory)")
+        for item in items:
+            if "big_memory" in item.keywords:
+                item.add_marker(alone)
     if env.has_gpu():
         return
     skip = pytest.mark.skip(reason=f"GPU tier: {env.gpu_reason()}")
@@ -45,11 +52,6 @@ def device() -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Under -n, tests marked xdist_group share one worker (the 2^31-element tests and their 8.6 GB operands): xdist
-    # honours the marks only with --dist loadgroup, and its default -n distribution is "load". Set here rather than
-    # in addopts, where a --dist option would make pytest-benchmark disable itself even without -n.
-    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "load":
-        config.option.dist = "loadgroup"
     # Imported here, after INTERPRETING is set: the cases come from the registry and the launchers.
     from tests import benchmark_cases
 

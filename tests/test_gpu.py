@@ -115,8 +115,7 @@ def _big_operands(op: str) -> tuple[dict, torch.Tensor]:
     return _big[op]
 
 
-# one xdist worker runs every test of this group, so that a single process holds the 8.6 GB operands
-@pytest.mark.xdist_group("past_2_31")
+@pytest.mark.big_memory
 @pytest.mark.parametrize("impl", [*baselines("sgemv")[:1], *(i for i in IMPLS if i.op == "sgemv"),
                                   *baselines("sgemm")[:1], *(i for i in IMPLS if i.op == "sgemm")],
                          ids=lambda i: i.label)
