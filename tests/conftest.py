@@ -31,11 +31,12 @@ INTERPRETING = env.use_interpreter_without_gpu()
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        # Several test processes on one GPU would each hold 8.6 GB operands at once and run out of its memory:
-        # these run in a pass of their own without -n (README, Tests).
-        alone = pytest.mark.skip(reason="big_memory: run these without -n (pytest -m big_memory)")
+        # Tests that need the GPU to themselves: several test processes would each hold 8.6 GB operands at once
+        # and run out of its memory, or skew a comparison of two timers. They run in a pass of their own without -n
+        # (README, Tests).
+        alone = pytest.mark.skip(reason="gpu_alone: run these without -n (pytest -m gpu_alone)")
         for item in items:
-            if "big_memory" in item.keywords:
+            if "gpu_alone" in item.keywords:
                 item.add_marker(alone)
     if env.has_gpu():
         return

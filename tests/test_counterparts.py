@@ -130,7 +130,7 @@ def _big(operand: str) -> dict[str, torch.Tensor]:
 
 
 @pytest.mark.gpu
-@pytest.mark.big_memory
+@pytest.mark.gpu_alone
 @pytest.mark.parametrize("operand", ["B", "C"])
 @pytest.mark.parametrize("impl", _one_per_code_path(), ids=lambda i: i.label)
 def test_past_2_31_elements_in_b_or_c_alone_the_counterpart_is_right_or_refused(impl, operand):

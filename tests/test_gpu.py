@@ -65,6 +65,7 @@ def test_same_inputs_give_bit_identical_outputs(impl):
     assert torch.equal(outs[0], outs[1])
 
 
+@pytest.mark.gpu_alone  # two timers compared on one kernel: other test processes on the GPU would skew one of them
 def test_a_cupy_launch_is_enclosed_by_the_timer_events():
     """The timer's events and CuPy's own events agree on a CUDA kernel: both see the same launch."""
     import cupy as cp
@@ -115,7 +116,7 @@ def _big_operands(op: str) -> tuple[dict, torch.Tensor]:
     return _big[op]
 
 
-@pytest.mark.big_memory
+@pytest.mark.gpu_alone
 @pytest.mark.parametrize("impl", [*baselines("sgemv")[:1], *(i for i in IMPLS if i.op == "sgemv"),
                                   *baselines("sgemm")[:1], *(i for i in IMPLS if i.op == "sgemm")],
                          ids=lambda i: i.label)
