@@ -1,6 +1,6 @@
 """Every mapping claim the report states, proven on every kernel of its idea and every Triton form.
 
-CPU tier: the CUDA sources through nvcc for sm_90 and the counterparts through Triton's AOT compiler
+CPU tier: the CUDA sources through the suite's NVRTC build for sm_90a and the counterparts through Triton's AOT compiler
 for sm_90 (each compiled once, cached on disk). GPU tier (marker `gpu`): the same predicates on the
 kernels a GPU launch compiled (Triton handles, the driver's attributes of the loaded CUDA functions).
 """
@@ -11,13 +11,14 @@ from dataclasses import replace
 
 import pytest
 
+from harness.build.nvrtc import available as nvrtc_available
 from harness.inspect.evidence import Evidence, KernelEvidence, Numbers
-from harness.inspect.tools import has_tool
 from harness.registry import BY_ID, IDEAS, KERNELS
 from harness.report import mapping
 from harness.report.mapping_checks import ByForm, ByKernel, Check
 
-needs_nvcc = pytest.mark.skipif(not has_tool("nvcc"), reason="needs nvcc (or the CUDA toolkit) to compile for sm_90")
+needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="needs NVRTC (cuda-bindings + nvidia-cuda-nvrtc) to "
+                                 "build the CUDA sources")
 
 # (idea, claim index, kernel id) for every claim of every idea and every kernel of that idea in the registry.
 CASES = [(k.idea, i, k.id) for k in KERNELS if k.idea in mapping.CLAIMS for i in range(len(mapping.CLAIMS[k.idea]))]
@@ -61,7 +62,7 @@ def test_claims_are_well_formed():
             assert c.cuda.strip() and c.triton.strip(), (idea, c.decision)
 
 
-@needs_nvcc
+@needs_nvrtc
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_claim_holds_on_the_compiled_kernels(case, evidence):
     idea, i, kernel_id = case
@@ -80,7 +81,7 @@ def _mutations(numbers: Numbers, key: str) -> list[Numbers]:
     return [Numbers({**numbers, key: v}) for v in {0, value + 1, 2 * value + 17, max(value - 1, 0)} if v != value]
 
 
-@needs_nvcc
+@needs_nvrtc
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_each_check_reads_the_evidence_it_shows(case, evidence):
     """A predicate that no change of its shown numbers can falsify proves nothing: change each number it shows
@@ -130,7 +131,7 @@ def test_rows_without_proof_need_no_compiler():
         mapping.rows("no-such-idea", prove=False)
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_rows_and_evaluate_give_every_kernels_verdicts_and_numbers(evidence):
     rows = mapping.rows("gemv_vector", evidence)
     kernels = [k for k in KERNELS if k.idea == "gemv_vector"]
@@ -147,7 +148,7 @@ def test_rows_and_evaluate_give_every_kernels_verdicts_and_numbers(evidence):
     assert len(verdicts) == 2 * len(mapping.CLAIMS["naive"]) and all(v.holds for v in verdicts)
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_a_false_claim_fails(evidence):
     """The checks can fail: the naive kernels' evidence refutes the shared-memory tile's claims."""
     for kernel_id in ("s000.gemm_naive", "s004.naive_gemm<32>"):
@@ -159,7 +160,7 @@ def test_a_false_claim_fails(evidence):
 
 
 @pytest.mark.gpu
-@needs_nvcc
+@needs_nvrtc
 @pytest.mark.parametrize("kernel_id", [k.id for k in KERNELS if k.idea in mapping.CLAIMS])
 def test_claims_hold_on_the_gpus_kernels(kernel_id):
     from harness.inspect.evidence import on_gpu
@@ -169,7 +170,7 @@ def test_claims_hold_on_the_gpus_kernels(kernel_id):
     assert verdicts and all(v.holds for v in verdicts), f"{kernel_id} on the GPU:\n{_failures(verdicts)}"
 
 
-@needs_nvcc
+@needs_nvrtc
 def test_the_tf32_conversion_claim_fails_when_the_registry_states_another_rounding(evidence):
     """The row is proven on the code, not copied from the registry: TF32 evidence (no cvt in Triton's PTX, cvt.rn in
     the CUDA source) refutes a registry that says rounding-with-ties-away or truncation."""

@@ -243,7 +243,7 @@ def test_compiled_resources_of_both_kernels_appear_for_a_cpu_run(cpu_results: Pa
                                                                  cpu_page: tuple[Path, Path]) -> None:
     with_resources = [r for r in load(cpu_results).results if r.resources and r.resources.registers is not None]
     if not with_resources:
-        pytest.skip("no record carries resources (no nvcc and no Triton compile on this machine)")
+        pytest.skip("no record carries resources (no NVRTC and no Triton compile on this machine)")
     page = parse(cpu_page[0])
     resources, sass = page.rows_of("resources"), page.rows_of("sass")
     for r in with_resources:
@@ -260,7 +260,7 @@ def test_each_ideas_mapping_claims_are_shown_with_their_verdicts(cpu_page: tuple
     assert tables and {t.section for t in tables} == {s for s in page.sections if s in {f"idea-{k}" for k in IDEAS}}
     html = cpu_page[0].read_text(encoding="utf-8")
     if "not proven in this render" in html:
-        pytest.skip("the mapping could not be proven here (no nvcc or no Triton compile)")
+        pytest.skip("the mapping could not be proven here (no NVRTC or no Triton compile)")
     for row in (r for t in tables for r in t.by_header()):
         verdict = row["checked on the compiled kernels"]
         held = re.match(r"✓ (\d+) of (\d+)", verdict.text)

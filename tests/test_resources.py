@@ -574,7 +574,7 @@ def test_handle_record_reads_a_launch_handle(tmp_path):
 
     src = _write(tmp_path, "transpose.cu", TRANSPOSE_CU)
     cubin = tmp_path / "t.cubin"
-    tools.run([find_tool("nvcc"), "-arch=sm_90", "-cubin", "-o", cubin, src], cwd=tmp_path).check_returncode()
+    cubin.write_bytes(build_nvrtc.build(src, ["transpose32"], "sm_90a", ("-std=c++17",)).cubin.read_bytes())
     handle = SimpleNamespace(asm={"cubin": cubin.read_bytes(), "ttgir": SAMPLE_TTGIR}, n_regs=40, n_spills=0,
                              metadata=SimpleNamespace(name="_Z11transpose32PKfPfi", shared=4224, num_warps=32))
     record = handle_record(handle, config={"num_warps": 32})

@@ -51,8 +51,8 @@ _SRC_CVT_TF32 = {"src.cvt_rn_tf32": re.compile(r"\basm\s*(?:volatile\s*)?\(\s*\"
 
 
 def cuda_numbers(kernel: Kernel, r: KernelResources, driver: Mapping[str, int] | None = None) -> Numbers:
-    """The CUDA side: nvcc's report, the source facts and the block geometry; a GPU run's driver
-    attributes (what the loaded function really holds) replace nvcc's registers and memory."""
+    """The CUDA side: ptxas's report from the suite's build, the source facts and the block geometry; a GPU run's
+    driver attributes (what the loaded function really holds) replace the compile-time registers and memory."""
     out = _compiled(r)
     out.update({f"src.{k}": v for k, v in source_facts(source_path(kernel.source)).items()})
     text = source_path(kernel.source).read_text()
@@ -60,7 +60,7 @@ def cuda_numbers(kernel: Kernel, r: KernelResources, driver: Mapping[str, int] |
     out.setdefault("barriers", 0)
     out.update({"cfg.threads": kernel.threads, "cfg.tile_m": kernel.tile_m, "cfg.tile_n": kernel.tile_n,
                 "cfg.tile_k": kernel.tile_k, "cfg.mma_passes": _PASSES.get(kernel.precision, 0),
-                # dynamic shared memory is sized at launch (tensor-core kernels): not in nvcc's static count
+                # dynamic shared memory is sized at launch (tensor-core kernels): not in ptxas's static count
                 "cfg.dynamic_smem": int(getattr(kernel, "dynamic_smem", 0)),
                 # "M % 128 == 0"-style preconditions: the shapes the kernel needs whole tiles of
                 "cfg.tile_preconditions": sum(p.kind == "multiple" for p in kernel.preconditions)})
@@ -170,7 +170,7 @@ def _launched(handle: object, counterpart: Counterpart) -> dict[str, int]:
 
 def on_gpu(kernel: Kernel) -> KernelEvidence:
     """The same evidence from the GPU: each counterpart's handle from a real launch, and the CUDA kernel's
-    driver attributes over nvcc's report (source facts and SASS stay nvcc's: CuPy keeps no SASS)."""
+    driver attributes over ptxas's report (source facts and SASS come from the same cubin the launch loaded)."""
     import torch
 
     from harness import numerics

@@ -104,7 +104,7 @@ def evaluate(kernel: Kernel, evidence: KernelEvidence | None = None) -> list[Ver
 def rows(idea_key: str, evidence: Mapping[str, KernelEvidence] | None = None, prove: bool = True) -> list[Row]:
     """The idea's rows, each with the verdicts of every kernel of the idea in the registry.
 
-    With prove=False the rows carry text only (nothing is compiled: a machine without nvcc can render them).
+    With prove=False the rows carry text only (nothing is compiled: a machine without NVRTC can render them).
     """
     kernels = [k for k in KERNELS if k.idea == idea_key]
     if prove and evidence is None:

@@ -85,7 +85,7 @@ SMEM_TILE = (
     synchronisation("__syncthreads() written by hand after the tile loads and after the compute: load, sync, "
                     "compute, sync (seed 000's v1 adds one before the K loop)"),
     Claim("reading the tiles",
-          "each thread reads a row of the A tile and a column of the B tile from shared memory (LDS; nvcc fuses "
+          "each thread reads a row of the A tile and a column of the B tile from shared memory (LDS; NVVM fuses "
           "consecutive A reads into LDS.64 / LDS.128) into FFMA",
           "dot form: the compiler reads the staged tiles with 16-byte or matrix loads (LDS.128, LDSM) into FFMA: "
           "input_precision='ieee' keeps tensor cores out. rank1 form: no shared-memory operand loads",
@@ -151,7 +151,7 @@ _RANK1_CONVERTS = Check("no local_alloc; shared memory for layout conversions",
 UNROLL = (
     Claim("unrolling the tile loads",
           "#pragma unroll on both load loops. Written `i = 0; idx = i + tid` (v3_unroll_idx) the trip count is a "
-          "constant and nvcc unrolls them completely: each of a thread's (Bm*Bk + Bk*Bn) / threads tile stores "
+          "constant and the compiler unrolls them completely: each of a thread's (Bm*Bk + Bk*Bn) / threads tile stores "
           "appears once in the SASS. Written `i = tid` (v3_unroll_tid) it is not, and the loops stay loops "
           "(more stores in the code, kept for the remainder)",
           "dot form (staged, as the CUDA kernels): one block tl.load per operand and K step, so there is no load "
@@ -203,7 +203,7 @@ COARSEN_1D = (
                 ("cfg.num_warps", "cfg.outputs_per_thread"))),
     Claim("reuse from shared memory",
           "each k's B value Bds[k][tx] is read once (tile_k scalar LDS.32 per tile) and reused for all kStrideY "
-          "outputs; the rows of A come as LDS.128 (nvcc fuses 4 consecutive k)",
+          "outputs; the rows of A come as LDS.128 (the compiler fuses 4 consecutive k)",
           "dot form: the compiler picks the shared loads (LDS.64 / LDS.128 / LDSM) and how far each is reused; "
           "no handle",
           COMPILER,

@@ -96,7 +96,7 @@ VECTORIZE = (
                       and ev.triton["STG.128"] > 0, ("LDG.128", "LDG.32", "STS.128", "STG.128")),
                   "tuned": _WIDE_GLOBAL})),
     Claim("reading the tiles",
-          "B's TN = 8 values per k as two float4 and A's column element by element, which nvcc fuses along k: only "
+          "B's TN = 8 values per k as two float4 and A's column element by element, which NVVM fuses along k: only "
           "16-byte shared loads (LDS.128)",
           "the compiler's 16-byte shared loads (LDS.128)", COMPILER,
           Check("only LDS.128", lambda ev: _only_wide_lds(ev.cuda), ("LDS.32", "LDS.64", "LDS.128")), _COMPILER_LDS),

@@ -37,7 +37,7 @@ def mapping_rows(idea: Idea, prove: bool = True, m: Measured | None = None) -> t
         return rows, "" if prove else "not checked in this render"
     except KeyError:
         return [], ""
-    except Exception as e:  # no nvcc, no Triton compile: the text still renders, unproven
+    except Exception as e:  # no NVRTC, no Triton compile: the text still renders, unproven
         return mapping.rows(idea.key, prove=False), f"not proven in this render ({fmt.first_line(str(e), 160)})"
 
 
