@@ -12,6 +12,7 @@ from harness.run.merge import merge
 from harness.run.records import Status
 from harness.run.results import load
 from harness.run.session import RunSession, gpu_plan, shard
+from harness.run.worker import Worker, WorkerSpec
 
 CPU_TIER = pytest.mark.skipif(env.has_gpu(), reason="the CPU tier's interpreter path; the GPU test below covers a GPU")
 SGEMV = select(None, "sgemv")
@@ -115,3 +116,23 @@ def test_a_run_over_several_gpus_records_which_gpu_measured_each_implementation(
     assert sorted(p.fp32_tflops for p in by_gpu.values()) == [60.0, 61.0], by_gpu  # one entry per GPU, not per name
     measured = [r for r in results.results if r.status is not Status.COMPILED]
     assert measured and all(r.gpu in ("0", "1") for r in measured), [(r.kernel, r.gpu) for r in measured]
+
+
+@CPU_TIER
+def test_a_worker_that_exits_before_it_is_ready_is_spawned_once_more(tmp_path):
+    spec = WorkerSpec(measure="tests.flaky_start_worker:measure_one",
+                      env={"ROSETTA_TEST_START_MARKER": str(tmp_path / "failed-once")})
+    worker = Worker(spec)
+    try:
+        worker.start()
+        assert worker.alive and (tmp_path / "failed-once").exists()
+    finally:
+        worker.stop(kill=True)
+
+
+@CPU_TIER
+def test_a_worker_that_cannot_start_twice_raises_with_both_causes(tmp_path):
+    spec = WorkerSpec(measure="tests.flaky_start_worker:measure_one",
+                      env={"ROSETTA_TEST_START_MARKER": str(tmp_path / "m"), "ROSETTA_TEST_START_ALWAYS": "1"})
+    with pytest.raises(RuntimeError, match=r"did not start: .*exited with code 255; then .*exited with code 255"):
+        Worker(spec).start()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import multiprocessing as mp
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,9 @@ STARTUP_S = 180.0
 # The errors after which a CUDA context cannot be used again: the worker is replaced.
 STICKY_CUDA_ERRORS = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
                       "illegal instruction", "an illegal", "CUDA_ERROR_LAUNCH_FAILED", "device-side assert")
+
+# Held while the parent's environment is swapped for one worker's spawn (see Worker.start).
+_SPAWN_LOCK = threading.Lock()
 
 ImplKey = tuple[str | None, str, str]   # (kernel id or None for a baseline, impl name, op)
 
@@ -108,31 +112,50 @@ class Worker:
         self.facts: dict = {}  # what the worker read of its GPU: sms, l2_bytes, free_bytes
 
     def start(self) -> None:
+        """Spawn the worker and wait for its "ready". A worker that exits before it is ready is spawned once
+        more (a spawn can fail for reasons of the moment, such as memory); twice is an error with both causes."""
+        causes = []
+        for _ in range(2):
+            cause = self._spawn()
+            if cause is None:
+                return
+            causes.append(cause)
+            if self.timed_out:  # a worker that hangs at start would hang again
+                break
+        raise RuntimeError(f"the worker did not start: {'; then '.join(causes)}")
+
+    def _spawn(self) -> str | None:
+        """One attempt: None when the worker is ready, else why not."""
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
-        saved = os.environ.get("CUDA_VISIBLE_DEVICES")
-        if self.spec.gpu is not None:  # the child's environment is the parent's at start()
-            os.environ["CUDA_VISIBLE_DEVICES"] = self.spec.gpu
-        try:
-            self.process = ctx.Process(target=_worker_main, args=(child, self.spec), daemon=True)
-            self.process.start()
-        finally:
+        # The child's environment is the parent's at start(), so the GPU is set in the parent's for the moment of
+        # the spawn. Workers start side by side from threads: without the lock one thread's setenv/unsetenv can
+        # move the environment block while another forks, and the fork's exec fails (the child exits with 255).
+        with _SPAWN_LOCK:
+            saved = os.environ.get("CUDA_VISIBLE_DEVICES")
             if self.spec.gpu is not None:
-                if saved is None:
-                    os.environ.pop("CUDA_VISIBLE_DEVICES", None)
-                else:
-                    os.environ["CUDA_VISIBLE_DEVICES"] = saved
+                os.environ["CUDA_VISIBLE_DEVICES"] = self.spec.gpu
+            try:
+                self.process = ctx.Process(target=_worker_main, args=(child, self.spec), daemon=True)
+                self.process.start()
+            finally:
+                if self.spec.gpu is not None:
+                    if saved is None:
+                        os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+                    else:
+                        os.environ["CUDA_VISIBLE_DEVICES"] = saved
         child.close()
         self.conn = parent
         msg = self._recv(STARTUP_S)
         if msg is None or msg[0] != "ready":
             cause = self.death_cause() if msg is None else f"unexpected message {msg[0]!r}"
-            self.stop()
-            raise RuntimeError(f"the worker did not start: {cause}")
+            self.stop(kill=True)
+            return cause
         if msg[1]:
             self.peaks = Peaks.from_json(msg[1])
         self.device = msg[2]
         self.facts = msg[3]
+        return None
 
     def _recv(self, timeout: float) -> tuple | None:
         """The next message, or None when the worker died or `timeout` passed (see .timed_out)."""

@@ -1,0 +1,19 @@
+"""A worker whose start fails the way a spawn that cannot exec does (exit code 255, before "ready"): once, when
+the marker file named by ROSETTA_TEST_START_MARKER does not exist yet (it is created), or every time when
+ROSETTA_TEST_START_ALWAYS is set."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness.run.work import measure_one  # noqa: F401 - the worker's measuring function
+from harness.run.work import setup as real_setup
+
+
+def setup(options: dict) -> dict:
+    marker = Path(os.environ["ROSETTA_TEST_START_MARKER"])
+    if os.environ.get("ROSETTA_TEST_START_ALWAYS") or not marker.exists():
+        marker.touch()
+        os._exit(255)
+    return real_setup(options)
