@@ -101,6 +101,15 @@ TF32_CONVERSION = Claim(
 
 _TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<")
 
+WGMMA_CONVERSION = Claim(
+    "fp32 to TF32 conversion",
+    "none written: the fp32 tile goes to wgmma as it is and the tensor core reads its top 19 bits: it "
+    f"{TF32_CONVERSION_TEXT['truncate']}",
+    TF32_CONVERSION.triton,
+    TF32_CONVERSION.decided_by,
+    TF32_CONVERSION.cuda_check,
+    TF32_CONVERSION.triton_check)
+
 WGMMA = (
     Claim("tensor-core instruction",
           "wgmma.mma_async tf32 written as inline PTX (HGMMA), both operands read from shared memory through matrix "
@@ -138,4 +147,4 @@ WGMMA = (
 )
 
 TC_CLAIMS: dict[str, tuple[Claim, ...]] = {"tensor_core": (*TENSOR_CORE, TF32_CONVERSION),
-                                           "wgmma": (*WGMMA, TF32_CONVERSION)}
+                                           "wgmma": (*WGMMA, WGMMA_CONVERSION)}
