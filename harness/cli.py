@@ -343,20 +343,25 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
                     jobs=args.jobs)
 
 
+def _only(s: argparse.ArgumentParser, verb: str) -> None:
+    s.add_argument("--only", nargs="+", metavar="ID", help=f"kernel ids (or parts of ids) to {verb}; `rosetta list` "
+                   "names them")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rosetta", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("list", help="the kernels, their seed, idea and preconditions (fitted to the width; "
                        "--json: every field)")
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--op", choices=("sgemm", "sgemv"))
+    s.add_argument("--json", action="store_true", help="every field of every kernel, as JSON")
+    s.add_argument("--op", choices=("sgemm", "sgemv"), help="this operation's kernels only")
     s.set_defaults(func=cmd_list)
     s = sub.add_parser("run", help="check numerics and time every kernel, counterpart and baseline",
                        description="Check numerics and time every kernel, counterpart and baseline. Without a GPU: "
                        "the CPU tier (Triton counterparts in the interpreter on small odd shapes, no timing); the "
                        "options marked 'GPU only' are then refused (exit code 2) rather than ignored.")
-    s.add_argument("--only", nargs="+", metavar="ID", help="kernel ids (or parts of ids) to run")
-    s.add_argument("--op", choices=("sgemm", "sgemv"))
+    _only(s, "run")
+    s.add_argument("--op", choices=("sgemm", "sgemv"), help="this operation's kernels only")
     s.add_argument("--shape", nargs="+", help="MxNxK (sgemm) or MxN (sgemv). GPU only: the CPU tier picks the "
                    "small odd shape each tile calls for")
     s.add_argument("--sweep", action="store_true", help="sgemm at 256..8192 and LLM-shaped problems. GPU only")
@@ -376,39 +381,40 @@ def build_parser() -> argparse.ArgumentParser:
                    "the CPU tier is sharded the same way")
     s.set_defaults(func=cmd_run)
     s = sub.add_parser("compare", help="two results files side by side: times, ratios, %% of cuBLAS, rank changes")
-    s.add_argument("a")
-    s.add_argument("b")
+    s.add_argument("a", help="results file A (.jsonl), the reference")
+    s.add_argument("b", help="results file B: its speed-ups are given as B against A")
     s.add_argument("--html", help=f"where to write the HTML page (default: {DEFAULT_OUT}/compare-A-vs-B.html)")
     s.set_defaults(func=cmd_compare)
     s = sub.add_parser("profile", help="ncu hardware counters of every implementation on one problem (GPU)")
-    s.add_argument("--only", nargs="+", metavar="ID")
-    s.add_argument("--shape", default="4096x4096x4096", help="MxNxK (sgemm) or MxN (sgemv)")
+    _only(s, "profile")
+    s.add_argument("--shape", default="4096x4096x4096", help="MxNxK (sgemm) or MxN (sgemv) (default: %(default)s)")
     s.add_argument("--out", default=DEFAULT_OUT, help="folder for the counters file (default: %(default)s/)")
     s.add_argument("--results", help="store the counters with this results file's matching records")
     s.set_defaults(func=cmd_profile)
     s = sub.add_parser("merge", help="join the results files of a run's shards into one")
-    s.add_argument("files", nargs="+")
-    s.add_argument("--out", required=True)
+    s.add_argument("files", nargs="+", help="the shards' results files")
+    s.add_argument("--out", required=True, help="the merged results file to write")
     s.add_argument("--allow-mixed", action="store_true", help="join files of different device types or versions")
     s.set_defaults(func=cmd_merge)
     s = sub.add_parser("report", help="render a results file as HTML and Markdown (no GPU needed)")
-    s.add_argument("results")
+    s.add_argument("results", help="a results file (.jsonl) of `rosetta run`")
     s.add_argument("--out", help=f"folder for the report (default: {DEFAULT_OUT}/report-<results file stem>/)")
     s.set_defaults(func=cmd_report)
     s = sub.add_parser("claims", help="the documents' published figures beside ours (%% of cuBLAS)")
-    s.add_argument("results", nargs="?")
+    s.add_argument("results", nargs="?", help="a results file to take our figures from (without one: the published "
+                   "figures alone)")
     s.set_defaults(func=cmd_claims)
     s = sub.add_parser("explain", help=f"a kernel's CUDA source beside its Triton counterpart (side by side from "
                        f"{SIDE_BY_SIDE} columns, stacked below)")
-    s.add_argument("kernel")
+    s.add_argument("kernel", help="a kernel id as `rosetta list` shows it (a part of one lists the ids it matches)")
     s.set_defaults(func=cmd_explain)
     s = sub.add_parser("trace", help="seed 002's worked example: indices each block/thread loads per phase")
     s.add_argument("--interpreter", action="store_true", help="use the Triton interpreter even with a GPU")
     s.set_defaults(func=cmd_trace)
-    s = sub.add_parser("sanitize", help="compute-sanitizer memcheck and racecheck over every CUDA kernel")
-    s.add_argument("--only", nargs="+", metavar="ID")
-    s.add_argument("--tool", nargs="+", default=["memcheck", "racecheck", "synccheck"],
-                   choices=("memcheck", "racecheck", "synccheck"))
+    tools = ("memcheck", "racecheck", "synccheck")
+    s = sub.add_parser("sanitize", help=f"compute-sanitizer ({', '.join(tools)}) over every CUDA kernel")
+    _only(s, "check")
+    s.add_argument("--tool", nargs="+", default=list(tools), choices=tools, help="default: all three")
     s.add_argument("--out", default=DEFAULT_OUT, help="folder for the sanitizer's summary (default: %(default)s/)")
     s.add_argument("--jobs", type=int, default=8, help="sanitizer processes at once")
     s.set_defaults(func=cmd_sanitize)

@@ -46,3 +46,10 @@ def test_run_help_marks_exactly_the_gpu_only_options() -> None:
     run = _verbs(build_parser())["run"]
     marked = {a.dest for a in run._actions if a.help and "GPU only" in a.help}
     assert marked == set(GPU_ONLY)
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_option_and_argument_of_a_verb_says_what_it_is_for(verb) -> None:
+    parser = _verbs(build_parser())[verb]
+    silent = [a.dest for a in parser._actions if not isinstance(a, argparse._HelpAction) and not a.help]
+    assert not silent, f"rosetta {verb}: no help text for {silent}"
