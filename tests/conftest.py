@@ -10,6 +10,8 @@ import subprocess
 import pytest
 
 from harness import env
+from harness.run.results import Results, load
+from tests.recorded import recorded_gpu_run
 
 
 def _pin_xdist_worker_to_one_gpu() -> None:
@@ -59,3 +61,12 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, line in benchmark_cases.markers().items():
         config.addinivalue_line("markers", f"{name}: {line}")
     benchmark_cases.default_sort_by_name(config)
+
+
+@pytest.fixture(scope="module")
+def recorded() -> Results:
+    """The newest committed full GPU run, loaded; the test skips when there is none."""
+    path = recorded_gpu_run()
+    if path is None:
+        pytest.skip("no recorded GPU run under results/")
+    return load(path)

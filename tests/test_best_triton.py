@@ -9,31 +9,23 @@ import pytest
 
 from harness.registry import BY_ID
 from harness.report.measured import Measured
-from harness.run.results import Results, load
-from tests.test_report import recorded_gpu_run
+from harness.run.results import Results
 
 
-@pytest.fixture(scope="module")
-def gpu() -> Results:
-    path = recorded_gpu_run()
-    if path is None:
-        pytest.skip("no recorded GPU run under results/")
-    return load(path)
-
-
-def _fastest_rank1(gpu: Results) -> tuple[Results, object, list]:
+def _fastest_rank1(recorded: Results) -> tuple[Results, object, list]:
     """The recorded run with one rank-1 result made 100x faster than any other record of its idea."""
-    rank1 = next(r for r in gpu.results if r.impl == "triton:rank1" and r.timed and r.timing)
+    rank1 = next(r for r in recorded.results if r.impl == "triton:rank1" and r.timed and r.timing)
     kernels = [k for k in BY_ID.values() if k.idea == BY_ID[rank1.kernel].idea]
-    fastest = min(r.timing.median_ms for r in gpu.results if r.timed and r.timing and r.problem == rank1.problem)
+    fastest = min(r.timing.median_ms for r in recorded.results if r.timed and r.timing and r.problem == rank1.problem)
     tampered = copy.deepcopy(rank1)
     tampered.timing = replace(tampered.timing, median_ms=fastest / 100)
-    results = Results(gpu.path, gpu.header, [r for r in gpu.results if r is not rank1] + [tampered], gpu.end)
+    kept = [r for r in recorded.results if r is not rank1]
+    results = Results(recorded.path, recorded.header, [*kept, tampered], recorded.end)
     return results, tampered, kernels
 
 
-def test_a_deliberately_different_form_is_never_the_best_triton(gpu: Results) -> None:
-    results, tampered, kernels = _fastest_rank1(gpu)
+def test_a_deliberately_different_form_is_never_the_best_triton(recorded: Results) -> None:
+    results, tampered, kernels = _fastest_rank1(recorded)
     m = Measured(results)
     assert m.deliberately_different(tampered)
     candidates = m.timed_of(kernels, tampered.problem, "triton", "fp32")
@@ -43,9 +35,9 @@ def test_a_deliberately_different_form_is_never_the_best_triton(gpu: Results) ->
     assert not m.deliberately_different(best.result)
 
 
-def test_the_same_record_unlabelled_would_be_the_best(gpu: Results, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_same_record_unlabelled_would_be_the_best(recorded: Results, monkeypatch: pytest.MonkeyPatch) -> None:
     """The exclusion is what keeps it out: without the registry's label the fastest record wins."""
-    results, tampered, kernels = _fastest_rank1(gpu)
+    results, tampered, kernels = _fastest_rank1(recorded)
     m = Measured(results)
     monkeypatch.setattr(Measured, "deliberately_different", lambda self, r: False)
     best = m.best(m.timed_of(kernels, tampered.problem, "triton", "fp32"))

@@ -20,7 +20,7 @@ from harness.roofline import Peaks
 from harness.run.records import Resources, Result, RunHeader, Status
 from harness.run.results import Results, load
 from harness.timing import Timing
-from tests.test_report import REPO
+from tests.recorded import REPO
 
 PROBLEM = Problem("sgemm", 4096, 4096, 4096)
 KERNEL = "rosetta.sgemm_warptile<128,128,8,32,64,8,8>"      # 256 threads; its Triton form runs 8 warps

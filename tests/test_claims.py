@@ -4,21 +4,10 @@ from __future__ import annotations
 
 import io
 
-import pytest
 from rich.console import Console
 
 from harness.registry import KERNELS, UNROLL_CLAIM
 from harness.report.claims import claims_table, print_claims, published_pct, rank, stride_sweep, unroll_ratio
-from harness.run.results import load
-from tests.test_report import recorded_gpu_run
-
-
-@pytest.fixture(scope="module")
-def recorded():
-    path = recorded_gpu_run()
-    if path is None:
-        pytest.skip("no recorded GPU run under results/")
-    return load(path)
 
 
 def test_every_published_figure_of_a_measured_kernel_has_ours_and_an_order(recorded):

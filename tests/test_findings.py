@@ -19,20 +19,12 @@ from harness.report.overview import idea_table
 from harness.report.plots import all_plots
 from harness.run.records import Result
 from harness.run.results import Results, load
-from tests.test_report import cpu_results_file, recorded_gpu_run
+from tests.test_report import cpu_results_file
 
 
 @pytest.fixture(scope="module")
-def gpu() -> Results:
-    path = recorded_gpu_run()
-    if path is None:
-        pytest.skip("no recorded GPU run under results/")
-    return load(path)
-
-
-@pytest.fixture(scope="module")
-def found(gpu: Results) -> dict[str, str]:
-    return {f.key: plain(f.parts) for f in findings(Measured(gpu))}
+def found(recorded: Results) -> dict[str, str]:
+    return {f.key: plain(f.parts) for f in findings(Measured(recorded))}
 
 
 def _anchors_of(m: Measured) -> set[str]:
@@ -47,8 +39,8 @@ def _pct(m: Measured, r: Result) -> float:
     return 100 * base.timing.median_ms / r.timing.median_ms
 
 
-def test_five_to_ten_findings_each_with_numbers_and_a_link_to_its_evidence(gpu: Results) -> None:
-    m = Measured(gpu)
+def test_five_to_ten_findings_each_with_numbers_and_a_link_to_its_evidence(recorded: Results) -> None:
+    m = Measured(recorded)
     made = findings(m)
     assert 5 <= len(made) <= MAX_FINDINGS
     known = _anchors_of(m)
@@ -60,33 +52,33 @@ def test_five_to_ten_findings_each_with_numbers_and_a_link_to_its_evidence(gpu: 
             if isinstance(part, Link):
                 assert part.href[1:] in known, part.href
             if isinstance(part, Mono) and part.text in BY_ID:
-                assert any(r.kernel == part.text for r in gpu.results), f"{part.text} is named but not measured"
+                assert any(r.kernel == part.text for r in recorded.results), f"{part.text} is named but not measured"
 
 
-def test_the_headline_names_the_fastest_kernel_of_each_model_with_its_ratio(gpu: Results,
+def test_the_headline_names_the_fastest_kernel_of_each_model_with_its_ratio(recorded: Results,
                                                                           found: dict[str, str]) -> None:
-    m = Measured(gpu)
+    m = Measured(recorded)
     problem = m.headline("sgemm")
     for model in ("cuda", "triton"):
-        rows = [r for r in gpu.results if r.problem == problem and r.model == model and r.timed
+        rows = [r for r in recorded.results if r.problem == problem and r.model == model and r.timed
                 and r.precision == "fp32"]
         best = max(rows, key=lambda r: _pct(m, r))
         assert best.kernel and best.kernel in found["headline-sgemm"]
         assert f"{_pct(m, best):.1f}%" in found["headline-sgemm"]
 
 
-def test_the_unroll_finding_holds_the_documents_words_beside_the_measured_ratio(gpu: Results,
+def test_the_unroll_finding_holds_the_documents_words_beside_the_measured_ratio(recorded: Results,
                                                                              found: dict[str, str]) -> None:
-    fast = next(r for r in gpu.results if r.kernel == UNROLL_CLAIM.fast and r.model == "cuda" and r.timed)
-    slow = next(r for r in gpu.results if r.kernel == UNROLL_CLAIM.slow and r.model == "cuda" and r.timed)
+    fast = next(r for r in recorded.results if r.kernel == UNROLL_CLAIM.fast and r.model == "cuda" and r.timed)
+    slow = next(r for r in recorded.results if r.kernel == UNROLL_CLAIM.slow and r.model == "cuda" and r.timed)
     assert fast.timing and slow.timing
     text = found["unroll"]
     assert UNROLL_CLAIM.words in text
     assert f"{slow.timing.median_ms / fast.timing.median_ms:.2f}x" in text
 
 
-def test_the_stride_finding_reports_where_each_sweep_peaks(gpu: Results, found: dict[str, str]) -> None:
-    points = [p for p in stride_sweep(gpu) if p.tflops is not None]
+def test_the_stride_finding_reports_where_each_sweep_peaks(recorded: Results, found: dict[str, str]) -> None:
+    points = [p for p in stride_sweep(recorded) if p.tflops is not None]
     doc = max(points, key=lambda p: p.published.tflops or 0)
     ours = max(points, key=lambda p: p.tflops or 0)
     text = found["stride"]
@@ -95,9 +87,9 @@ def test_the_stride_finding_reports_where_each_sweep_peaks(gpu: Results, found: 
     assert ("keeps its shape" in text) == (doc.published.stride == ours.published.stride)
 
 
-def test_the_rank_finding_names_exactly_the_pairs_whose_order_does_not_hold(gpu: Results,
+def test_the_rank_finding_names_exactly_the_pairs_whose_order_does_not_hold(recorded: Results,
                                                                            found: dict[str, str]) -> None:
-    claims = [c for c in claims_table(gpu) if c.ours_pct is not None and c.rank_value is not None]
+    claims = [c for c in claims_table(recorded) if c.ours_pct is not None and c.rank_value is not None]
     broken = []
     for a, b in combinations(claims, 2):
         if a.kernel.seed != b.kernel.seed or a.rank_value == b.rank_value:
@@ -113,10 +105,10 @@ def test_the_rank_finding_names_exactly_the_pairs_whose_order_does_not_hold(gpu:
         assert f"{lead} leads {other}" in text
 
 
-def test_shared_triton_kernels_are_derived_from_counterparts_sharing_a_module(gpu: Results,
+def test_shared_triton_kernels_are_derived_from_counterparts_sharing_a_module(recorded: Results,
                                                                              found: dict[str, str]) -> None:
     modules: dict[str, set[str]] = {}
-    for k in (BY_ID[kid] for kid in {r.kernel for r in gpu.results if r.kernel in BY_ID}):
+    for k in (BY_ID[kid] for kid in {r.kernel for r in recorded.results if r.kernel in BY_ID}):
         for c in k.counterparts:
             modules.setdefault(c.module, set()).add(k.idea)
     widest = max(modules, key=lambda mod: len(modules[mod]))
@@ -124,15 +116,15 @@ def test_shared_triton_kernels_are_derived_from_counterparts_sharing_a_module(gp
     assert f"{len(modules[widest])} ideas" in found["shared"] and f"kernels_triton/{widest}.py" in found["shared"]
 
 
-def test_a_tf32_result_is_compared_with_cublas_tf32_and_gets_its_own_row(gpu: Results) -> None:
-    m = Measured(gpu)
+def test_a_tf32_result_is_compared_with_cublas_tf32_and_gets_its_own_row(recorded: Results) -> None:
+    m = Measured(recorded)
     problem = m.headline("sgemm")
-    tri = next(r for r in gpu.results if r.problem == problem and r.model == "triton" and r.timed)
+    tri = next(r for r in recorded.results if r.problem == problem and r.model == "triton" and r.timed)
     as_tf32 = copy.deepcopy(tri)
     as_tf32.precision = "tf32"
-    tampered = Results(gpu.path, gpu.header, [*gpu.results, as_tf32], gpu.end)
+    tampered = Results(recorded.path, recorded.header, [*recorded.results, as_tf32], recorded.end)
     mt = Measured(tampered)
-    base = next(r for r in gpu.results if r.problem == problem and r.impl == "cublas-tf32")
+    base = next(r for r in recorded.results if r.problem == problem and r.impl == "cublas-tf32")
     assert base.timing and tri.timing
     assert mt.pct(as_tf32) == pytest.approx(100 * base.timing.median_ms / tri.timing.median_ms)
     assert mt.pct(as_tf32) != pytest.approx(mt.pct(tri) or 0.0)
@@ -150,18 +142,18 @@ def test_without_timings_the_findings_still_say_what_the_compiled_kernels_show(
     assert not any(f.key.startswith(("headline", "gaps")) for f in made)
 
 
-def test_the_unroll_claim_is_not_invented_when_its_kernels_were_not_run(gpu: Results) -> None:
-    kept = [r for r in gpu.results if r.kernel not in (UNROLL_CLAIM.fast, UNROLL_CLAIM.slow)]
-    m = Measured(Results(gpu.path, gpu.header, kept, gpu.end))
+def test_the_unroll_claim_is_not_invented_when_its_kernels_were_not_run(recorded: Results) -> None:
+    kept = [r for r in recorded.results if r.kernel not in (UNROLL_CLAIM.fast, UNROLL_CLAIM.slow)]
+    m = Measured(Results(recorded.path, recorded.header, kept, recorded.end))
     assert unroll_check(m) is None
     assert "unroll" not in {f.key for f in findings(m)}
 
 
-def test_a_gap_is_explained_only_by_what_causes_states_for_its_pair(gpu: Results) -> None:
+def test_a_gap_is_explained_only_by_what_causes_states_for_its_pair(recorded: Results) -> None:
     from harness.report import findings as rules
     from harness.report.causes import because
 
-    m = Measured(gpu)
+    m = Measured(recorded)
     for op in m.ops:
         stated = set()
         for ratio, _idea, cuda, tri in rules._pairs(m, op):

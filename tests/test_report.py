@@ -25,9 +25,9 @@ from harness.report.plots import MAX_WIDTH, all_plots, min_text_pt
 from harness.report.plots.common import DPI
 from harness.report.results_tables import markdown_results_table
 from harness.run.results import load
+from tests.recorded import REPO, recorded_gpu_run
 from tests.report_page import Page, parse
 
-REPO = Path(__file__).resolve().parents[1]
 ONLY = ("s004", "s003")  # one GEMM seed (naive + block tile), one GEMV seed: both ops, several ideas
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MIN_TEXT_PX = 10.0
@@ -53,15 +53,6 @@ def cpu_results_file(base: Path) -> Path:
     assert proc.returncode in (0, 1) and files, f"rosetta run failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
     _made["path"] = files[0]
     return files[0]
-
-
-def recorded_gpu_run() -> Path | None:
-    """The newest committed full GPU run: a results file whose run header says gpu and whose command chose no subset."""
-    for path in sorted((REPO / "results").glob("*.jsonl"), reverse=True):
-        header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
-        if header.get("mode") == "gpu" and not {"--only", "--sweep", "--shape"} & set(header.get("argv", [])):
-            return path
-    return None
 
 
 @pytest.fixture(scope="session")

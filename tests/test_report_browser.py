@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from harness.report import render
-from tests.test_report import cpu_results_file, recorded_gpu_run
+from tests.recorded import recorded_gpu_run
+from tests.test_report import cpu_results_file
 
 WIDTH = 1400
 SCREEN = 1000

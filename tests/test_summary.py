@@ -7,17 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from harness.run.results import load
 from harness.run.summary import HEADERS, print_summary
-from tests.test_report import recorded_gpu_run
-
-
-@pytest.fixture(scope="module")
-def recorded():
-    path = recorded_gpu_run()
-    if path is None:
-        pytest.skip("no recorded GPU run under results/")
-    return load(path)
 
 
 @pytest.mark.parametrize("width", [80, 250])
