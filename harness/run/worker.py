@@ -129,8 +129,9 @@ class Worker:
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
         # The child's environment is the parent's at start(), so the GPU is set in the parent's for the moment of
-        # the spawn. Workers start side by side from threads: without the lock one thread's setenv/unsetenv can
-        # move the environment block while another forks, and the fork's exec fails (the child exits with 255).
+        # the spawn. Workers start side by side from threads: the lock keeps one thread's setenv/unsetenv off the
+        # environment while another forks (a start once failed with exit code 255, what a fork whose exec fails
+        # returns; that this was the cause is likely, not proven).
         with _SPAWN_LOCK:
             saved = os.environ.get("CUDA_VISIBLE_DEVICES")
             if self.spec.gpu is not None:
