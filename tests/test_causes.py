@@ -268,3 +268,30 @@ def test_a_rung_names_the_counter_that_moved_its_way_or_says_none_was_recorded(h
             and r.resources else r for r in h100.all]
     table = ladder_steps_table(Measured(Results(h100.file.path, h100.header, bare, h100.file.end)))
     assert {row[4].text for row in table.rows[1:]} == {"no counters recorded"}
+
+
+# ------------------------------------------------------------------------------ Hopper's ladder, rung by rung
+def test_the_hopper_steps_table_follows_each_precision_from_mma_sync_through_the_wgmma_rungs(recorded) -> None:
+    from harness.registry import hopper
+    from harness.report.hopper_steps import chains, hopper_steps_table
+
+    m = Measured(recorded)
+    table = hopper_steps_table(m)
+    if not table.rows:
+        pytest.skip("the recorded run timed no wgmma rung")
+    order = {"TF32": ["tc_gemm"] + [k.id.split("<")[0].removeprefix("rosetta.") for k in hopper.KERNELS
+                                    if k.precision == "tf32"],
+             "3xTF32": ["tc_gemm"] + [k.id.split("<")[0].removeprefix("rosetta.") for k in hopper.KERNELS
+                                      if k.precision == "3xtf32"]}
+    assert [c for c, _ in chains()] == ["tf32", "3xtf32"]
+    for problem in dict.fromkeys(row[0].text for row in table.rows):
+        for label, rungs in order.items():
+            rows = [row for row in table.rows if row[0].text == problem and row[1].text == label]
+            names = [row[2].text for row in rows]
+            assert names == [n for n in rungs if n in names], (problem, label, names)
+            if not rows:
+                continue
+            assert rows[0][2].text == "tc_gemm" and rows[0][4].text == "—"     # the chain starts from mma.sync
+            cuda = [float(row[3].text.rstrip("%")) for row in rows]
+            for i in range(1, len(rows)):
+                assert float(rows[i][4].text) == pytest.approx(cuda[i] - cuda[i - 1], abs=0.11)

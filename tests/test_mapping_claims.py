@@ -183,6 +183,6 @@ def test_the_tf32_conversion_claim_fails_when_the_registry_states_another_roundi
     borrowed = KernelEvidence(x3, evidence[tf32.id].cuda, evidence[tf32.id].triton)
     triton_side = [v for v in mapping.check_claim("tensor_core", TF32_CONVERSION, borrowed) if v.side == "triton"]
     assert triton_side and not any(v.holds for v in triton_side), "3xTF32 (cvt.rna) read off a truncating kernel"
-    for wrong in ("rna", "truncate"):
+    for wrong in ("rna", "truncate", "truncate_rna"):
         stated = KernelEvidence(replace(tf32, tf32_conversion=wrong), evidence[tf32.id].cuda, {})
         assert not any(v.holds for v in mapping.check_claim("tensor_core", TF32_CONVERSION, stated))

@@ -46,6 +46,10 @@ _TILE = {
     "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio": ("ratio", "0.5"),
     "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio": ("ratio", "0.25"),
     "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": ("ratio", "0.75"),
+    "lts__t_sectors.avg.pct_of_peak_sustained_elapsed": ("%", "41.5"),
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed": ("%", "63.25"),
+    "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio": ("ratio", "0.125"),
+    "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio": ("ratio", "0.375"),
 }
 SYNTHETIC_NCU_CSV = "\n".join([
     "==PROF== Connected to process 4242 (/usr/bin/python3.11)",

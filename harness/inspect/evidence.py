@@ -47,7 +47,11 @@ def _compiled(r: KernelResources) -> dict[str, int]:
 # source text stands for the PTX until the suite's NVRTC build keeps the PTX it compiles.
 _SRC_CVT_TF32 = {"src.cvt_rn_tf32": re.compile(r"\basm\s*(?:volatile\s*)?\(\s*\"[^\"]*\bcvt\.rn\.tf32\.f32\b"),
                  "src.cvt_rna_tf32": re.compile(r"\basm\s*(?:volatile\s*)?\(\s*\"[^\"]*\bcvt\.rna(?:\.satfinite)?"
-                                                r"\.tf32\.f32\b")}
+                                                r"\.tf32\.f32\b"),
+                 # a mask of the upper 19 bits (sign, exponent, 10 mantissa bits): truncation to tf32, or, after
+                 # adding half a tf32 ulp to the bit pattern, rounding to nearest with ties away
+                 "src.tf32_mask": re.compile(r"&\s*0xffffe000u?\b", re.IGNORECASE),
+                 "src.tf32_round_bits": re.compile(r"\+\s*0x1000u?\s*\)\s*&\s*0xffffe000u?\b", re.IGNORECASE)}
 
 
 def cuda_numbers(kernel: Kernel, r: KernelResources, driver: Mapping[str, int] | None = None) -> Numbers:
@@ -57,6 +61,7 @@ def cuda_numbers(kernel: Kernel, r: KernelResources, driver: Mapping[str, int] |
     out.update({f"src.{k}": v for k, v in source_facts(source_path(kernel.source)).items()})
     text = source_path(kernel.source).read_text()
     out.update({name: len(pattern.findall(text)) for name, pattern in _SRC_CVT_TF32.items()})
+    out["src.tf32_mask"] -= out["src.tf32_round_bits"]  # what is left of the masks truncates
     out.setdefault("barriers", 0)
     out.update({"cfg.threads": kernel.threads, "cfg.tile_m": kernel.tile_m, "cfg.tile_n": kernel.tile_n,
                 "cfg.tile_k": kernel.tile_k, "cfg.mma_passes": _PASSES.get(kernel.precision, 0),

@@ -39,6 +39,10 @@ __all__ = ["METRICS", "ProfileRow", "autotuned_configs", "command", "derive", "p
 METRICS: dict[str, str] = {
     "fma_pipe_pct": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
     "tensor_pipe_pct": "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+    # The two memories a wgmma kernel leans on: L2 (the copy engine's source) and shared memory, which wgmma reads
+    # its operands from (the tensor pipe above counts HGMMA too).
+    "l2_throughput_pct": "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+    "smem_throughput_pct": "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed",
     "smem_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
     "dram_bytes": "dram__bytes.sum",
     "achieved_occupancy_pct": "sm__warps_active.avg.pct_of_peak_sustained_active",
@@ -62,6 +66,9 @@ METRICS: dict[str, str] = {
     "stall_short_scoreboard": "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio",
     "stall_mio_throttle": "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio",
     "stall_barrier": "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+    # ... on a busy execution pipe (a saturated tensor pipe shows here), and on fixed-latency dependencies
+    "stall_math_pipe_throttle": "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio",
+    "stall_wait": "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",
 }
 # What the profiled child prints of the configuration it launched (an autotuned counterpart's choice).
 CONFIG_MARK = "rosetta-profiled-config: "

@@ -7,6 +7,8 @@ Each rung is one .cu file in kernels_cuda/, built for sm_90a (wgmma and setmaxnr
 - rosetta.wgmma_ws: warp specialisation, one producer and two consumer warpgroups, setmaxnreg, 128 x 256 tiles
   (m64n256k8), full/empty mbarriers per stage.
 - rosetta.wgmma_persistent: the same on a persistent grid with a static grouped tile scheduler.
+- rosetta.wgmma_3xtf32: fp32-accurate 3xTF32 on the persistent grid, 128 x 128 tiles; the producer warpgroup writes
+  each landed stage's tf32 remainders beside it, three wgmma per K step, each K tile's sum added in fp32.
 
 Both operands are K-major in shared memory (TF32 wgmma cannot transpose B), so every rung takes B as Bt = B^T
 (b_layout "kmajor": the harness packs it once, outside the timed region). The tensor core reads fp32 operands'
@@ -25,7 +27,7 @@ from dataclasses import replace
 
 from harness.preconditions import dims_fit_int32, multiple_of
 from harness.registry.seeds import GEMM_ALPHA_BETA
-from harness.registry.types import Counterpart, Deviation, Kernel
+from harness.registry.types import Counterpart, Deviation, Kernel, Precision
 
 _BK = 32          # one 128-byte swizzle row of fp32: the K step of every rung
 _GROUP_M = 8      # grouped tile order, in the CUDA kernels and the Triton counterparts alike
@@ -34,9 +36,11 @@ TENSOR_MAP_ARGS = ("mapA", "mapB")
 _SECTION = "tile-rosetta's step after the closing \"Tensor Cores\" paragraph: Hopper's wgmma"
 
 
-def _smem(stages: int, bm: int, bn: int) -> int:
-    # stages of an A tile and a Bt tile, plus 1024 bytes so the kernel can align its buffer to the swizzle atom
-    return stages * (bm + bn) * _BK * 4 + 1024
+def _smem(stages: int, bm: int, bn: int, precision: Precision) -> int:
+    # stages of an A tile and a Bt tile (3xTF32: and their remainders), plus 1024 bytes so the kernel can align its
+    # buffer to the swizzle atom
+    copies = 2 if precision == "3xtf32" else 1
+    return stages * copies * (bm + bn) * _BK * 4 + 1024
 
 
 def _preconditions(bm: int, bn: int) -> tuple:
@@ -62,17 +66,22 @@ def _counterpart(bm: int, bn: int, threads: int, num_stages: int, split: bool) -
 
 
 def _kernel(name: str, symbol: str, threads: int, bm: int, bn: int, stages: int, tensor_maps: bool,
-            counterpart_stages: int, notes: str) -> Kernel:
+            counterpart_stages: int, notes: str, precision: Precision = "tf32") -> Kernel:
     args = GEMM_ALPHA_BETA + (TENSOR_MAP_ARGS if tensor_maps else ())
     return Kernel(
-        id=f"rosetta.{name}<tf32,{bm},{bn},{_BK},{stages},kmajor>", op="sgemm", idea="wgmma", seed=None,
+        id=f"rosetta.{name}<{precision},{bm},{bn},{_BK},{stages},kmajor>", op="sgemm", idea="wgmma", seed=None,
         section=_SECTION, symbol=symbol, args=args, block=(threads, 1, 1), tile_m=bm, tile_n=bn, tile_k=_BK,
         preconditions=_preconditions(bm, bn), reads_c_when_beta_zero=False,
         counterparts=(_counterpart(bm, bn, threads, counterpart_stages, split=bn == 256),), notes=notes,
-        precision="tf32", b_layout="kmajor", dynamic_smem=_smem(stages, bm, bn), aligned16=_ABC,
-        tf32_conversion="truncate")
+        precision=precision, b_layout="kmajor", dynamic_smem=_smem(stages, bm, bn, precision), aligned16=_ABC,
+        # TF32 rungs hand fp32 to the tensor core, which truncates; the 3xTF32 split keeps that truncation as its
+        # high part and rounds the remainder with cvt.rna
+        tf32_conversion="truncate_rna" if precision == "3xtf32" else "truncate")
 
 
+_SPLIT = ("3xTF32 on rung wgmma_persistent, 128 x 128 tiles: big is the raw tile (the tensor core reads its upper 19 "
+          "bits); the producer warpgroup writes each landed stage's remainders, rna_tf32(x - big), beside it in "
+          "shared memory; three wgmma per K step. ")
 _TRUNC = "TF32 by truncation (the tensor core reads each operand's upper 19 bits), fp32 accumulation. "
 
 KERNELS: tuple[Kernel, ...] = (
@@ -85,4 +94,7 @@ KERNELS: tuple[Kernel, ...] = (
     replace(_kernel("wgmma_persistent", "wgmma_persistent_tf32<4, 8>", 384, 128, 256, 4, True, 3,
                     _TRUNC + "Rung wgmma_ws on a persistent grid of min(SMs, tiles) blocks: static grouped tile "
                     "scheduler, loads of the next tile overlap the epilogue."), persistent=True),
+    replace(_kernel("wgmma_3xtf32", "wgmma_3xtf32<3, 8>", 384, 128, 128, 3, True, 3,
+                    _SPLIT + "Each K tile summed from zero and added to the total in fp32 (FADD), because the tensor "
+                    "core's accumulation truncates.", precision="3xtf32"), persistent=True),
 )

@@ -28,11 +28,14 @@ BLayout = Literal["row", "kmajor"]
 # round (cvt.rn / cvt.rna .tf32.f32: to nearest, ties to even / away from zero); "truncate" has no conversion
 # instruction: the MMA reads the fp32 bits and ignores the low 13 mantissa bits. Each is proven on the compiled code
 # by the tensor-core mapping claim "fp32 to TF32 conversion".
-TF32Conversion = Literal["rn", "rna", "truncate"]
+TF32Conversion = Literal["rn", "rna", "truncate", "truncate_rna"]
 TF32_CONVERSION_TEXT: dict[TF32Conversion, str] = {
     "rn": "rounds to nearest even (cvt.rn.tf32.f32)",
     "rna": "rounds to nearest, ties away (cvt.rna.tf32.f32)",
     "truncate": "truncates (no conversion; the MMA drops the low 13 bits)",
+    # 3xTF32 whose high part is the raw fp32 operand: the MMA's truncation is the split, the remainder is rounded
+    "truncate_rna": "truncates the high part (the raw operand: the MMA drops its low 13 bits) and rounds the "
+                    "remainder to nearest, ties away (cvt.rna.tf32.f32)",
 }
 # What Triton's compiler emits for each input_precision (the PTX of gemm_tc shows it): "tf32" hands the fp32 tiles to
 # wgmma as they are; "tf32x3" splits each operand with cvt.rna into a tf32 high part and a remainder.

@@ -23,6 +23,8 @@ from harness.report.tables import Cell, Table
 COLUMNS: tuple[tuple[str, str, Callable[[float], str]], ...] = (
     ("FMA pipe", "fma_pipe_pct", lambda v: f"{v:.1f}%"),
     ("tensor pipe", "tensor_pipe_pct", lambda v: f"{v:.1f}%"),
+    ("smem throughput", "smem_throughput_pct", lambda v: f"{v:.1f}%"),
+    ("L2 throughput", "l2_throughput_pct", lambda v: f"{v:.1f}%"),
     ("smem bank conflicts", "smem_bank_conflicts", lambda v: f"{v:.3g}"),
     ("DRAM / model", "dram_vs_model", lambda v: f"{v:.2f}×"),
     ("occupancy", "achieved_occupancy_pct", lambda v: f"{v:.1f}%"),

@@ -17,7 +17,7 @@ from harness.report.measured import Best, Measured
 from harness.report.tables import Cell, Table
 from harness.run.records import Result
 
-__all__ = ["ladder_steps_table", "rungs"]
+__all__ = ["ladder_steps_table", "moved_counter", "rungs", "step_cells"]
 
 _LABEL = {key: (label, write) for label, key, write in COLUMNS}
 
@@ -37,7 +37,7 @@ def _triton_records(m: Measured, kernels: list[Kernel], problem, precision: str 
     return [r for r in rows if (c := m.counterpart(r)) is not None and c.module == ladder.LADDER]
 
 
-def _moved(m: Measured, now: Result, before: Result) -> str:
+def moved_counter(m: Measured, now: Result, before: Result) -> str:
     """The counter that moved most between two rungs in the direction of the speed change, with both values."""
     if counters(now) is None or counters(before) is None:
         return "no counters recorded"
@@ -56,7 +56,7 @@ def _moved(m: Measured, now: Result, before: Result) -> str:
     return f"{label}: {write(v_before)} → {write(v_now)}"
 
 
-def _cells(m: Measured, best: Best | None, before: Best | None) -> list[Cell]:
+def step_cells(m: Measured, best: Best | None, before: Best | None) -> list[Cell]:
     if best is None:
         return [Cell("—", num=True, cls="muted"), Cell("", num=True), Cell("", cls="muted")]
     if before is None:
@@ -64,7 +64,7 @@ def _cells(m: Measured, best: Best | None, before: Best | None) -> list[Cell]:
     delta = best.pct - before.pct
     return [Cell(fmt.pct(best.pct), num=True),
             Cell(f"{delta:+.1f}", num=True, cls="ok" if delta > 0 else "bad" if delta < 0 else ""),
-            Cell(_moved(m, best.result, before.result))]
+            Cell(moved_counter(m, best.result, before.result))]
 
 
 def ladder_steps_table(m: Measured) -> Table:
@@ -83,7 +83,7 @@ def ladder_steps_table(m: Measured) -> Table:
         if cuda is None and tri is None:
             continue
         table.add([Cell(str(i + 1), num=True), Cell(IDEAS[idea].title if idea in IDEAS else idea),
-                   *_cells(m, cuda, before[0]), *_cells(m, tri, before[1])])
+                   *step_cells(m, cuda, before[0]), *step_cells(m, tri, before[1])])
         before = (cuda or before[0], tri or before[1])
     table.notes += [
         f"On {problem.label}, fp32; % cuBLAS as everywhere on the page. Points: the change in % of cuBLAS from the "

@@ -7,13 +7,17 @@ from harness.registry.types import TF32_CONVERSION_TEXT
 from harness.report.mapping_checks import COMPILER, PROGRAMMER, ByKernel, Check, Claim
 
 
-def _conversion_is(declared: str | None, rn: int, rna: int) -> bool:
-    """The rounding conversions counted in the code are exactly those the registry's conversion implies."""
-    return {"rn": rn > 0 and rna == 0, "rna": rna > 0 and rn == 0, "truncate": rn + rna == 0}.get(declared, False)
+def _conversion_is(declared: str | None, rn: int, rna: int, mask: int = 0) -> bool:
+    """The conversions counted in the code (rounding instructions, truncation masks) are exactly those the
+    registry's conversion implies."""
+    return {"rn": rn > 0 and rna == 0 and mask == 0, "rna": rna > 0 and rn == 0 and mask == 0,
+            "truncate": rn + rna + mask == 0,
+            "truncate_rna": rna > 0 and rn == 0 and mask > 0}.get(declared, False)
 
 
 def _cuda_conversion(ev: Evidence) -> bool:
-    return _conversion_is(ev.kernel.tf32_conversion, ev.cuda["src.cvt_rn_tf32"], ev.cuda["src.cvt_rna_tf32"])
+    n = ev.cuda
+    return _conversion_is(ev.kernel.tf32_conversion, n["src.cvt_rn_tf32"], n["src.cvt_rna_tf32"], n["src.tf32_mask"])
 
 
 def _triton_conversion(ev: Evidence) -> bool:
@@ -89,22 +93,25 @@ TF32_CONVERSION = Claim(
     "fp32 to TF32 conversion",
     f"written by hand: every operand goes through to_tf32(), inline PTX cvt.rn.tf32.f32: it "
     f"{TF32_CONVERSION_TEXT['rn']} (proven on the .cu's asm text until the NVRTC build keeps its PTX); 3xTF32 "
-    f"rounds the high part and the remainder the same way",
+    f"rounds its high part to nearest, ties away, on the bit pattern ((x + 0x1000) & 0xffffe000), and its remainder "
+    f"with to_tf32()",
     f"input_precision='tf32': no conversion instruction in the PTX, the fp32 tile goes to wgmma as it is and the "
     f"tensor core reads its top 19 bits: it {TF32_CONVERSION_TEXT['truncate']}. 'tf32x3': the compiler splits each "
     f"operand with cvt.rna.tf32.f32: it {TF32_CONVERSION_TEXT['rna']}. Registry: Counterpart.tf32_rounding",
     COMPILER,
     Check("the registry's conversion (Kernel.tf32_conversion) is the asm the source writes",
-          _cuda_conversion, ("src.cvt_rn_tf32", "src.cvt_rna_tf32")),
+          _cuda_conversion, ("src.cvt_rn_tf32", "src.cvt_rna_tf32", "src.tf32_mask", "src.tf32_round_bits")),
     Check("tf32 MMA in the PTX; its cvt.*.tf32.f32 are the registry's conversion (none: truncation)",
           _triton_conversion, ("ptx.cvt_rn_tf32", "ptx.cvt_rna_tf32", "ptx.mma_tf32")))
 
-_TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<")
+_TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<")
 
 WGMMA_CONVERSION = Claim(
     "fp32 to TF32 conversion",
-    "none written: the fp32 tile goes to wgmma as it is and the tensor core reads its top 19 bits: it "
-    f"{TF32_CONVERSION_TEXT['truncate']}",
+    f"the TF32 rungs write none: the fp32 tile goes to wgmma as it is and the tensor core reads its top 19 bits: "
+    f"it {TF32_CONVERSION_TEXT['truncate']}. The 3xTF32 rung keeps that truncation as its high part and has the "
+    f"producer warpgroup write every landed stage's remainders, x - (x & 0xffffe000) rounded by cvt.rna.tf32.f32, "
+    f"beside it in shared memory: it {TF32_CONVERSION_TEXT['truncate_rna']}",
     TF32_CONVERSION.triton,
     TF32_CONVERSION.decided_by,
     TF32_CONVERSION.cuda_check,

@@ -13,6 +13,7 @@ from harness.report.compiled import compiled_records, resources_table, sass_tabl
 from harness.report.counters import counters_table
 from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
 from harness.report.expressiveness import who
+from harness.report.hopper_steps import HOPPER_IDEAS, hopper_steps_table
 from harness.report.mapping_table import mapping_table
 from harness.report.measured import Measured, baseline_label, config_text, ideas_of, triton_modules
 from harness.report.sources import SourcePlanner
@@ -181,5 +182,9 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     counters = counters_table(m, kernels)
     if counters:
         s.add(TableBlock(counters, "Hardware counters: why each implementation runs where it does"))
+    if idea.key in HOPPER_IDEAS:
+        steps = hopper_steps_table(m)
+        if steps:
+            s.add(TableBlock(steps, "Rung by rung: what each Hopper idea gained, and the counter that moved"))
     s.add(TableBlock(measured_table(m, kernels), "Measured, beside the published figures"))
     return s
