@@ -295,3 +295,18 @@ def test_the_hopper_steps_table_follows_each_precision_from_mma_sync_through_the
             cuda = [float(row[3].text.rstrip("%")) for row in rows]
             for i in range(1, len(rows)):
                 assert float(rows[i][4].text) == pytest.approx(cuda[i] - cuda[i - 1], abs=0.11)
+
+
+def test_the_tensor_core_instruction_is_a_reason_between_two_kernels_of_one_model(recorded) -> None:
+    """wgmma against mma.sync is told apart per side, not per model: two CUDA rungs differ in it too."""
+    m = Measured(recorded)
+    problem = m.headline("sgemm")
+    rows = [r for r in m.on(problem) if r.impl == "cuda" and r.timed and r.kernel
+            and r.kernel.startswith(("rosetta.wgmma_smem<", "rosetta.tc_gemm<tf32,128,128,32,2,4,3,kmajor>"))]
+    if len(rows) != 2:
+        pytest.skip("the recorded run lacks the two CUDA tensor-core rungs")
+    fast, slow = sorted(rows, key=lambda r: r.timing.median_ms)
+    found = {r.quantity: r for r in reasons(m, fast, slow)}
+    assert "tensor_core_instructions" in found
+    assert (found["tensor_core_instructions"].value_fast, found["tensor_core_instructions"].value_slow) == \
+        ("HGMMA", "HMMA")

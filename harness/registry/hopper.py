@@ -95,6 +95,6 @@ KERNELS: tuple[Kernel, ...] = (
                     _TRUNC + "Rung wgmma_ws on a persistent grid of min(SMs, tiles) blocks: static grouped tile "
                     "scheduler, loads of the next tile overlap the epilogue."), persistent=True),
     replace(_kernel("wgmma_3xtf32", "wgmma_3xtf32<3, 8>", 384, 128, 128, 3, True, 3,
-                    _SPLIT + "Each K tile summed from zero and added to the total in fp32 (FADD), because the tensor "
-                    "core's accumulation truncates.", precision="3xtf32"), persistent=True),
+                    _SPLIT + "Each pair of K tiles summed from zero on the tensor core and added to the total in fp32 "
+                    "(FADD), because the tensor core's accumulation truncates.", precision="3xtf32"), persistent=True),
 )

@@ -223,8 +223,8 @@ def _spill_share(r: Result) -> float:
 def _compiled_reasons(m: Measured, fast: Result, slow: Result, names: tuple[str, str]) -> list[Reason]:
     fn, sn = names
     out: list[Reason] = []
-    gen = {r.impl: ("HGMMA" if _sass(r, "HGMMA") else "HMMA" if _sass(r, "HMMA") else None) for r in (fast, slow)}
-    g_f, g_s = gen[fast.impl], gen[slow.impl]
+    # per side, not per impl: two rungs of one model are both "cuda"
+    g_f, g_s = ("HGMMA" if _sass(r, "HGMMA") else "HMMA" if _sass(r, "HMMA") else None for r in (fast, slow))
     if g_f and g_s and g_f != g_s:
         wg = fast if g_f == "HGMMA" else slow
         sync = slow if wg is fast else fast

@@ -23,8 +23,8 @@ from harness.report.tables import Cell, Table
 COLUMNS: tuple[tuple[str, str, Callable[[float], str]], ...] = (
     ("FMA pipe", "fma_pipe_pct", lambda v: f"{v:.1f}%"),
     ("tensor pipe", "tensor_pipe_pct", lambda v: f"{v:.1f}%"),
-    ("smem throughput", "smem_throughput_pct", lambda v: f"{v:.1f}%"),
-    ("L2 throughput", "l2_throughput_pct", lambda v: f"{v:.1f}%"),
+    ("smem", "smem_throughput_pct", lambda v: f"{v:.1f}%"),
+    ("L2", "l2_throughput_pct", lambda v: f"{v:.1f}%"),
     ("smem bank conflicts", "smem_bank_conflicts", lambda v: f"{v:.3g}"),
     ("DRAM / model", "dram_vs_model", lambda v: f"{v:.2f}×"),
     ("occupancy", "achieved_occupancy_pct", lambda v: f"{v:.1f}%"),
@@ -66,7 +66,8 @@ def counters_table(m: Measured, kernels: list[Kernel]) -> Table:
         "(--clock-control none), so the kernel time is the one the timed runs see, give or take the replay.",
         "DRAM / model: bytes read and written in DRAM over the fewest any implementation must move (A, B and C "
         "once). Global reads / kFMA: warp-wide global load and cp.async instructions per thousand FMAs. "
-        "Bytes / cp.async: 512 is a float4 copy by every lane of a warp, 128 a 4-byte one.",
+        "Bytes / cp.async: 512 is a float4 copy by every lane of a warp, 128 a 4-byte one. smem, L2: shared-memory "
+        "and L2 throughput, % of their peak over the kernel's time.",
     ]
     if untied:
         table.notes.append(f"Counters are read only where ncu's kernel time is within {COUNTER_TOLERANCE:.0%} of the "

@@ -21,6 +21,9 @@ __all__ = ["HOPPER_IDEAS", "chains", "hopper_steps_table"]
 # The ideas whose section shows the table: the wgmma rungs'.
 HOPPER_IDEAS = frozenset(k.idea for k in hopper.KERNELS)
 _PRECISION_TEXT = {"tf32": "TF32", "3xtf32": "3xTF32"}
+# Counters and compiled facts: the first step of each chain changes the tensor-core instruction itself (mma.sync to
+# wgmma), a compiled fact that no counter names.
+_KINDS = ("counter", "compiled")
 
 
 def chains() -> list[tuple[str, list[list[Kernel]]]]:
@@ -46,8 +49,8 @@ def hopper_steps_table(m: Measured) -> Table:
     """One row per rung and problem: CUDA's and Triton's % of the class's cuBLAS, the points gained or lost against
     the rung before (the same model's), and the counter that moved most that way."""
     table = Table([("problem", False), ("class", False), ("rung", False), ("CUDA % cuBLAS", True),
-                   ("points", True), ("CUDA counter that moved", False), ("Triton % cuBLAS", True),
-                   ("points", True), ("Triton counter that moved", False)], cls="hopper-steps")
+                   ("points", True), ("CUDA: what moved", False), ("Triton % cuBLAS", True),
+                   ("points", True), ("Triton: what moved", False)], cls="hopper-steps")
     for problem in _problems(m):
         for precision, rungs in chains():
             before: tuple[Best | None, Best | None] = (None, None)
@@ -58,7 +61,7 @@ def hopper_steps_table(m: Measured) -> Table:
                     continue
                 table.add([Cell(problem.shape_label), Cell(_PRECISION_TEXT[precision]),
                            Cell(_name(cuda, kernels), code=True),
-                           *step_cells(m, cuda, before[0]), *step_cells(m, tri, before[1])])
+                           *step_cells(m, cuda, before[0], _KINDS), *step_cells(m, tri, before[1], _KINDS)])
                 before = (cuda or before[0], tri or before[1])
     if table.rows:
         table.notes += [
@@ -66,8 +69,9 @@ def hopper_steps_table(m: Measured) -> Table:
             "3xTF32. Each chain starts from the mma.sync rung (rosetta.tc_gemm, B K-major: the fastest of its tiles) "
             "and follows the wgmma rungs in registry order. Triton: each rung's counterpart (for the mma.sync rung, "
             "the fastest of its forms).",
-            "Points: the change in % of cuBLAS from the rung before (the same model's). Counter that moved: of the "
-            "Nsight Compute counters stored with both rungs' records, the one that favours the faster of the two "
-            "and plausibly explains most of the difference (causes.py), before → after.",
+            "Points: the change in % of cuBLAS from the rung before (the same model's). What moved: of the Nsight "
+            "Compute counters stored with both rungs' records and the compiled facts (the tensor-core instruction, "
+            "spills, load widths), the one that favours the faster of the two and plausibly explains most of the "
+            "difference (causes.py), before → after.",
         ]
     return table

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from harness.registry import IDEAS, Kernel, ladder
 from harness.report import fmt
-from harness.report.causes import MIN_GAP, counters, reasons
+from harness.report.causes import MIN_GAP, counters, reasons, tied
 from harness.report.counters import COLUMNS
 from harness.report.measured import Best, Measured
 from harness.report.tables import Cell, Table
@@ -37,26 +37,32 @@ def _triton_records(m: Measured, kernels: list[Kernel], problem, precision: str 
     return [r for r in rows if (c := m.counterpart(r)) is not None and c.module == ladder.LADDER]
 
 
-def moved_counter(m: Measured, now: Result, before: Result) -> str:
-    """The counter that moved most between two rungs in the direction of the speed change, with both values."""
-    if counters(now) is None or counters(before) is None:
-        return "no counters recorded"
+def moved_counter(m: Measured, now: Result, before: Result, kinds: tuple[str, ...] = ("counter",)) -> str:
+    """The measured quantity of `kinds` (causes.py's Reason.kind) that moved most between two rungs in the direction
+    of the speed change, with both values. Counters are needed on both sides either way: they say whether the
+    step is read at all."""
+    for r in (now, before):
+        if counters(r) is None:
+            # counters stored but refused (ncu's kernel time too far from the timed one) are not "none recorded"
+            return "counters refused: ncu's time is off the timed one" if tied(r) is False else "no counters recorded"
     assert now.timing is not None and before.timing is not None
     fast, slow = (now, before) if now.timing.median_ms <= before.timing.median_ms else (before, now)
     assert fast.timing is not None and slow.timing is not None
     if slow.timing.median_ms / fast.timing.median_ms < MIN_GAP:
         return f"a tie (under {MIN_GAP - 1:.0%} apart)"
-    found = [r for r in reasons(m, fast, slow) if r.kind == "counter" and r.points_with_speed and r.weight > 0]
+    found = [r for r in reasons(m, fast, slow) if r.kind in kinds and r.cause]
     if not found:
-        return "no counter moved its way"
+        return "nothing measured moved its way by enough to explain it"
     top = found[0]
     label, write = _LABEL.get(top.quantity, (top.quantity.replace("_", " "), lambda v: f"{v:.3g}"))
     v_before, v_now = (top.value_slow, top.value_fast) if fast is now else (top.value_fast, top.value_slow)
-    assert isinstance(v_before, float) and isinstance(v_now, float)
+    if isinstance(v_before, str) or isinstance(v_now, str):   # a compiled fact: an instruction's form
+        return f"{label}: {v_before} → {v_now}"
     return f"{label}: {write(v_before)} → {write(v_now)}"
 
 
-def step_cells(m: Measured, best: Best | None, before: Best | None) -> list[Cell]:
+def step_cells(m: Measured, best: Best | None, before: Best | None,
+               kinds: tuple[str, ...] = ("counter",)) -> list[Cell]:
     if best is None:
         return [Cell("—", num=True, cls="muted"), Cell("", num=True), Cell("", cls="muted")]
     if before is None:
@@ -64,7 +70,7 @@ def step_cells(m: Measured, best: Best | None, before: Best | None) -> list[Cell
     delta = best.pct - before.pct
     return [Cell(fmt.pct(best.pct), num=True),
             Cell(f"{delta:+.1f}", num=True, cls="ok" if delta > 0 else "bad" if delta < 0 else ""),
-            Cell(moved_counter(m, best.result, before.result))]
+            Cell(moved_counter(m, best.result, before.result, kinds))]
 
 
 def ladder_steps_table(m: Measured) -> Table:

@@ -185,6 +185,6 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     if idea.key in HOPPER_IDEAS:
         steps = hopper_steps_table(m)
         if steps:
-            s.add(TableBlock(steps, "Rung by rung: what each Hopper idea gained, and the counter that moved"))
+            s.add(TableBlock(steps, "Rung by rung: what each Hopper idea gained, and what moved"))
     s.add(TableBlock(measured_table(m, kernels), "Measured, beside the published figures"))
     return s
