@@ -310,3 +310,18 @@ def test_the_tensor_core_instruction_is_a_reason_between_two_kernels_of_one_mode
     assert "tensor_core_instructions" in found
     assert (found["tensor_core_instructions"].value_fast, found["tensor_core_instructions"].value_slow) == \
         ("HGMMA", "HMMA")
+
+
+def test_the_hopper_chart_draws_the_steps_tables_rungs_on_the_headline_problem(recorded) -> None:
+    from harness.report.hopper_steps import hopper_steps_table
+    from harness.report.plots.hopper import hopper_points
+
+    m = Measured(recorded)
+    headline = m.headline("sgemm")
+    rows = [r for r in hopper_steps_table(m).rows if headline and r[0].text == headline.shape_label]
+    if not rows:
+        pytest.skip("the recorded run timed no wgmma rung")
+    points = hopper_points(m)
+    label = {"tf32": "TF32", "3xtf32": "3xTF32"}
+    assert [(p[0], label[p[1]]) for p in points] == [(r[2].text, r[1].text) for r in rows]
+    assert [f"{p[2]:.1f}%" for p in points] == [r[3].text for r in rows]

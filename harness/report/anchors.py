@@ -23,6 +23,7 @@ BARS = "bars-{op}"
 GEMV = "gemv-bandwidth"
 ROOFLINE = "roofline"
 LADDER = "ladder"
+HOPPER_LADDER = "hopper-ladder"
 ACCURACY = "accuracy"
 TIME = "time-{op}"
 

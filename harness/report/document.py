@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.registry import SEEDS
-from harness.report import anchors
+from harness.report import anchors, hopper_steps
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.findings import findings
 from harness.report.ladder_steps import ladder_steps_table
@@ -17,7 +17,8 @@ from harness.report.sections import idea_section
 from harness.report.sources import SourcePlanner
 
 # Tables an idea section keeps folded: the detail behind its figures, one click away.
-FOLDED = ("Compiled resources", "SASS instruction mix", "Kernels", "Each tiling decision in each model")
+FOLDED = ("Compiled resources", "SASS instruction mix", "Kernels", "Each tiling decision in each model",
+          hopper_steps.TITLE)
 # Any other table of an idea section longer than this is folded too (the tensor-core ideas measure a dozen rows
 # and more): the section's paragraph above it already names the best of each model.
 OPEN_ROWS = 12

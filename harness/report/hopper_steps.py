@@ -16,8 +16,10 @@ from harness.report.ladder_steps import step_cells
 from harness.report.measured import Best, Measured, baseline_label
 from harness.report.tables import Cell, Table
 
-__all__ = ["HOPPER_IDEAS", "chains", "hopper_steps_table"]
+__all__ = ["HOPPER_IDEAS", "TITLE", "chains", "hopper_steps_table", "rung_name"]
 
+# The table's title in the wgmma idea's section (folded there: the Hopper ladder chart shows the same figures).
+TITLE = "Rung by rung: what each Hopper idea gained, and what moved"
 # The ideas whose section shows the table: the wgmma rungs'.
 HOPPER_IDEAS = frozenset(k.idea for k in hopper.KERNELS)
 _PRECISION_TEXT = {"tf32": "TF32", "3xtf32": "3xTF32"}
@@ -40,7 +42,8 @@ def _problems(m: Measured) -> list[Problem]:
     return [p for p in m.problems if any(r.kernel in ids and r.timed for r in m.on(p))]
 
 
-def _name(best: Best | None, kernels: list[Kernel]) -> str:
+def rung_name(best: Best | None, kernels: list[Kernel]) -> str:
+    """A rung as the table and the chart name it: the kernel's name without its template arguments."""
     kernel = best.result.kernel if best is not None and best.result.kernel else kernels[0].id
     return kernel.split("<")[0].removeprefix("rosetta.")
 
@@ -60,7 +63,7 @@ def hopper_steps_table(m: Measured) -> Table:
                 if cuda is None and tri is None:
                     continue
                 table.add([Cell(problem.shape_label), Cell(_PRECISION_TEXT[precision]),
-                           Cell(_name(cuda, kernels), code=True),
+                           Cell(rung_name(cuda, kernels), code=True),
                            *step_cells(m, cuda, before[0], _KINDS), *step_cells(m, tri, before[1], _KINDS)])
                 before = (cuda or before[0], tri or before[1])
     if table.rows:

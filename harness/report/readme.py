@@ -24,8 +24,8 @@ from harness.run.results import load
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 # The plots the README shows; the report shows them all.
-README_PLOTS = (anchors.BARS.format(op="sgemm"), anchors.BARS.format(op="sgemm") + "-tf32", anchors.GEMV,
-                anchors.ROOFLINE, anchors.ACCURACY)
+README_PLOTS = (anchors.BARS.format(op="sgemm"), anchors.BARS.format(op="sgemm") + "-tf32", anchors.HOPPER_LADDER,
+                anchors.GEMV, anchors.ROOFLINE, anchors.ACCURACY)
 
 
 def section(results_path: Path, readme_dir: Path) -> str:

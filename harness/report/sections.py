@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
 from harness.registry.ideas import Idea
-from harness.report import anchors, fmt
+from harness.report import anchors, fmt, hopper_steps
 from harness.report.causes import because, despite
 from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell
 from harness.report.claims import published_pct, published_text, unroll_check
@@ -13,7 +13,6 @@ from harness.report.compiled import compiled_records, resources_table, sass_tabl
 from harness.report.counters import counters_table
 from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
 from harness.report.expressiveness import who
-from harness.report.hopper_steps import HOPPER_IDEAS, hopper_steps_table
 from harness.report.mapping_table import mapping_table
 from harness.report.measured import Measured, baseline_label, config_text, ideas_of, triton_modules
 from harness.report.sources import SourcePlanner
@@ -182,9 +181,9 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     counters = counters_table(m, kernels)
     if counters:
         s.add(TableBlock(counters, "Hardware counters: why each implementation runs where it does"))
-    if idea.key in HOPPER_IDEAS:
-        steps = hopper_steps_table(m)
+    if idea.key in hopper_steps.HOPPER_IDEAS:
+        steps = hopper_steps.hopper_steps_table(m)
         if steps:
-            s.add(TableBlock(steps, "Rung by rung: what each Hopper idea gained, and what moved"))
+            s.add(TableBlock(steps, hopper_steps.TITLE))
     s.add(TableBlock(measured_table(m, kernels), "Measured, beside the published figures"))
     return s

@@ -6,12 +6,13 @@ from harness.report.measured import Measured
 from harness.report.plots.accuracy import accuracy
 from harness.report.plots.bars import gemv_bars, sgemm_bars
 from harness.report.plots.common import DPI, MAX_WIDTH, MIN_PT, Plot, min_text_pt
+from harness.report.plots.hopper import hopper_chart
 from harness.report.plots.ladder import ladder_chart
 from harness.report.plots.roofline import roofline
 from harness.report.plots.sweep import time_vs_size
 
-__all__ = ["DPI", "MAX_WIDTH", "MIN_PT", "Plot", "accuracy", "all_plots", "gemv_bars", "ladder_chart", "min_text_pt",
-           "roofline", "sgemm_bars", "time_vs_size"]
+__all__ = ["DPI", "MAX_WIDTH", "MIN_PT", "Plot", "accuracy", "all_plots", "gemv_bars", "hopper_chart", "ladder_chart",
+           "min_text_pt", "roofline", "sgemm_bars", "time_vs_size"]
 
 
 def all_plots(m: Measured) -> list[Plot]:
@@ -22,6 +23,9 @@ def all_plots(m: Measured) -> list[Plot]:
         tf32 = sgemm_bars(m, "cublas-tf32")
         if tf32.png:
             out.append(tf32)
+        hopper = hopper_chart(m)
+        if hopper.png:
+            out.append(hopper)
     if "sgemv" in m.ops:
         out.append(gemv_bars(m))
     out.append(roofline(m))

@@ -1,0 +1,70 @@
+"""The Hopper ladder chart: % of the class's cuBLAS per tensor-core rung, TF32 and 3xTF32, CUDA and Triton side by
+side (the rungs are hopper_steps.chains(): the mma.sync rung, then each wgmma rung of that precision)."""
+
+from __future__ import annotations
+
+from matplotlib.patches import Patch
+
+from harness.report import anchors
+from harness.report.hopper_steps import chains, rung_name
+from harness.report.measured import Measured, baseline_label
+from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
+
+WIDTH = 0.38
+_CLASS = {"tf32": "TF32", "3xtf32": "3xTF32"}
+
+
+def hopper_points(m: Measured) -> list[tuple[str, str, float | None, float | None]]:
+    """(rung name, precision, best CUDA %, best Triton %) on the sgemm headline problem, chain by chain."""
+    problem = m.headline("sgemm")
+    if problem is None:
+        return []
+    out = []
+    for precision, rungs in chains():
+        for kernels in rungs:
+            cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
+            tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+            if cuda or tri:
+                out.append((rung_name(cuda, kernels), precision, cuda.pct if cuda else None,
+                            tri.pct if tri else None))
+    return out
+
+
+def hopper_chart(m: Measured) -> Plot:
+    key, title = anchors.HOPPER_LADDER, "Hopper's tensor-core ladder: % of the class's cuBLAS per rung"
+    points = hopper_points(m)
+    problem = m.headline("sgemm")
+    if problem is None or not any(name.startswith("wgmma") for name, *_ in points):
+        return missing(key, title, "No Hopper ladder chart: no wgmma rung was timed.")
+    with sizes():
+        fig = figure(10.7, 3.6)
+        ax = fig.add_subplot()
+        top = max([100.0, *(v for p in points for v in p[2:] if v is not None)]) * 1.12
+        for x, (_, _, cuda, tri) in enumerate(points):
+            for value, dx, colour in ((cuda, -WIDTH / 2, CUDA), (tri, WIDTH / 2, TRITON)):
+                if value is None:
+                    continue
+                ax.bar(x + dx, value, width=WIDTH, color=colour)
+                ax.text(x + dx, value + top * 0.01, f"{value:.0f}", ha="center", va="bottom", fontsize=9,
+                        color="#333333")
+        # the two chains measure against different baselines: a gap and a divider between them
+        split = next((i for i, p in enumerate(points) if p[1] != points[0][1]), None)
+        if split is not None:
+            ax.axvline(split - 0.5, color="#999999", linewidth=0.8)
+        ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
+        ax.set_xticks(range(len(points)))
+        ax.set_xticklabels([f"{name.replace('_', ' ')}\n{_CLASS[prec]}" for name, prec, _, _ in points], fontsize=9)
+        ax.set_xlim(-0.6, len(points) - 0.4)
+        ax.set_ylim(0, top)
+        ax.set_ylabel(f"% of the class's cuBLAS, {problem.shape_label}")
+        style(ax, grid="y")
+        handles = [Patch(color=CUDA, label="CUDA rung"), Patch(color=TRITON, label="its Triton counterpart"),
+                   Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label="the class's cuBLAS = 100%")]
+        fig.legend(handles=handles, loc="outside upper center", ncol=3, frameon=False)
+        data = png(fig)
+    caption = (f"Each tensor-core rung on {problem.label} on {m.header.device}, as % of the cuBLAS of its class "
+               f"({baseline_label('tf32')} for TF32, {baseline_label('3xtf32')} for fp32-accurate 3xTF32), timed by "
+               f"the same timer: the mma.sync rung each chain starts from (tc_gemm, B K-major, its fastest tile), then "
+               f"each wgmma rung in registry order; blue the CUDA kernel, orange its Triton counterpart (for the "
+               f"mma.sync rung, the fastest of its forms). The dashed line is cuBLAS.")
+    return Plot(key, title, caption, data, figure=fig)
