@@ -79,6 +79,19 @@ def figure(width_in: float, height_in: float) -> Figure:
     return Figure(figsize=(min(width_in, WIDTH_IN), height_in), layout="constrained")
 
 
+def cuda_triton_bars(ax, pairs: list[tuple[float | None, float | None]], width: float = 0.38) -> float:
+    """A CUDA bar and a Triton bar per x position, each labelled with its value (a None draws nothing); returns the
+    y limit that leaves room for the labels."""
+    top = max([100.0, *(v for pair in pairs for v in pair if v is not None)]) * 1.12
+    for x, pair in enumerate(pairs):
+        for value, dx, colour in zip(pair, (-width / 2, width / 2), (CUDA, TRITON), strict=True):
+            if value is None:
+                continue
+            ax.bar(x + dx, value, width=width, color=colour)
+            ax.text(x + dx, value + top * 0.01, f"{value:.0f}", ha="center", va="bottom", fontsize=9, color="#333333")
+    return top
+
+
 def style(ax, grid: str = "x") -> None:
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(True, axis=grid, color="#e3e3e3", linewidth=0.8)

@@ -8,9 +8,8 @@ from matplotlib.patches import Patch
 from harness.report import anchors
 from harness.report.hopper_steps import chains, rung_name
 from harness.report.measured import Measured, baseline_label
-from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
+from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, cuda_triton_bars, figure, missing, png, sizes, style
 
-WIDTH = 0.38
 _CLASS = {"tf32": "TF32", "3xtf32": "3xTF32"}
 
 
@@ -39,14 +38,7 @@ def hopper_chart(m: Measured) -> Plot:
     with sizes():
         fig = figure(10.7, 3.6)
         ax = fig.add_subplot()
-        top = max([100.0, *(v for p in points for v in p[2:] if v is not None)]) * 1.12
-        for x, (_, _, cuda, tri) in enumerate(points):
-            for value, dx, colour in ((cuda, -WIDTH / 2, CUDA), (tri, WIDTH / 2, TRITON)):
-                if value is None:
-                    continue
-                ax.bar(x + dx, value, width=WIDTH, color=colour)
-                ax.text(x + dx, value + top * 0.01, f"{value:.0f}", ha="center", va="bottom", fontsize=9,
-                        color="#333333")
+        top = cuda_triton_bars(ax, [(p[2], p[3]) for p in points])
         # the two chains measure against different baselines: a gap and a divider between them
         split = next((i for i, p in enumerate(points) if p[1] != points[0][1]), None)
         if split is not None:

@@ -10,9 +10,7 @@ from matplotlib.patches import Patch
 from harness.report import anchors
 from harness.report.measured import Measured
 from harness.report.parts import ladder
-from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
-
-WIDTH = 0.38
+from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, cuda_triton_bars, figure, missing, png, sizes, style
 
 
 def short(title: str) -> str:
@@ -45,14 +43,7 @@ def ladder_chart(m: Measured) -> Plot:
     with sizes():
         fig = figure(10.7, 3.5)
         ax = fig.add_subplot()
-        top = max([100.0, *(v for p in points for v in p[1:3] if v is not None)]) * 1.12
-        for x, (_, cuda, tri, _, _) in enumerate(points):
-            for value, dx, colour in ((cuda, -WIDTH / 2, CUDA), (tri, WIDTH / 2, TRITON)):
-                if value is None:
-                    continue
-                ax.bar(x + dx, value, width=WIDTH, color=colour)
-                ax.text(x + dx, value + top * 0.01, f"{value:.0f}", ha="center", va="bottom", fontsize=9,
-                        color="#333333")
+        top = cuda_triton_bars(ax, [(p[1], p[2]) for p in points])
         ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_xticks(range(len(points)))
         ax.set_xticklabels([short(p[0]) for p in points], fontsize=9)
