@@ -12,12 +12,19 @@ own events on a CUDA kernel and requires agreement within 10% (it passes on the 
 
 EventClock is the same measurement of one run made into pytest-benchmark's timer, so that the benchmarks'
 statistics are device times (tests/test_benchmarks.py).
+
+A comparison is not one burst per implementation: `interleave` times every implementation of a problem in rounds,
+in a shuffled order per round, a short burst each, and keeps every run as a sample with the mean SM clock of its
+window (harness/sm_clock.py), so that a sample is a time and a cycle count. harness/analysis/verdicts.py makes the
+calls from those samples.
 """
 
 from __future__ import annotations
 
+import random
+import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -25,6 +32,17 @@ import torch
 L2_FLUSH_BYTES = 256 * 2**20
 SPREAD_LIMIT = 0.05     # (p80 - p20) / median above this is flagged
 CLOCK_DROP_LIMIT = 0.05  # an SM clock that fell by more than this during the runs is flagged
+THROTTLE_FRACTION = 0.75  # a run whose window's mean SM clock is under this fraction of the maximum is throttled
+# Interleaved rounds (`interleave`): how many, and the bounds of one burst's runs. Ten rounds put a 95% bootstrap
+# interval of a paired ratio within about +-2% when a round's ratio varies by 3% (TF32 rows at the power limit).
+ROUNDS = 10
+MIN_ROUNDS = 3           # fewer rounds than this make no call (harness/analysis/verdicts.py)
+BURST_MIN_RUNS = 3
+BURST_MAX_RUNS = 40
+# Device time one entry may take over all its rounds. A seed kernel of 0.7 s a run would otherwise cost 30 s (3 runs
+# in each of 10 rounds): past this, a burst loses its untimed run, then runs, then the entry takes part in the first
+# rounds only (never fewer than MIN_ROUNDS), and its comparisons pair the rounds both sides took part in.
+ENTRY_BUDGET_MS = 2500.0
 
 
 @dataclass
@@ -38,13 +56,26 @@ class Timing:
     clock_mhz_before: int | None = None
     clock_mhz_after: int | None = None
     flags: list[str] = field(default_factory=list)
+    samples: Samples | None = None      # every run of the interleaved rounds (None in files from single bursts)
+    aa: Samples | None = None           # the A/A control: the same launch timed as a second entry of the rounds
 
     @property
     def spread(self) -> float:
         return (self.p80_ms - self.p20_ms) / self.median_ms if self.median_ms > 0 else 0.0
 
+    @property
+    def clock_mhz(self) -> float | None:
+        """The mean SM clock of the timed runs (None where it was not read during them)."""
+        return self.samples.mean_mhz if self.samples is not None else None
+
     def to_json(self) -> dict:
-        return {**asdict(self), "spread": self.spread}
+        out = {k: v for k, v in asdict(self).items() if k not in ("samples", "aa")}
+        out["spread"] = self.spread
+        for name in ("samples", "aa"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Timing:
@@ -53,7 +84,90 @@ class Timing:
         if missing:
             raise ValueError(f"timing lacks {', '.join(missing)}")
         return cls(*(float(data[f]) for f in fields), int(data["runs"]), data.get("clock_mhz_before"),
-                   data.get("clock_mhz_after"), list(data.get("flags") or []))
+                   data.get("clock_mhz_after"), list(data.get("flags") or []),
+                   Samples.from_json(data["samples"]) if data.get("samples") else None,
+                   Samples.from_json(data["aa"]) if data.get("aa") else None)
+
+    @classmethod
+    def of(cls, samples: Samples, aa: Samples | None = None) -> Timing:
+        """The summary of an implementation's samples: quantiles over every run of every round."""
+        ms = sorted(samples.ms)
+        t = cls(_quantile(ms, 0.5), _quantile(ms, 0.2), _quantile(ms, 0.8), ms[0], ms[-1], len(ms),
+                samples=samples, aa=aa)
+        if t.spread > SPREAD_LIMIT:
+            t.flags.append(f"spread {100 * t.spread:.1f}% > {100 * SPREAD_LIMIT:.0f}%")
+        throttled = samples.throttled_count
+        if throttled:
+            t.flags.append(f"{throttled} of {len(ms)} runs throttled (SM clock < "
+                           f"{100 * THROTTLE_FRACTION:.0f}% of {samples.max_mhz:.0f} MHz)")
+        return t
+
+
+@dataclass
+class Samples:
+    """Every timed run of one entry of an interleaved measurement, in the order they ran.
+
+    ms[i] is run i's event time and mhz[i] the mean SM clock of its window (None: not read), so its cycle count is
+    ms[i] * mhz[i] * 1e3. per_round[r] runs were taken in round r, at position order[r] of that round's shuffled
+    order. Samples of one `batch` were taken in the same rounds, so two entries of a batch can be compared round by
+    round; entries of different batches (another task, another file) only as two independent sets.
+    """
+
+    ms: list[float]
+    mhz: list[float | None]
+    per_round: list[int]
+    order: list[int]
+    batch: str
+    max_mhz: float | None = None   # the GPU's maximum SM clock: the reference of the throttle threshold
+
+    def __post_init__(self) -> None:
+        if len(self.mhz) != len(self.ms) or sum(self.per_round) != len(self.ms) or not self.ms:
+            raise ValueError(f"samples: {len(self.ms)} times, {len(self.mhz)} clocks, rounds of {self.per_round}")
+
+    @property
+    def rounds(self) -> int:
+        return len(self.per_round)
+
+    def by_round(self) -> list[list[int]]:
+        """The sample indices of each round."""
+        out, i = [], 0
+        for n in self.per_round:
+            out.append(list(range(i, i + n)))
+            i += n
+        return out
+
+    @property
+    def cycles(self) -> list[float | None]:
+        """Each run's SM cycles (millions), from its time and its window's mean clock."""
+        return [ms * mhz * 1e-3 if mhz else None for ms, mhz in zip(self.ms, self.mhz, strict=True)]
+
+    @property
+    def mean_mhz(self) -> float | None:
+        read = [m for m in self.mhz if m]
+        return sum(read) / len(read) if read else None
+
+    def throttled(self, i: int) -> bool:
+        mhz = self.mhz[i]
+        return bool(self.max_mhz and mhz and mhz < THROTTLE_FRACTION * self.max_mhz)
+
+    @property
+    def throttled_count(self) -> int:
+        return sum(self.throttled(i) for i in range(len(self.ms)))
+
+    def to_json(self) -> dict:
+        # compact: 5 significant digits of time and whole MHz are below what one run varies by
+        return {"ms": [float(f"{x:.5g}") for x in self.ms], "mhz": [round(m) if m else None for m in self.mhz],
+                "per_round": list(self.per_round), "order": list(self.order), "batch": self.batch,
+                "max_mhz": self.max_mhz}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Samples:
+        missing = [f for f in ("ms", "mhz", "per_round", "order", "batch") if f not in data]
+        if missing:
+            raise ValueError(f"samples lack {', '.join(missing)}")
+        return cls([float(x) for x in data["ms"]], [float(m) if m else None for m in data["mhz"]],
+                    [int(n) for n in data["per_round"]], [int(o) for o in data["order"]], str(data["batch"]),
+                    data.get("max_mhz"))
 
 
 def sm_clock_mhz(device: torch.device) -> int | None:
@@ -115,6 +229,111 @@ def time_gpu(fn: Callable[[], None], *, warmup_ms: float = 25.0, rep_ms: float =
     if clock_before and clock_after and clock_after < (1 - CLOCK_DROP_LIMIT) * clock_before:
         t.flags.append(f"SM clock fell {clock_before} -> {clock_after} MHz")
     return t
+
+
+@dataclass
+class Entry:
+    """One implementation to interleave: its key, its bare launch, and a first estimate of one run's time."""
+
+    key: Hashable
+    launch: Callable[[], object]
+    estimate_ms: float
+
+
+def estimate_ms(fn: Callable[[], object], device: torch.device, flush_l2: bool = True) -> float:
+    """One run's time, to size the bursts: a flushed run after a first call (compile, load, autotune), and the mean
+    of three more where one is short enough for its launch to matter."""
+    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device=device) if flush_l2 else None
+    fn()
+    torch.cuda.synchronize(device)
+    estimate = 0.0
+    for runs in (1, 3):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(runs):
+            if flush is not None:
+                flush.zero_()
+            fn()
+        end.record()
+        torch.cuda.synchronize(device)
+        estimate = max(start.elapsed_time(end) / runs, 1e-3)
+        if estimate > 5.0:
+            break
+    return estimate
+
+
+def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float = 100.0, seed: int = 0,
+               twins: bool = False, device: torch.device | None = None, flush_l2: bool = True,
+               on_burst: Callable[[Hashable, int], None] | None = None) -> dict[Hashable, Samples]:
+    """Time every entry in `rounds` rounds, each round in its own shuffled order, one burst per entry per round.
+
+    A burst is one untimed run (the entry's code and data back in place after the others ran), then
+    rep_ms / rounds of runs (at least BURST_MIN_RUNS, at most BURST_MAX_RUNS; fewer for a slow entry, which may also
+    take part in the first rounds only: burst_plan), each after an L2 flush, bracketed by CUDA events and by two SM
+    clock probes. With `twins`, every entry is timed a second time as an entry of its own
+    (key (key, "aa")): the A/A control, whose call must be SAME. on_burst(key, round) is called before each burst.
+    """
+    from harness.sm_clock import ProbeBuffer, max_sm_clock_mhz
+
+    device = device or torch.device("cuda", torch.cuda.current_device())
+    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device=device) if flush_l2 else None
+    todo = [*entries, *(Entry((e.key, "aa"), e.launch, e.estimate_ms) for e in entries if twins)]
+    plans = {e.key: burst_plan(e.estimate_ms, rounds, rep_ms) for e in todo}
+    probes = ProbeBuffer.make(max((p.runs for p in plans.values()), default=1), device)
+    batch = uuid.uuid4().hex[:12]
+    max_mhz = max_sm_clock_mhz(device)
+    got: dict[Hashable, dict] = {e.key: {"ms": [], "mhz": [], "per_round": [], "order": []} for e in todo}
+    rng = random.Random(seed)
+    for r in range(rounds):
+        order = [e for e in todo if r < plans[e.key].rounds]
+        rng.shuffle(order)
+        for position, e in enumerate(order):
+            if on_burst is not None:
+                on_burst(e.key, r)
+            plan = plans[e.key]
+            ms, mhz = _burst(e.launch, plan.runs, plan.untimed, flush, probes, device)
+            g = got[e.key]
+            g["ms"] += ms
+            g["mhz"] += mhz
+            g["per_round"].append(len(ms))
+            g["order"].append(position)
+    return {key: Samples(g["ms"], g["mhz"], g["per_round"], g["order"], batch, max_mhz) for key, g in got.items()}
+
+
+@dataclass(frozen=True)
+class BurstPlan:
+    runs: int        # timed runs per burst
+    untimed: bool    # one untimed run first
+    rounds: int      # the rounds this entry takes part in (the first ones)
+
+
+def burst_plan(estimate: float, rounds: int, rep_ms: float) -> BurstPlan:
+    """rep_ms / rounds of runs per burst, bounded, and the whole entry within ENTRY_BUDGET_MS (see there)."""
+    runs = int(min(max(rep_ms / rounds / estimate, BURST_MIN_RUNS), BURST_MAX_RUNS))
+    if rounds * (runs + 1) * estimate <= ENTRY_BUDGET_MS:
+        return BurstPlan(runs, True, rounds)
+    runs = max(1, min(runs, int(ENTRY_BUDGET_MS / (rounds * estimate))))
+    taken = min(rounds, max(MIN_ROUNDS, int(ENTRY_BUDGET_MS / (runs * estimate))))
+    return BurstPlan(runs, False, taken)
+
+
+def _burst(fn: Callable[[], object], runs: int, untimed: bool, flush: torch.Tensor | None, probes,
+           device: torch.device) -> tuple[list[float], list[float | None]]:
+    if untimed:
+        fn()
+    probes.clear()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
+    for i in range(runs):
+        if flush is not None:
+            flush.zero_()
+        probes.probe(i, 0)
+        starts[i].record()
+        fn()
+        ends[i].record()
+        probes.probe(i, 1)
+    torch.cuda.synchronize(device)
+    return [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)], probes.clocks_mhz(runs)
 
 
 class EventClock:

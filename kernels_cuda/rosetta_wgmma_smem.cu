@@ -34,83 +34,10 @@
 //             for tile kt + STAGES - 1 are issued before the wgmma of tile kt, so they overlap the MMAs
 //             block order: 1-D grid mapped to (tile row, tile column) in groups of 8 tile rows (L2 reuse)
 
+#include "wgmma.cuh"
+#include "wgmma_m64n128k8.cuh"
+
 namespace rosetta_wgmma {
-
-// Shared-memory address of a generic pointer, in PTX so that no CUDA header is needed under NVRTC.
-__device__ __forceinline__ unsigned smem_u32(const void* p) {
-    unsigned r;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
-    return r;
-}
-
-// wgmma shared-memory matrix descriptor for a K-major tile stored with the 128-byte swizzle: rows of 128 bytes
-// (32 floats), 8-row atoms of 1024 bytes. Fields (16-byte units): start address (bits 0-13), leading byte offset
-// (16-29, unused when one instruction's K extent, 32 bytes, stays inside the 128-byte swizzle row: set to 1),
-// stride byte offset (32-45: 1024, the distance between 8-row atoms), swizzle mode (62-63: 1 = 128-byte).
-__device__ __forceinline__ unsigned long long smem_desc(unsigned addr) {
-    return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((unsigned long long)(1024 >> 4) << 32) |
-           (1ull << 62);
-}
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wgmma_wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-
-// Grouped block order (GROUP tile rows walked before moving right), so the tiles running together share A rows
-// and B columns in L2.
-template <int GROUP>
-__device__ __forceinline__ void grouped_tile(int id, int tiles_m, int tiles_n, int& tm, int& tn) {
-    const int per_group = GROUP * tiles_n;
-    const int first_m = (id / per_group) * GROUP;
-    const int rows = min(tiles_m - first_m, GROUP);
-    const int in_group = id % per_group;
-    tm = first_m + in_group % rows;
-    tn = in_group / rows;
-}
-
-// Stores one warpgroup's 64 x NT accumulator tile: warp w of the group owns rows 16 w .. 16 w + 15; lane (g =
-// lane / 4, t = lane % 4) holds, for each 8-column slice i, (row g, cols 8 i + 2 t, +1) in d[4 i], d[4 i + 1] and
-// (row g + 8, same cols) in d[4 i + 2], d[4 i + 3]. beta == 0 never reads C.
-template <int NT>
-__device__ __forceinline__ void store_tile(const float (&d)[NT / 2], float* __restrict__ C, int N, int row0, int col0,
-                                           float alpha, float beta) {
-    const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
-    const int g = lane / 4, t = lane % 4;
-    float* c0 = C + (long long)(row0 + warp * 16 + g) * N + col0 + 2 * t;
-    float* c1 = c0 + 8ll * N;
-#pragma unroll
-    for (int i = 0; i < NT / 8; ++i) {
-        float2 v0 = make_float2(alpha * d[4 * i], alpha * d[4 * i + 1]);
-        float2 v1 = make_float2(alpha * d[4 * i + 2], alpha * d[4 * i + 3]);
-        if (beta != 0.0f) {
-            const float2 o0 = *reinterpret_cast<const float2*>(c0 + 8 * i);
-            const float2 o1 = *reinterpret_cast<const float2*>(c1 + 8 * i);
-            v0.x += beta * o0.x; v0.y += beta * o0.y; v1.x += beta * o1.x; v1.y += beta * o1.y;
-        }
-        *reinterpret_cast<float2*>(c0 + 8 * i) = v0;
-        *reinterpret_cast<float2*>(c1 + 8 * i) = v1;
-    }
-}
-
-// m64n128k8 tf32: 64 fp32 accumulators per thread, D += A B (scale-d = 1: the caller zeroes D first).
-__device__ __forceinline__ void wgmma_m64n128k8(float (&d)[64], unsigned long long da, unsigned long long db) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(da), "l"(db));
-}
 
 constexpr int BM = 128, BN = 128, BK = 32;
 constexpr int TILE_BYTES = BM * BK * 4;  // A and Bt tiles are the same size here

@@ -11,6 +11,14 @@ accumulators per thread (64 x 64 with 4 warps, 64 x 128 with 8, 128 x 128 with 1
 stages, all with GROUP_M = 8. Larger per-program tiles (128 x 256, 256 x 128) make ``tl.dot``'s FMA layout hold 128
 accumulators per thread next to its operand registers, and measured slower.
 
+To these the search adds the configurations of Triton's tutorial 03 list for CUDA (the eight it gives for fp16 and
+fp32 operands, the list the Triton baseline kernels_triton/gemm_tutorial.py tunes over), so that this ceiling can find
+whatever that baseline finds: its algorithm is the same (grouped order, one ``tl.dot`` per K step, masks), and every
+one of them fits it: GROUP_M = 8, K steps of 32 and 64, 48 to 192 KB of shared memory for fp32 tiles at their stage
+counts (sm_90 has 227 KB). Compiled ahead of time for sm_90, the tutorial's first entry (128 x 256 x 64, 8 warps)
+spills heavily and 128 x 128 x 32 with 4 warps spills some; they stay, because the tuner judges by time. Twice the
+configurations make a cold tune about twice as long; the run's precompile pool compiles them ahead of the worker.
+
 Under ``TRITON_INTERPRET=1`` there is nothing to time (no GPU): ``launch`` runs the same kernel with the first
 configuration, so the code path (masks and 64-bit offsets included) is still checked on small odd shapes.
 
@@ -25,6 +33,8 @@ import os
 import torch
 import triton
 import triton.language as tl
+
+from kernels_triton.gemm_tutorial import TUTORIAL_TILES
 
 
 @triton.jit
@@ -82,6 +92,10 @@ CONFIGS = [
     _config(128, 128, 32, 16, 4),
     _config(128, 128, 64, 16, 3),
 ]
+# Triton's tutorial list, after the suite's own (the interpreter runs CONFIGS[0]); (bm, bn, bk, stages, warps) there.
+_SEEN = {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"], c.num_warps, c.num_stages) for c in CONFIGS}
+CONFIGS += [_config(bm, bn, bk, warps, stages) for bm, bn, bk, stages, warps in TUTORIAL_TILES
+            if (bm, bn, bk, warps, stages) not in _SEEN]
 
 sgemm_autotuned = triton.autotune(configs=CONFIGS, key=["M", "N", "K"], restore_value=["C"])(sgemm_autotuned_kernel)
 

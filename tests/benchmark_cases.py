@@ -7,9 +7,10 @@ default `--benchmark-sort`. Nothing here needs a GPU: collection runs everywhere
   characters than letters, digits, `_` and `-` turned into one `-`: `s000.gemm_block_tiling_v3<64,64,16,16,16>`
   through CUDA is `s000-gemm_block_tiling_v3-64-64-16-16-16-cuda`, so `-k "v3 and 64-64"` selects it.
 - Each case carries a marker per op, model and idea (`-m "sgemv and triton"`, `-m coarsen_1d`).
-- pytest-benchmark sorts each group by `--benchmark-sort`, then shows it; sorted by name, the baselines'
-  `cublas-...` ids come before every kernel's (`rosetta-...`, `s0NN-...`), so cuBLAS heads each problem's group,
-  and with `--benchmark-compare` a benchmark's saved and current rows sit together.
+- pytest-benchmark sorts each group by `--benchmark-sort`, then shows it; sorted by name, cuBLAS's `cublas-...` ids
+  come before every kernel's (`rosetta-...`, `s0NN-...`), so cuBLAS heads each problem's group (the Triton
+  baseline's `triton-tutorial-...` ids close it), and with `--benchmark-compare` a benchmark's saved and current rows
+  sit together.
 """
 
 from __future__ import annotations
@@ -36,8 +37,11 @@ def case_id(impl: Impl) -> str:
 
 
 def model_of(impl: Impl) -> str:
-    """cuda, triton or cublas: every baseline is cuBLAS (its fp32 and TF32 rows are two names of one model)."""
-    return impl.model if impl.kernel else "cublas"
+    """cuda, triton or cublas: a baseline is cuBLAS (its fp32 and TF32 rows are two names of one model) or the Triton
+    baseline (a Triton kernel, in three classes)."""
+    if impl.kernel:
+        return impl.model
+    return "cublas" if impl.vendor else "triton"
 
 
 def case_marks(impl: Impl) -> list[str]:

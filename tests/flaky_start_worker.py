@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harness.run.work import measure_one  # noqa: F401 - the worker's measuring function
+from harness.run.work import measure_one, time_pending  # noqa: F401 - the worker's measuring functions
 from harness.run.work import setup as real_setup
 
 

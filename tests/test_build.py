@@ -6,6 +6,9 @@ compiled code itself. The subnormal numerics layer is checked here against a CPU
 
 from __future__ import annotations
 
+from fnmatch import fnmatch
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -14,6 +17,9 @@ from harness.build import nvrtc as build_nvrtc
 from harness.inspect.compile_cuda import built_resources
 from harness.problems import Problem
 from harness.registry import KERNELS
+from kernels_cuda import includes, source_path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 needs_nvrtc = pytest.mark.skipif(not build_nvrtc.available(),
                                  reason="NVRTC (cuda-bindings + nvidia-cuda-nvrtc) not installed")
@@ -89,6 +95,80 @@ def test_a_cached_module_is_reused_and_a_changed_option_is_rebuilt(tmp_path, mon
     assert not first.cached and again.cached and not other.cached
     assert again.cubin == first.cubin != other.cubin
     assert again.lowered == {"k<3>": "_Z1kILi3EEvPf"}
+
+
+def _with_headers(folder: Path) -> tuple[Path, Path, Path]:
+    """Two sources sharing a header, one through another header: (scale.cuh, k.cu, k2.cu)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    header = folder / "scale.cuh"
+    header.write_text("#pragma once\nconstexpr float SCALE = 3.0f;\n")
+    (folder / "twice.cuh").write_text('#pragma once\n#include "scale.cuh"\nconstexpr float TWICE = 2.0f * SCALE;\n')
+    k = folder / "k.cu"
+    k.write_text('#include "scale.cuh"\n__global__ void k(float* p) { p[threadIdx.x] *= SCALE; }\n')
+    k2 = folder / "k2.cu"
+    k2.write_text('#include "twice.cuh"\n#include "scale.cuh"\n'
+                  "__global__ void k2(float* p) { p[threadIdx.x] *= TWICE + SCALE; }\n")
+    return header, k, k2
+
+
+def test_a_sources_headers_are_found_beside_it_once_each_and_a_missing_one_is_named(tmp_path):
+    header, k, k2 = _with_headers(tmp_path)
+    assert list(includes(k)) == ["scale.cuh"]
+    assert includes(k2) == {"twice.cuh": (tmp_path / "twice.cuh").read_text(), "scale.cuh": header.read_text()}
+    k.write_text('#include "absent.cuh"\n' + k.read_text())
+    with pytest.raises(FileNotFoundError, match=r'k\.cu includes "absent\.cuh"'):
+        includes(k)
+
+
+@needs_nvrtc
+def test_headers_reach_nvrtc_by_name_without_an_include_path(tmp_path, monkeypatch):
+    # From another working directory, with the declared options alone: NVRTC gets each header's text by name.
+    monkeypatch.setenv("ROSETTA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    _, k, k2 = _with_headers(tmp_path / "src")
+    for src, name in ((k, "k"), (k2, "k2")):
+        built = build_nvrtc.build(src, [name], "sm_90a", build.DEFAULT.options)
+        assert built.options == build.DEFAULT.options and built.cubin.is_file()
+
+
+@needs_nvrtc
+def test_a_header_change_rebuilds_every_source_that_includes_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROSETTA_CACHE_DIR", str(tmp_path / "cache"))
+    header, k, k2 = _with_headers(tmp_path / "src")
+    first = [build_nvrtc.build(src, [name], "sm_90a", build.DEFAULT.options) for src, name in ((k, "k"), (k2, "k2"))]
+    assert not any(b.cached for b in first)
+    header.write_text(header.read_text().replace("3.0f", "5.0f"))
+    again = [build_nvrtc.build(src, [name], "sm_90a", build.DEFAULT.options) for src, name in ((k, "k"), (k2, "k2"))]
+    assert not any(b.cached for b in again)  # k2 reaches scale.cuh through twice.cuh, and is rebuilt too
+    assert {b.cubin for b in again}.isdisjoint({b.cubin for b in first})
+
+
+@needs_nvrtc
+def test_a_missing_header_is_a_build_error_that_names_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROSETTA_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "k.cu"
+    src.write_text('#include "absent.cuh"\n__global__ void k(float* p) { p[0] = 1.0f; }\n')
+    with pytest.raises(build.BuildError, match=r'includes "absent\.cuh"'):
+        build_nvrtc.build(src, ["k"], "sm_90a", build.DEFAULT.options)
+
+
+def test_a_sources_cache_key_covers_its_headers_and_is_unchanged_without_any():
+    if not build_nvrtc.available():
+        pytest.skip("the digest names the NVRTC version")
+    args = ("src", ["k"], "sm_90a", build.DEFAULT.options)
+    assert build_nvrtc.digest(*args) == build_nvrtc.digest(*args, {})
+    assert build_nvrtc.digest(*args, {"a.cuh": "x"}) not in (build_nvrtc.digest(*args),
+                                                            build_nvrtc.digest(*args, {"a.cuh": "y"}))
+
+
+def test_the_package_ships_every_header_a_kernel_includes():
+    tomllib = pytest.importorskip("tomllib")
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    shipped = patterns["kernels_cuda"]
+    headers = {name for source in build.sources() for name in includes(source_path(source))}
+    assert headers, "no kernel includes a header: the wgmma rungs share theirs"
+    for name in sorted(headers):
+        assert any(fnmatch(name, p) for p in shipped), f"{name} is not in kernels_cuda's package data {shipped}"
 
 
 # --------------------------------------------------------------------------

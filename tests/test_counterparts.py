@@ -47,7 +47,7 @@ def test_counterpart_honours_beta_zero_even_where_the_seed_does_not(impl, device
 
 @pytest.mark.parametrize("op", ["sgemm", "sgemv"])
 def test_vendor_baseline_passes_the_same_checks(op, device):
-    for impl in baselines(op):
+    for impl in (b for b in baselines(op) if b.vendor):  # the Triton baseline: tests/test_triton_baseline.py
         if impl.tf32 and device == "cpu":
             continue  # TF32 exists only on the GPU
         shape = SGEMV_SHAPES[0] if op == "sgemv" else Problem("sgemm", 37, 45, 29)
@@ -96,13 +96,14 @@ def test_the_offset_check_sees_a_32_bit_index():
 
 
 def _one_per_code_path() -> list[Impl]:
-    """One sgemm counterpart per distinct kernel text and addressing (module, unroll form, B layout)."""
+    """One sgemm counterpart per distinct kernel text and addressing (module, unroll form, B layout), and the Triton
+    baseline (kernels_triton/gemm_tutorial.py)."""
     seen: dict[tuple, Impl] = {}
     for impl in TRITON:
         if impl.op == "sgemm":
             c = impl.counterpart
             seen.setdefault((c.module, c.params.get("unroll"), impl.kernel.b_layout), impl)
-    return list(seen.values())
+    return [*seen.values(), Impl("triton-tutorial", "sgemm")]
 
 
 # B alone or C alone past 2^31 elements (A alone: tests/test_gpu.py); every dimension fits int32.

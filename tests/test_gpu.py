@@ -118,7 +118,8 @@ def _big_operands(op: str) -> tuple[dict, torch.Tensor]:
 
 @pytest.mark.gpu_alone
 @pytest.mark.parametrize("impl", [*baselines("sgemv")[:1], *(i for i in IMPLS if i.op == "sgemv"),
-                                  *baselines("sgemm")[:1], *(i for i in IMPLS if i.op == "sgemm")],
+                                  *baselines("sgemm")[:1], Impl("triton-tutorial", "sgemm"),
+                                  *(i for i in IMPLS if i.op == "sgemm")],
                          ids=lambda i: i.label)
 def test_past_2_31_elements_every_implementation_is_right_or_refused_before_launch(impl):
     problem = BIG[impl.op]

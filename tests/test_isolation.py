@@ -136,3 +136,20 @@ def test_a_worker_that_cannot_start_twice_raises_with_both_causes(tmp_path):
                       env={"ROSETTA_TEST_START_MARKER": str(tmp_path / "m"), "ROSETTA_TEST_START_ALWAYS": "1"})
     with pytest.raises(RuntimeError, match=r"did not start: .*exited with code 255; then .*exited with code 255"):
         Worker(spec).start()
+
+
+@CPU_TIER
+def test_a_crash_during_the_interleaved_rounds_is_blamed_on_its_burst_and_the_others_are_timed_again(tmp_path,
+                                                                                                    monkeypatch):
+    monkeypatch.setenv("ROSETTA_TEST_CRASH_IN_ROUNDS", "s003.naive_sgemv")
+    path = tmp_path / "r.jsonl"
+    failures = _session(path, measure="tests.pending_worker:measure_one", timeout_s=60).run()
+    results = load(path)
+    crashed = [r for r in results.results if r.kernel == "s003.naive_sgemv" and r.model == "triton"]
+    assert len(crashed) == 1 and "in round 2 of the interleaved timing" in crashed[0].reason
+    assert [r.kernel for r in failures] == ["s003.naive_sgemv"]
+    timed = [r for r in results.results if r.status is Status.OK]
+    assert timed and all(r.timing is not None and r.timing.samples.rounds == 4 for r in timed)
+    # one record per implementation, however many times the rounds were started
+    measured = [r for r in results.results if r.status is not Status.COMPILED]
+    assert len({r.key for r in measured}) == len(measured)

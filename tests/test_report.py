@@ -164,6 +164,31 @@ def test_a_later_step_is_shown_as_a_diff_against_the_earlier_one(gpu_page: tuple
         assert html.index(f'<div class="src-head"><code>{old}</code>') < html.index(f"<code>{new}</code> — what")
 
 
+def test_the_hopper_rungs_show_their_headers_expanded_and_each_diff_what_the_rung_adds() -> None:
+    # The rungs share .cuh headers; the page reads each .cu with them expanded, so the first rung shows every helper
+    # it calls and a later rung's diff the helpers it brings in (TMA, the warp-specialised pipeline) beside its code.
+    from harness.registry.hopper import KERNELS as RUNGS
+    from harness.report.sources import SourcePlanner
+
+    planner = SourcePlanner()
+    shown = {k.source: planner.cuda([k], f"rung-{i}", k.id)[0] for i, k in enumerate(RUNGS)}
+    first = shown["rosetta_wgmma_smem.cu"]
+    assert not first.diff_against and "unsigned long long smem_desc(unsigned addr)" in first.code
+    assert not re.search(r'^\s*#\s*include\s*"', first.code, re.MULTILINE), "a header left unexpanded"
+
+    def added(source: str) -> list[str]:
+        assert shown[source].diff_against, f"{source} is not shown as a diff"
+        return [ln[1:] for ln in shown[source].code.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+
+    assert any("void tma_load_2d(" in ln for ln in added("rosetta_wgmma_tma.cu"))
+    assert any("void produce(" in ln for ln in added("rosetta_wgmma_ws.cu"))
+    assert any("void wgmma_m64n256k8(" in ln for ln in added("rosetta_wgmma_ws.cu"))
+    # The persistent rung runs wgmma_ws's pipeline unchanged: its diff is its header comment and its entry point.
+    code = [ln for ln in added("rosetta_wgmma_persistent.cu") if ln.strip() and not ln.lstrip().startswith("//")]
+    assert any("void wgmma_persistent_tf32(" in ln for ln in code), code
+    assert not any("__device__" in ln for ln in code) and len(code) <= 10, code
+
+
 def test_every_image_is_embedded_linked_full_size_and_legible(any_page: tuple[Path, Path, Path]) -> None:
     results, html_path, md_path = any_page
     page = parse(html_path)

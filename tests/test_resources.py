@@ -527,6 +527,31 @@ def test_source_facts_ignore_comments_but_keep_inline_ptx(tmp_path):
     assert (f["register_arrays_1d"], f["register_arrays_2d"], f["unroll_loop_from_zero"]) == (1, 1, 1)
 
 
+def test_source_facts_count_the_headers_a_source_includes_once_each(tmp_path):
+    # What the compiler reads: the helpers a kernel calls from a shared header are its code too.
+    from harness.inspect.source_facts import source_facts
+
+    _write(tmp_path, "mma.cuh", """
+        #pragma once
+        __device__ __forceinline__ void mma(float* d) {
+            asm volatile("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0}, 0, 0, p, 1, 1;" : "+f"(*d));
+        }
+        """)
+    _write(tmp_path, "sync.cuh", """
+        #pragma once
+        #include "mma.cuh"
+        __device__ __forceinline__ void step(float* d) { __syncthreads(); mma(d); }
+        """)
+    src = _write(tmp_path, "k.cu", """
+        // #include "absent.cuh" in a comment is not followed
+        #include "sync.cuh"
+        #include "mma.cuh"
+        __global__ void k(float* p) { step(p); }
+        """)
+    f = source_facts(src)
+    assert (f["wgmma"], f["syncthreads"]) == (1, 1)  # mma.cuh counted once, though included twice
+
+
 def test_sass_counts_store_and_async_copy_widths():
     listing = textwrap.dedent(
         """

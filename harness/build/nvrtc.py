@@ -5,8 +5,12 @@ SASS from: one compile path, one set of flags. `-Xptxas=-v` only makes ptxas rep
 spills, barriers per entry); it does not change the code.
 
 Cache: `$ROSETTA_CACHE_DIR/build/<digest>/` (default `~/.cache/tile-rosetta/build`) holds `module.cubin` and
-`module.json` (lowered names, the compile log, seconds). The digest covers the source text, the name expressions,
-the options, the arch and the NVRTC version, so a changed compiler or flag never serves a stale cubin.
+`module.json` (lowered names, the compile log, seconds). The digest covers the source text, the text of every header
+it includes, the name expressions, the options, the arch and the NVRTC version, so a changed header, compiler or flag
+never serves a stale cubin.
+
+Headers: a source's quoted `#include "x.cuh"` names a file beside it (kernels_cuda/); NVRTC gets each one's text by
+name through nvrtcCreateProgram, so it reads exactly what the digest covers and no include path enters the options.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from kernels_cuda import includes
 
 # Bump when what a cache entry holds changes meaning.
 SCHEMA = 1
@@ -71,10 +77,17 @@ def cache_root() -> Path:
     return Path(base) / "build"
 
 
-def digest(source_text: str, names: Sequence[str], arch: str, options: Sequence[str]) -> str:
-    blob = json.dumps({"schema": SCHEMA, "source": hashlib.sha256(source_text.encode()).hexdigest(),
-                       "names": sorted(names), "arch": arch, "options": list(options), "nvrtc": nvrtc_version()},
-                      sort_keys=True).encode()
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def digest(source_text: str, names: Sequence[str], arch: str, options: Sequence[str],
+           headers: Mapping[str, str] | None = None) -> str:
+    parts = {"schema": SCHEMA, "source": _sha256(source_text), "names": sorted(names), "arch": arch,
+             "options": list(options), "nvrtc": nvrtc_version()}
+    if headers:  # only where there are any: the keys of sources without headers stay what they were
+        parts["headers"] = {name: _sha256(text) for name, text in headers.items()}
+    blob = json.dumps(parts, sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 
 
@@ -96,11 +109,14 @@ def _log(prog: object) -> str:
     return buf.rstrip(b"\x00 ").decode(errors="replace")
 
 
-def _compile(source_text: str, name: str, names: Sequence[str], arch: str,
-             options: Sequence[str]) -> tuple[bytes, dict[str, str], str]:
+def _compile(source_text: str, name: str, names: Sequence[str], arch: str, options: Sequence[str],
+             headers: Mapping[str, str] | None = None) -> tuple[bytes, dict[str, str], str]:
     from cuda.bindings import nvrtc
 
-    (prog,) = _check(nvrtc.nvrtcCreateProgram(source_text.encode(), name.encode(), 0, [], []), "create")
+    headers = headers or {}
+    (prog,) = _check(nvrtc.nvrtcCreateProgram(source_text.encode(), name.encode(), len(headers),
+                                              [text.encode() for text in headers.values()],
+                                              [include.encode() for include in headers]), "create")
     try:
         for expr in names:
             _check(nvrtc.nvrtcAddNameExpression(prog, expr.encode()), f"name expression {expr!r}")
@@ -122,7 +138,11 @@ def build(source: Path, names: Sequence[str], arch: str, options: Sequence[str])
     """The cubin of `source` with every name expression in `names` instantiated, from the cache when it is there."""
     source = Path(source)
     text = source.read_text()
-    key = digest(text, names, arch, options)
+    try:
+        headers = includes(source)
+    except FileNotFoundError as e:
+        raise BuildError(f"NVRTC compile of {source.name}: {e}") from e
+    key = digest(text, names, arch, options, headers)
     folder = cache_root() / key
     meta_path, cubin_path = folder / "module.json", folder / "module.cubin"
     try:
@@ -133,7 +153,7 @@ def build(source: Path, names: Sequence[str], arch: str, options: Sequence[str])
     except (OSError, ValueError, KeyError):
         pass
     started = time.perf_counter()
-    cubin, lowered, log = _compile(text, source.name, names, arch, options)
+    cubin, lowered, log = _compile(text, source.name, names, arch, options, headers)
     built = Built(source.name, arch, tuple(options), cubin_path, lowered, log, nvrtc_version(),
                   time.perf_counter() - started, False)
     _store(folder, cubin, built.to_json())

@@ -18,7 +18,7 @@ from harness.inspect.kernel_resources import KernelResources
 from harness.inspect.resources import counterpart_resources, kernel_cuda_resources
 from harness.inspect.source_facts import source_facts
 from harness.registry import Counterpart, Kernel
-from kernels_cuda import source_path
+from kernels_cuda import expanded, source_path
 
 __all__ = ["Evidence", "KernelEvidence", "Numbers", "cuda_numbers", "gather", "on_gpu", "triton_numbers"]
 
@@ -59,7 +59,7 @@ def cuda_numbers(kernel: Kernel, r: KernelResources, driver: Mapping[str, int] |
     driver attributes (what the loaded function really holds) replace the compile-time registers and memory."""
     out = _compiled(r)
     out.update({f"src.{k}": v for k, v in source_facts(source_path(kernel.source)).items()})
-    text = source_path(kernel.source).read_text()
+    text = expanded(source_path(kernel.source))  # with its headers, as the compiler reads it
     out.update({name: len(pattern.findall(text)) for name, pattern in _SRC_CVT_TF32.items()})
     out["src.tf32_mask"] -= out["src.tf32_round_bits"]  # what is left of the masks truncates
     out.setdefault("barriers", 0)

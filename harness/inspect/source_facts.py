@@ -1,14 +1,17 @@
 """Facts read off a CUDA source: what the programmer wrote, before any compiler touched it.
 
 Comments are stripped first (the kernel headers quote code in prose). Counts are over the whole .cu
-file: every file holds one kernel and the device helpers it calls (rosetta_tc_gemm.cu holds the TF32
-and 3xTF32 entry points of one template, which share every line counted here).
+file with the .cuh headers it includes expanded in place (kernels_cuda.expanded: the code the compiler
+reads): a file and its headers hold one kernel and the device helpers it calls (rosetta_tc_gemm.cu holds
+the TF32 and 3xTF32 entry points of one template, which share every line counted here).
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from kernels_cuda import expanded
 
 __all__ = ["source_facts", "strip_comments"]
 
@@ -47,7 +50,7 @@ def strip_comments(text: str) -> str:
 
 def source_facts(path: Path) -> dict[str, int]:
     """Counts of the constructs above, and of per-thread arrays by rank (``register_arrays_1d``/``_2d``)."""
-    code = strip_comments(Path(path).read_text())
+    code = strip_comments(expanded(Path(path)))
     out = {name: len(pattern.findall(code)) for name, pattern in _COUNTED.items()}
     ranks = [extents.count("[") for extents in _REGISTER_ARRAY.findall(code)]
     out["register_arrays_1d"] = sum(1 for r in ranks if r == 1)

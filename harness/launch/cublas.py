@@ -12,9 +12,10 @@ from contextlib import contextmanager
 
 import torch
 
+from harness.baselines import CUBLAS_BASELINES
 from harness.operands import problem_of
 
-BASELINES = ("cublas", "cublas-tf32")
+BASELINES = tuple(CUBLAS_BASELINES)
 
 
 @contextmanager

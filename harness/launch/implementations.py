@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
+from harness.baselines import TRITON_BASELINES, baseline_precision, is_cublas
 from harness.launch import cublas
 from harness.problems import Problem
 from harness.registry import KERNELS, Counterpart, Kernel, Precision
@@ -15,7 +16,7 @@ from harness.registry import KERNELS, Counterpart, Kernel, Precision
 
 @dataclass(frozen=True)
 class Impl:
-    name: str                            # "cuda", "cuda:cupy", "triton:<counterpart>", "cublas", "cublas-tf32"
+    name: str                            # "cuda", "cuda:cupy", "triton:<counterpart>", a baseline (baselines.py)
     op: str
     kernel: Kernel | None = None         # None for a baseline
     counterpart: Counterpart | None = None
@@ -41,10 +42,13 @@ class Impl:
         return self.model == "cuda" and VARIANTS[self.variant].flushes
 
     @property
+    def vendor(self) -> bool:
+        """A cuBLAS row: the yardstick of its precision class (the Triton baseline is a baseline, not this)."""
+        return self.kernel is None and is_cublas(self.name)
+
+    @property
     def precision(self) -> Precision:
-        if self.name == "cublas-tf32":
-            return "tf32"
-        return self.kernel.precision if self.kernel else "fp32"
+        return self.kernel.precision if self.kernel else baseline_precision(self.name)
 
     @property
     def tf32(self) -> bool:
@@ -79,11 +83,16 @@ class Impl:
             from harness.launch import triton
 
             return triton.bind(self.kernel, self.counterpart, tensors, alpha, beta, device_type)
+        if self.name in TRITON_BASELINES:
+            from harness.launch import triton_tutorial
+
+            return triton_tutorial.bind(self.name, tensors, alpha, beta, device_type)
         return cublas.bind(self.name, tensors, alpha, beta, device_type)
 
 
 def baselines(op: str) -> list[Impl]:
-    names = ("cublas",) if op == "sgemv" else cublas.BASELINES
+    """The baselines of every problem of an op, cuBLAS first; sgemm also has the Triton baseline in each class."""
+    names = ("cublas",) if op == "sgemv" else (*cublas.BASELINES, *TRITON_BASELINES)
     return [Impl(n, op) for n in names]
 
 

@@ -202,7 +202,7 @@ border-left:4px solid #2f5d9e}code{font-size:13px}img{max-width:100%;height:auto
 
 def ratio_plot(cmp: Comparison) -> bytes | None:
     """B speed / A of every shared record, one panel per op, problems across; colour is the model throughout."""
-    from harness.report.plots.common import CUBLAS, CUDA, TRITON, figure, png, sizes, style
+    from harness.report.plots.common import CUBLAS, CUDA, TRITON, figure, model_colour, png, sizes, style
 
     ops = [op for op in cmp.ops if any(r.op == op for r in cmp.rows)]
     if not ops:
@@ -215,7 +215,7 @@ def ratio_plot(cmp: Comparison) -> bytes | None:
             problems = list(dict.fromkeys(r.problem for r in rows))
             for r in rows:
                 x = problems.index(r.problem) + {"cuda": -0.15, "triton": 0.15}.get(r.a.model, 0.0)
-                colour = {"cuda": CUDA, "triton": TRITON}.get(r.a.model, CUBLAS)
+                colour = model_colour(r.a.model)
                 ax.scatter([x], [r.speedup], s=28 if r.beyond_spread else 18, color=colour if r.beyond_spread
                            else "white", edgecolors=colour, linewidths=1.1, marker="s" if r.kernel is None else "o",
                            zorder=3)
@@ -230,6 +230,8 @@ def ratio_plot(cmp: Comparison) -> bytes | None:
         handles = [Line2D([], [], marker="o", linestyle="", color=CUDA, label="CUDA kernel"),
                    Line2D([], [], marker="o", linestyle="", color=TRITON, label="Triton counterpart"),
                    Line2D([], [], marker="s", linestyle="", color=CUBLAS, label="cuBLAS"),
+                   *([Line2D([], [], marker="s", linestyle="", color=TRITON, label="Triton tutorial GEMM")]
+                     if any(r.kernel is None and r.a.model.startswith("triton") for r in cmp.rows) else []),
                    Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color="#444444",
                           label="open: within both runs' spreads")]
         fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)

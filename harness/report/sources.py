@@ -3,8 +3,10 @@
 A .cu file appears in full the first time the page needs it; a later idea that uses it again links
 back. Where a kernel is a step from an earlier one of the same document (or of tile-rosetta's own
 series: the rungs of the ladder), the page shows the diff against the step before (the last file of
-the series already shown) instead of the whole kernel. Triton modules are self-contained and shown whole,
-once. Nothing is imported:
+the series already shown) instead of the whole kernel. A .cu file is read with the .cuh headers it
+includes expanded in place (the Hopper rungs share theirs), so the first rung shows every helper it
+calls and each later one's diff shows what it adds, in a header or in its own file. Triton modules are
+self-contained and shown whole, once. Nothing is imported:
 files are read from disk, so rendering never defines a Triton kernel or needs a GPU.
 """
 
@@ -17,12 +19,13 @@ from pathlib import Path
 from harness.registry import Kernel
 from harness.report.doc import Inline, Mono, Source
 from harness.report.measured import config_text
-from kernels_cuda import source_path
+from kernels_cuda import expanded, source_path
 
 
 def cuda_text(name: str) -> str:
+    """The .cu file with its headers expanded: the code its kernel is compiled from, as one text."""
     try:
-        return source_path(name).read_text(encoding="utf-8")
+        return expanded(source_path(name))
     except OSError as e:
         return f"// {name}: cannot read the source ({e})"
 

@@ -46,7 +46,7 @@ def merge(paths: list[Path], out: Path, allow_mixed: bool = False) -> Path:
                        rep_ms=first.rep_ms, sms=first.sms, l2_bytes=first.l2_bytes, peaks=first.peaks,
                        devices=devices if len(devices) > 1 else None,
                        peaks_by_device={k: p for r in loaded for k, p in _peaks_of(r.header).items()} or None,
-                       timeout_s=first.timeout_s)
+                       timeout_s=first.timeout_s, rounds=first.rounds, aa=first.aa)
     with ResultsWriter(out) as w:
         w.write(header)
         for rec in results:

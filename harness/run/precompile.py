@@ -85,7 +85,8 @@ class Precompiler:
     """A pool of compile-only processes working through a plan's Triton implementations, largest problem first."""
 
     def __init__(self, plan: list[tuple[Problem, list[ImplKey]]], gpu: str | None, processes: int | None = None):
-        wanted = [(p, [k for k in keys if k[1].startswith("triton:")]) for p, keys in plan if _fits(p)]
+        # Triton counterparts ("triton:<form>") and the Triton baseline ("triton-tutorial...")
+        wanted = [(p, [k for k in keys if k[1].startswith("triton")]) for p, keys in plan if _fits(p)]
         wanted = [(p, keys) for p, keys in wanted if keys]
         cores = os.cpu_count() or 2
         self.processes = processes or max(1, min(8, cores - 4))

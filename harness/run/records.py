@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 
+from harness.baselines import BASELINE_ORDER, TRITON_BASELINE_LABELS, is_cublas
 from harness.numerics import Verdict
 from harness.problems import Problem
 from harness.registry import BY_ID, KERNELS
@@ -141,8 +142,8 @@ class Figures:
 class Result:
     """One implementation on one problem."""
 
-    impl: str                   # "cuda", "triton:<counterpart>", "cublas", "cublas-tf32"
-    model: str                  # "cuda", "triton", "cublas", "cublas-tf32"
+    impl: str                   # "cuda", "triton:<counterpart>", or a baseline: "cublas", "triton-tutorial-tf32", ...
+    model: str                  # "cuda", "triton", or a baseline's name ("cublas", "cublas-tf32", "triton-tutorial")
     problem: Problem
     status: Status
     kernel: str | None = None   # registry id; None for a baseline
@@ -189,6 +190,11 @@ class Result:
     @property
     def baseline(self) -> bool:
         return self.kernel is None
+
+    @property
+    def vendor(self) -> bool:
+        """A cuBLAS record: the yardstick of its precision class (a Triton baseline's record is not)."""
+        return self.kernel is None and is_cublas(self.impl)
 
     @property
     def label(self) -> str:
@@ -268,15 +274,19 @@ class RunHeader:
     shard: str | None = None                # "i/n" when this file holds one shard of a run
     timeout_s: float | None = None          # per-implementation limit of the isolated workers
     build: dict | None = None               # the CUDA build: compiler, arch, each variant's options (harness/build)
+    rounds: int | None = None               # interleaved timing rounds per problem (None: single bursts, older files)
+    aa: bool = False                        # every implementation also timed as a second entry: the A/A control
     schema: int = SCHEMA
 
     def to_json(self) -> dict:
         out = {"record": "run", "schema": self.schema, "started": self.started, "mode": self.mode,
                "device": self.device, "versions": self.versions, "argv": self.argv, "seed": self.seed,
                "problems": [p.to_json() for p in self.problems], "rep_ms": self.rep_ms}
-        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s", "build"):
+        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s", "build", "rounds"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
+        if self.aa:
+            out["aa"] = True
         if self.peaks is not None:
             out["peaks"] = self.peaks.to_json()
         if self.peaks_by_device:
@@ -298,7 +308,8 @@ class RunHeader:
                    data.get("sms"), data.get("l2_bytes"),
                    Peaks.from_json(data["peaks"]) if data.get("peaks") else None, data.get("devices"),
                    {k: Peaks.from_json(v) for k, v in by_device.items()} if by_device else None,
-                   data.get("shard"), data.get("timeout_s"), data.get("build"))
+                   data.get("shard"), data.get("timeout_s"), data.get("build"), data.get("rounds"),
+                   bool(data.get("aa", False)))
 
 
 @dataclass
@@ -326,6 +337,8 @@ def impl_label(impl: str, device: str | None = None) -> str:
         return "torch CPU (fp32)" if (device or "").startswith("cpu") else "cuBLAS fp32"
     if impl == "cublas-tf32":
         return "cuBLAS TF32"
+    if impl in TRITON_BASELINE_LABELS:
+        return TRITON_BASELINE_LABELS[impl]
     if impl == "cuda":
         return "CUDA"
     model, _, variant = impl.partition(":")
@@ -335,10 +348,12 @@ def impl_label(impl: str, device: str | None = None) -> str:
 
 
 def record_order(result: Result) -> tuple:
-    """Baselines first, then the registry's order, CUDA before its Triton counterparts."""
+    """Baselines first (cuBLAS, then the Triton baseline), then the registry's order, CUDA before its Triton
+    counterparts."""
     order = {k.id: i for i, k in enumerate(KERNELS)}
     if result.baseline:
-        return (0, 0, 0 if result.impl == "cublas" else 1, result.impl)
+        known = result.impl in BASELINE_ORDER
+        return (0, 0, BASELINE_ORDER.index(result.impl) if known else len(BASELINE_ORDER), result.impl)
     kernel = BY_ID.get(result.kernel or "")
     if kernel is None:
         return (2, 0, 0, f"{result.kernel} {result.impl}")

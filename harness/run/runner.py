@@ -1,8 +1,9 @@
 """Check and time implementations on one problem, one typed Result at a time.
 
-For each problem: the cuBLAS baselines first (their time is every kernel's yardstick, their error
-the random layer's reference point), then every implementation that supports the problem. Each is
-checked through both numerics layers and the beta == 0 test before it is timed. Whatever fails is
+For each problem: the cuBLAS baselines first (their error is the random layer's reference point), then
+every implementation that supports the problem. Each is checked through the numerics layers and the
+beta == 0 test; those that pass are then timed together, in interleaved rounds (time_pending), so
+that every comparison of two of them is made from runs taken side by side. Whatever fails is
 recorded as failed with its reason; this module never raises for a kernel's fault. (A kernel that
 kills the process or hangs is the worker's business: run/worker.py.)
 """
@@ -21,6 +22,7 @@ from harness.launch.implementations import Impl
 from harness.problems import Problem
 from harness.roofline import Peaks, flops, intensity, operand_bytes, tile_bytes
 from harness.run.records import Beta0, Figures, Numerics, Resources, Result, Status
+from harness.timing import ROUNDS
 
 
 @dataclass
@@ -119,8 +121,9 @@ def beta_zero(impl: Impl, ctx: ProblemContext, device_type: str) -> Beta0 | None
     return Beta0(numerics.beta_zero_verdict(result), declared, "C filled with NaN")
 
 
-def figures(impl: Impl, problem: Problem, median_ms: float, yardstick_ms: float | None, peaks: Peaks | None) -> Figures:
-    """Rates from a median time. yardstick_ms is cuBLAS of the same precision class on the same problem."""
+def figures(impl: Impl, problem: Problem, median_ms: float, peaks: Peaks | None) -> Figures:
+    """Rates from a median time. A ratio to another implementation is a verdict, made from the samples of both by
+    harness/analysis (the one place it is computed), not stored here."""
     seconds = median_ms * 1e-3
     reads_c = impl.reads_c_when_beta_zero or problem.beta != 0.0
     if impl.kernel is not None and problem.op == "sgemm":
@@ -129,8 +132,7 @@ def figures(impl: Impl, problem: Problem, median_ms: float, yardstick_ms: float 
     else:
         moved = operand_bytes(problem)
     out = Figures(tflops=flops(problem) / seconds / 1e12, gbps=operand_bytes(problem) / seconds / 1e9,
-                  intensity=intensity(problem, moved), bytes_model=moved,
-                  pct_cublas=100.0 * yardstick_ms / median_ms if yardstick_ms else None)
+                  intensity=intensity(problem, moved), bytes_model=moved)
     if peaks and not impl.tf32:  # the FMA peak is no ceiling for tensor cores' TF32
         out.pct_peak = (100.0 * out.tflops / peaks.fp32_tflops if problem.op == "sgemm"
                         else 100.0 * out.gbps / peaks.copy_gbps)
@@ -140,21 +142,31 @@ def figures(impl: Impl, problem: Problem, median_ms: float, yardstick_ms: float 
 @dataclass
 class RunOptions:
     time: bool = True
-    rep_ms: float = 100.0
+    rep_ms: float = 100.0        # timed device time per implementation, spread over the rounds
     seed: int = 20261122
     device_type: str = "cuda"
+    rounds: int = ROUNDS         # interleaved rounds per problem (harness/timing.py)
+    aa: bool = False             # time every implementation twice, as two entries: the A/A control
+
+
+@dataclass
+class Pending:
+    """A record whose numerics passed, waiting for the interleaved rounds of its problem."""
+
+    impl: Impl
+    result: Result
+    launch: Callable[[], object]
+    estimate_ms: float
 
 
 Resourcer = Callable[[Impl, object], Resources | None]
 
 
-def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, yardsticks: dict[str, float], peaks: Peaks | None,
-            resources: Resourcer | None = None) -> Result:
-    """One record: numerics, then (if they pass) timing and figures. Never raises for the kernel's faults.
-
-    yardsticks maps a precision class ("fp32", "tf32") to cuBLAS's median time on this problem.
-    """
-    from harness.timing import time_gpu
+def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resourcer | None = None
+            ) -> Result | Pending:
+    """Numerics, then, where they pass and the run times, the bound launch that the rounds will time (Pending).
+    Never raises for the kernel's faults: a failure is a finished Result."""
+    from harness.timing import estimate_ms
 
     problem = ctx.problem
     rec = Result(impl=impl.name, model=impl.model, problem=problem, status=Status.OK,
@@ -174,31 +186,62 @@ def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, yardsticks: dict[
             rec.status, rec.reason = Status.FAILED, "numerics: " + "; ".join(rec.numerics.failure_reasons())
             return rec
         handle = None
-        clock = time.perf_counter()
+        pending = None
         if opts.time:
+            clock = time.perf_counter()
             ops = ctx.operands(problem, "random")
             out = ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))
             launch = impl.bind(tensors(ops, out), problem.alpha, problem.beta, opts.device_type)
             handle = launch()  # compiles, loads, autotunes: outside the measurement, and gives the compiled handle
             if impl.kernel is not None and impl.kernel.b_layout == "kmajor":
+                from harness.timing import time_gpu
+
                 rec.pack_ms = time_gpu(lambda: ops.B.t().contiguous(), rep_ms=20).median_ms
-            rec.timing = time_gpu(launch, rep_ms=opts.rep_ms)
-            yardstick = yardsticks.get("tf32" if impl.tf32 else "fp32")
-            rec.figures = figures(impl, problem, rec.timing.median_ms, yardstick, peaks)
+            pending = Pending(impl, rec, launch, estimate_ms(launch, ctx.device))
             rec.phase_s["timing"] = time.perf_counter() - clock
-        if resources and impl.kernel is not None:
+        if resources and not impl.vendor:  # cuBLAS has no compiled kernel of ours to describe
             try:
                 rec.resources = resources(impl, handle)
             except Exception as e:  # what the compiler chose is a report detail, not the result
                 rec.resources = Resources(error=f"{type(e).__name__}: {e}"[:500])
+        return pending or rec
     except Exception as e:  # the kernel's failure is a result, not the run's end
         rec.status, rec.reason = Status.FAILED, f"{type(e).__name__}: {e}".strip()
         rec.traceback = traceback.format_exc(limit=4)
     return rec
 
 
-def yardstick_of(result: Result) -> tuple[str, float] | None:
-    """A baseline's precision class and time, for the implementations measured after it."""
-    if result.baseline and result.timing is not None and result.ok:
-        return ("tf32" if result.tf32 else "fp32", result.timing.median_ms)
-    return None
+def time_pending(pending: list[Pending], ctx: ProblemContext, opts: RunOptions, peaks: Peaks | None,
+                 on_burst: Callable[[int, int], None] | None = None) -> list[Result]:
+    """Time every pending record of one problem in interleaved rounds and finish it: timing, figures.
+
+    on_burst(index into pending, round) is called before each burst, so a caller can tell which one was running
+    when something went wrong.
+    """
+    from harness.timing import Entry, Timing, interleave
+
+    seconds = [0.0] * len(pending)
+    last: list = [None, 0.0]
+
+    def burst(key, r: int) -> None:
+        now = time.perf_counter()
+        if last[0] is not None:
+            seconds[last[0]] += now - last[1]
+        index = key if isinstance(key, int) else key[0]
+        last[0], last[1] = index, now
+        if on_burst is not None:
+            on_burst(index, r)
+
+    samples = interleave([Entry(i, p.launch, p.estimate_ms) for i, p in enumerate(pending)], rounds=opts.rounds,
+                         rep_ms=opts.rep_ms, seed=opts.seed + sum(ctx.problem.key[1:4]), twins=opts.aa,
+                         device=ctx.device, on_burst=burst)
+    if last[0] is not None:
+        seconds[last[0]] += time.perf_counter() - last[1]
+    out = []
+    for i, p in enumerate(pending):
+        rec = p.result
+        rec.timing = Timing.of(samples[i], samples.get((i, "aa")))
+        rec.figures = figures(p.impl, ctx.problem, rec.timing.median_ms, peaks)
+        rec.phase_s["timing"] = rec.phase_s.get("timing", 0.0) + seconds[i]
+        out.append(rec)
+    return out

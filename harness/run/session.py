@@ -2,7 +2,9 @@
 
 The parent process never touches the GPU: workers (run/worker.py) own the CUDA contexts. Each worker
 takes whole problems from a shared queue, largest first, so that no two implementations share a GPU
-while timed and a problem's yardstick (cuBLAS) is measured on the GPU that times its kernels.
+while timed and all implementations of a problem, cuBLAS included, are timed in the same interleaved
+rounds on one GPU (harness/timing.py `interleave`): every comparison the analysis makes within a
+problem is then paired round by round.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from harness import env
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
+from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
 from harness.problems import Problem, cpu_problem, seed_problem
 from harness.registry import Kernel
 from harness.run.precompile import Precompiler
@@ -23,6 +26,7 @@ from harness.run.records import Result, RunEnd, RunHeader, Status
 from harness.run.results import ResultsWriter, load
 from harness.run.work import key_of
 from harness.run.worker import DEFAULT_TIMEOUT_S, ImplKey, Worker, WorkerSpec, run_problem
+from harness.timing import ROUNDS
 
 Plan = list[tuple[Problem, list[ImplKey]]]
 
@@ -52,7 +56,13 @@ def cpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
     for impl in all_impls(kernels, ("triton",)):
         if impl.op in ops:
             groups.setdefault(cpu_problem(impl.kernel, impl.counterpart), []).append(key_of(impl))
-    return [(p, [(None, "cublas", p.op), *keys]) for p, keys in groups.items()]
+    extra: dict[Problem, list[ImplKey]] = {}
+    if "sgemm" in ops:
+        # The Triton baseline, on the small odd shape of its interpreter configuration: its ieee row alone, since the
+        # interpreter computes every input_precision in full fp32 (the TF32 and 3xTF32 rows are the GPU's to check).
+        groups.setdefault(TUTORIAL_CPU_PROBLEM, [])
+        extra[TUTORIAL_CPU_PROBLEM] = [(None, "triton-tutorial", "sgemm")]
+    return [(p, [(None, "cublas", p.op), *extra.get(p, []), *keys]) for p, keys in groups.items()]
 
 
 @dataclass(frozen=True)
@@ -94,7 +104,7 @@ def without_done(plan: Plan, done: set[tuple]) -> Plan:
         left = [k for k in keys if (k[0], k[1], problem.key) not in done]
         if left:
             baseline_keys = [k for k in keys if k[0] is None]
-            # A kernel measured now needs its yardstick measured now, on this GPU: keep the baselines.
+            # A kernel measured now is compared with its baselines round by round: time them again beside it.
             out.append((problem, list(dict.fromkeys([*baseline_keys, *left]))))
     return out
 
@@ -108,6 +118,8 @@ class RunSession:
     gpus: list[str | None] = field(default_factory=lambda: [None])
     rep_ms: float = 100.0
     seed: int = 20261122
+    rounds: int = ROUNDS
+    aa: bool = False                        # the A/A control: every implementation timed as two entries
     timeout_s: float = DEFAULT_TIMEOUT_S
     shard: tuple[int, int] | None = None
     resume: bool = False
@@ -138,6 +150,7 @@ class RunSession:
             plan = without_done(plan, done)
         workers = [Worker(WorkerSpec(gpu=g, measure=self.measure,
                                      options={"rep_ms": self.rep_ms, "seed": self.seed, "peaks": self.gpu,
+                                              "rounds": self.rounds, "aa": self.aa,
                                               "build_variants": self.build_variants(plan)}))
                    for g in self.gpus]
         lock = threading.Lock()
@@ -166,6 +179,11 @@ class RunSession:
                     if progress:
                         progress(Progress(done, total, starting=what))
 
+            def tell(what: str) -> None:
+                with lock:
+                    if progress:
+                        progress(Progress(done, total, starting=what))
+
             def emit(result: Result) -> None:
                 nonlocal done
                 with lock:
@@ -186,9 +204,10 @@ class RunSession:
                             if not queue:
                                 return
                             problem, keys = queue.pop(0)
-                        yardsticks: dict[str, float] = {}
-                        run_problem(worker, problem, keys, yardsticks, emit, self.timeout_s,
-                                    lambda k, p=problem: begin(k, p, f"{p.label}: {k[0] or k[1]} [{k[1]}]"))
+                        run_problem(worker, problem, keys, emit, self.timeout_s,
+                                    lambda k, p=problem: begin(k, p, f"{p.label}: {k[0] or k[1]} [{k[1]}]"),
+                                    lambda r, p=problem: tell(f"{p.label}: interleaved timing, round {r + 1} of "
+                                                              f"{self.rounds}"))
                 except BaseException as e:  # surfaced in the parent once the other workers finish
                     errors.append(e)
 
@@ -243,7 +262,8 @@ class RunSession:
                          devices=devices if len(workers) > 1 else None,
                          peaks_by_device=peaks if len(workers) > 1 else None,
                          shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s,
-                         build=build_description(first.facts.get("arch")))
+                         build=build_description(first.facts.get("arch")),
+                         rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu)
 
 
 def _start_all(workers: list[Worker]) -> None:

@@ -5,11 +5,14 @@ Runs inside the worker (run/worker.py starts it); the parent never imports CUDA 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from harness import env
 from harness.launch.implementations import Impl
 from harness.problems import Problem
 from harness.roofline import Peaks
 from harness.run.records import Resources, Result
+from harness.run.runner import Pending
 
 SEED = 20261122
 
@@ -40,7 +43,8 @@ def setup(options: dict) -> dict:
     gpu = env.has_gpu() and not env.interpreting()
     state: dict = {"gpu": gpu, "contexts": {}, "resources": {}}
     state["opts"] = RunOptions(time=gpu, rep_ms=float(options.get("rep_ms", 100.0)),
-                               seed=int(options.get("seed", SEED)), device_type="cuda" if gpu else "cpu")
+                               seed=int(options.get("seed", SEED)), device_type="cuda" if gpu else "cpu",
+                               rounds=int(options.get("rounds", RunOptions.rounds)), aa=bool(options.get("aa")))
     if gpu:
         from harness.launch.cublas import fp32_is_default
 
@@ -74,20 +78,35 @@ def setup(options: dict) -> dict:
     return state
 
 
-def measure_one(state: dict, problem: Problem, key: tuple[str | None, str, str], yardsticks: dict[str, float],
-                peaks: Peaks | None) -> Result:
-    from harness.run.runner import ProblemContext, measure
+def measure_one(state: dict, problem: Problem, key: tuple[str | None, str, str]) -> Result | Pending:
+    """Check one implementation: a finished Result where it fails, is skipped or the run does not time, else the
+    Pending record that time_pending times with the problem's other implementations."""
+    from harness.run.runner import measure
+
+    impl = impl_of(key)
+    result = measure(impl, context(state, problem), state["opts"], lambda i, handle: resources_of(state, i, handle))
+    (result.result if isinstance(result, Pending) else result).device = state["device"]
+    return result
+
+
+def time_pending(state: dict, problem: Problem, pending: list[Pending], peaks: Peaks | None,
+                 on_burst: Callable[[int, int], None]) -> list[Result]:
+    """The interleaved rounds of one problem's checked implementations (harness/run/runner.py)."""
+    from harness.run.runner import time_pending as rounds
+
+    return rounds(pending, context(state, problem), state["opts"], peaks, on_burst)
+
+
+def context(state: dict, problem: Problem):
+    """The problem's operands and references, one problem at a time: device memory is for the problem at hand."""
+    from harness.run.runner import ProblemContext
 
     contexts = state["contexts"]
     if problem not in contexts:
-        contexts.clear()  # one problem's operands at a time: device memory is for the problem at hand
+        contexts.clear()
         seed = state["opts"].seed + sum(problem.key[1:4]) % 1000
         contexts[problem] = ProblemContext(problem, state["device_obj"], seed)
-    impl = impl_of(key)
-    result = measure(impl, contexts[problem], state["opts"], yardsticks, peaks,
-                     lambda i, handle: resources_of(state, i, handle))
-    result.device = state["device"]
-    return result
+    return contexts[problem]
 
 
 def resources_of(state: dict, impl: Impl, handle: object) -> Resources | None:
@@ -96,6 +115,15 @@ def resources_of(state: dict, impl: Impl, handle: object) -> Resources | None:
     ahead-of-time sm_90 compile under the interpreter."""
     from harness.inspect.resources import counterpart_record, handle_record, kernel_record
 
+    if impl.kernel is None:  # a baseline: cuBLAS has nothing to show; the Triton baseline its tuner's choice
+        if impl.vendor:
+            return None
+        from harness.launch.triton_tutorial import chosen_config
+
+        config = chosen_config(impl.name)
+        if state["gpu"] and handle is not None and hasattr(handle, "n_regs"):
+            return handle_record(handle, config)
+        return Resources(config=config, source="Triton interpreter: the configuration it ran, nothing compiled")
     cache = state["resources"]
     key = (impl.kernel.id, impl.name)
     if impl.model == "cuda":

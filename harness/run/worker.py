@@ -52,13 +52,21 @@ class WorkerSpec:
 
 
 def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
-    """The worker process: set up, then serve tasks until told to stop."""
+    """The worker process: set up, then serve tasks until told to stop.
+
+    A task is one problem and the implementations to measure on it. Each is checked first ("start", then a
+    "result" where it fails or is not timed, "checked" where it waits for the rounds); then every checked one is
+    timed in the problem's interleaved rounds ("timing" before each burst, so that the parent can blame a crash or a
+    hang on the burst that was running), and its "result" follows the rounds.
+    """
     if spec.gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = spec.gpu
     os.environ.update(spec.env)
-    module, name = spec.measure.split(":")
-    measure: Callable = getattr(importlib.import_module(module), name)
-    setup = getattr(importlib.import_module(module), "setup", None)
+    module_name, name = spec.measure.split(":")
+    module = importlib.import_module(module_name)
+    measure: Callable = getattr(module, name)
+    time_pending: Callable | None = getattr(module, "time_pending", None)
+    setup = getattr(module, "setup", None)
     state = setup(spec.options) if setup else {}
     conn.send(("ready", state.get("peaks"), state.get("device"), state.get("facts") or {}))
     while True:
@@ -68,22 +76,37 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
             break
         if msg is None:
             break
-        _, problem_json, keys, yardsticks, peaks_json = msg
+        _, problem_json, keys, peaks_json = msg
         problem = Problem.from_json(problem_json)
         peaks = Peaks.from_json(peaks_json) if peaks_json else None
+        waiting: list[tuple[ImplKey, object]] = []
         for key in keys:
             conn.send(("start", key))
-            result: Result = measure(state, problem, key, yardsticks, peaks)
-            conn.send(("result", result.to_json()))
-            if result.baseline and result.ok and result.timing is not None:
-                # the yardstick of every implementation measured after it in this task
-                yardsticks["tf32" if result.tf32 else "fp32"] = result.timing.median_ms
-            if result.status is Status.FAILED and _poisoned(result.reason, state):
-                conn.send(("poisoned", result.reason))
-                conn.close()
-                os._exit(3)  # skip atexit: a dead context makes CuPy print pages of tracebacks at exit
+            outcome = measure(state, problem, key)
+            if isinstance(outcome, Result):
+                _send_result(conn, outcome, state)
+            else:
+                waiting.append((key, outcome))
+                conn.send(("checked", key))
+        if waiting:
+            if time_pending is None:
+                raise RuntimeError(f"{spec.measure} returned records to time, and its module has no time_pending")
+
+            def burst(index: int, r: int, waiting: list = waiting) -> None:
+                conn.send(("timing", waiting[index][0], r))
+
+            for result in time_pending(state, problem, [p for _, p in waiting], peaks, burst):
+                _send_result(conn, result, state)
         conn.send(("done",))
     conn.close()
+
+
+def _send_result(conn: Connection, result: Result, state: dict) -> None:
+    conn.send(("result", result.to_json()))
+    if result.status is Status.FAILED and _poisoned(result.reason, state):
+        conn.send(("poisoned", result.reason))
+        conn.close()
+        os._exit(3)  # skip atexit: a dead context makes CuPy print pages of tracebacks at exit
 
 
 def _poisoned(reason: str, state: dict) -> bool:
@@ -215,13 +238,15 @@ def failed(key: ImplKey, problem: Problem, reason: str, device: str | None) -> R
                   reason=reason, device=device)
 
 
-def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], yardsticks: dict[str, float],
-                emit: Callable[[Result], None], timeout_s: float = DEFAULT_TIMEOUT_S,
-                progress: Callable[[ImplKey], None] | None = None) -> None:
+def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], emit: Callable[[Result], None],
+                timeout_s: float = DEFAULT_TIMEOUT_S, progress: Callable[[ImplKey], None] | None = None,
+                rounds: Callable[[int], None] | None = None) -> None:
     """Measure `keys` on `problem` in `worker`, replacing the worker whenever it dies, hangs or is poisoned.
 
-    Every key ends as exactly one emitted Result. yardsticks (cuBLAS time per precision class) is
-    updated in place as baselines are measured, so a replacement worker gets them too.
+    Every key ends as exactly one emitted Result. progress(key) is called as an implementation's check starts,
+    rounds(r) as the interleaved timing enters round r. A crash or a hang during a burst is blamed on the
+    implementation of that burst; the others still waiting for their results are measured again, from their checks,
+    by a fresh worker (their samples must come from rounds they all took part in).
     """
     remaining = list(keys)
 
@@ -233,10 +258,10 @@ def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], yardstick
         if not worker.alive:
             worker.start()
         assert worker.conn is not None
-        worker.conn.send(("task", problem.to_json(), remaining, dict(yardsticks),
-                          worker.peaks.to_json() if worker.peaks else None))
+        worker.conn.send(("task", problem.to_json(), remaining, worker.peaks.to_json() if worker.peaks else None))
         current: ImplKey | None = None
         started = time.monotonic()
+        round_seen = -1
         while True:
             wait = timeout_s if current is not None else STARTUP_S
             msg = worker._recv(max(0.0, wait - (time.monotonic() - started)))
@@ -255,24 +280,31 @@ def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], yardstick
                     cause = worker.death_cause()
                     worker.stop(kill=True)
                     reason = f"crashed: {cause} (the worker was replaced)"
+                if round_seen >= 0:
+                    reason += f", in round {round_seen + 1} of the interleaved timing"
                 record(failed(current, problem, reason, worker.device))
                 remaining.remove(current)
                 break
             kind = msg[0]
-            if kind == "start":
+            if kind in ("start", "timing"):
                 current = tuple(msg[1])  # type: ignore[assignment]
                 started = time.monotonic()
-                if progress:
+                if kind == "start" and progress:
                     progress(current)
+                if kind == "timing" and msg[2] != round_seen:
+                    round_seen = msg[2]
+                    if rounds:
+                        rounds(round_seen)
+            elif kind == "checked":
+                current = None
+                started = time.monotonic()
             elif kind == "result":
                 result = Result.from_json(msg[1])
                 if result.device is None:
                     result.device = worker.device
                 record(result)
-                if result.baseline and result.timing is not None and result.ok:
-                    yardsticks["tf32" if result.tf32 else "fp32"] = result.timing.median_ms
-                if current in remaining:
-                    remaining.remove(current)
+                done = (result.kernel, result.impl, result.op)
+                remaining = [k for k in remaining if tuple(k) != done]
                 current = None
                 started = time.monotonic()
             elif kind == "poisoned":

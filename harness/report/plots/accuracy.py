@@ -7,7 +7,18 @@ from matplotlib.lines import Line2D
 from harness.registry import BY_ID
 from harness.report import anchors
 from harness.report.measured import PRECISION_TEXT, Measured
-from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
+from harness.report.plots.common import (
+    CUBLAS,
+    CUDA,
+    TRITON,
+    Plot,
+    figure,
+    missing,
+    model_colour,
+    png,
+    sizes,
+    style,
+)
 from harness.run.records import Result
 
 SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D"}
@@ -56,7 +67,7 @@ def accuracy(m: Measured) -> Plot:
         ax = fig.add_subplot()
         for r in recs:
             assert r.figures is not None
-            colour = CUDA if r.model == "cuda" else TRITON if r.model == "triton" else CUBLAS
+            colour = model_colour(r.model)  # a baseline keeps its model's colour: cuBLAS grey, Triton's orange
             size = 150 if r.baseline else 70
             ax.scatter([r.figures.tflops], [_error(r)], marker=SHAPE.get(r.precision, "o"), s=size, color=colour,
                        edgecolors="black" if r.baseline else "white", linewidths=0.9, zorder=5 if r.baseline else 4)
@@ -85,6 +96,7 @@ def accuracy(m: Measured) -> Plot:
                "random numerics layer, max|out − ref| / max(|α|·|A|·|B| + |β|·|C|). Marker shape is the precision "
                "class (" + ", ".join(f"{PRECISION_TEXT.get(p, p)} {SHAPE_NAME[SHAPE.get(p, 'o')]}" for p in present)
                + "), colour "
-               "the implementation; cuBLAS fp32 and TF32 are the larger, outlined and labelled markers. Faster is "
+               "the implementation; the baselines (cuBLAS fp32 and TF32 in grey, the Triton tutorial GEMM of each "
+               "class in orange) are the larger, outlined and labelled markers. Faster is "
                "right, more accurate is lower." + _tf32_conversions(m, recs))
     return Plot(key, title, caption, data, figure=fig)

@@ -114,4 +114,7 @@ def legend_columns(labels: list[str], line_chars: int = 150) -> int:
 
 
 def model_colour(model: str) -> str:
-    return {"cuda": CUDA, "triton": TRITON}.get(model, CUBLAS)
+    """CUDA blue, Triton orange (counterparts and the Triton baseline, model "triton-tutorial..."), cuBLAS grey."""
+    if model == "cuda":
+        return CUDA
+    return TRITON if model.startswith("triton") else CUBLAS

@@ -95,7 +95,8 @@ def roofline(m: Measured) -> Plot:
         for ax, (part, points) in zip(axes, panels, strict=True):
             problem = m.headline(part.op)
             assert problem is not None
-            bases = [r for r in m.on(problem) if r.kernel is None and r.timed and r.figures and r.figures.intensity]
+            # cuBLAS only: the legend's grey square and cross (the Triton baseline has no idea to be numbered under)
+            bases = [r for r in m.on(problem) if r.vendor and r.timed and r.figures and r.figures.intensity]
             xs = [r.figures.intensity for _, _, r in points if r.figures] + [r.figures.intensity for r in bases
                                                                               if r.figures]
             lo, hi = min([*xs, ridge if part.op == "sgemm" else min(xs)]) / 2.5, max([*xs, ridge]) * 2.5

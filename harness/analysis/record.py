@@ -1,0 +1,199 @@
+"""From a results file to one typed record of its comparisons, written as JSON beside the results.
+
+Every pair the suite compares is here once, with its verdict (harness/analysis/verdicts.py):
+- "cublas": every timed implementation against cuBLAS of its precision class (fp32 and the fp32-accurate split
+  forms against cuBLAS fp32, TF32 against cuBLAS TF32);
+- "triton-baseline": every Triton row against the Triton tutorial GEMM of its class, where the run measured one;
+- "counterpart": every Triton counterpart against its CUDA kernel (the suite's build);
+- "step": every rung of a ladder against the rung before, in the same model (harness/registry/rungs.py);
+- "aa": every implementation against itself timed as a second entry (the A/A control, `rosetta run --aa`);
+- "runs" (two files, `across`): every implementation of one file against the same in another.
+The subject is the first named, the reference the second; a ratio is subject time / reference time.
+
+A record from a file of single bursts (before the rounds existed) keeps the ratio of the medians and no verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.analysis.verdicts import Call, Verdict, compare, margin_for
+from harness.baselines import cublas_of, triton_baseline_of
+from harness.problems import Problem
+from harness.registry import BY_ID
+from harness.registry.rungs import LADDERS, Ladder
+from harness.run.records import Result
+
+RELATIONS = ("cublas", "triton-baseline", "counterpart", "step", "aa", "runs")
+
+RowKey = tuple[str | None, str, tuple]   # (kernel id or None, impl, problem key): Result.key
+
+
+@dataclass(frozen=True)
+class Comparison:
+    relation: str
+    problem: Problem
+    subject: tuple[str | None, str]      # (kernel id or None for a baseline, impl)
+    reference: tuple[str | None, str]
+    ratio: float                          # subject / reference time: the verdict's estimate, or the medians' ratio
+    verdict: Verdict | None               # None where either side has no samples (a file of single bursts)
+
+    @property
+    def call(self) -> Call | None:
+        return self.verdict.call if self.verdict else None
+
+    @property
+    def subject_key(self) -> RowKey:
+        return (*self.subject, self.problem.key)
+
+    @property
+    def reference_key(self) -> RowKey:
+        return (*self.reference, self.problem.key)
+
+    def pct(self) -> tuple[float, float | None, float | None]:
+        """The subject's speed as % of the reference's, with the interval (None, None without a verdict)."""
+        if self.verdict is None:
+            return 100.0 / self.ratio, None, None
+        t = self.verdict.time
+        return 100.0 / t.ratio, 100.0 / t.hi, 100.0 / t.lo
+
+    def to_json(self) -> dict:
+        return {"relation": self.relation, "problem": self.problem.to_json(), "subject": list(self.subject),
+                "reference": list(self.reference), "ratio": float(f"{self.ratio:.6g}"),
+                "verdict": self.verdict.to_json() if self.verdict else None}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Comparison:
+        return cls(str(data["relation"]), Problem.from_json(data["problem"]), tuple(data["subject"]),
+                   tuple(data["reference"]), float(data["ratio"]),
+                   Verdict.from_json(data["verdict"]) if data.get("verdict") else None)
+
+
+@dataclass
+class Analysis:
+    source: str                                   # the results file's name
+    comparisons: list[Comparison] = field(default_factory=list)
+    _index: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for c in self.comparisons:
+            self._index.setdefault((c.relation, c.subject_key), []).append(c)
+
+    def of(self, result: Result, relation: str) -> list[Comparison]:
+        """The comparisons of `relation` whose subject is this result."""
+        return self._index.get((relation, result.key), [])
+
+    def one(self, result: Result, relation: str) -> Comparison | None:
+        found = self.of(result, relation)
+        return found[0] if found else None
+
+    def where(self, relation: str) -> list[Comparison]:
+        return [c for c in self.comparisons if c.relation == relation]
+
+    def to_json(self) -> dict:
+        return {"record": "analysis", "source": self.source, "comparisons": [c.to_json() for c in self.comparisons]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Analysis:
+        if data.get("record") != "analysis":
+            raise ValueError("not an analysis record")
+        return cls(str(data["source"]), [Comparison.from_json(c) for c in data.get("comparisons") or []])
+
+    def write(self, path: Path) -> Path:
+        path.write_text(json.dumps(self.to_json(), indent=None, separators=(",", ":")) + "\n")
+        return path
+
+
+def analysis_path(results_path: Path) -> Path:
+    return results_path.with_name(results_path.stem + ".analysis.json")
+
+
+def pair(relation: str, subject: Result, reference: Result) -> Comparison | None:
+    """The comparison of two timed results (None where either was not timed)."""
+    if not (subject.timed and reference.timed):
+        return None
+    a, b = subject.timing.samples, reference.timing.samples
+    verdict = None
+    if a is not None and b is not None:
+        verdict = compare(a, b, margin_for(subject.precision, reference.precision))
+    ratio = verdict.time.ratio if verdict else subject.timing.median_ms / reference.timing.median_ms
+    return Comparison(relation, subject.problem, (subject.kernel, subject.impl), (reference.kernel, reference.impl),
+                      ratio, verdict)
+
+
+def aa(result: Result) -> Comparison | None:
+    """The A/A control of one result: its second entry against its first."""
+    if not result.timed or result.timing.samples is None or result.timing.aa is None:
+        return None
+    verdict = compare(result.timing.aa, result.timing.samples, margin_for(result.precision))
+    return Comparison("aa", result.problem, (result.kernel, result.impl), (result.kernel, result.impl),
+                      verdict.time.ratio, verdict)
+
+
+def analyse(results: Iterable[Result], source: str) -> Analysis:
+    """Every comparison within one file."""
+    by_problem: dict[Problem, list[Result]] = {}
+    for r in results:
+        if r.timed:
+            by_problem.setdefault(r.problem, []).append(r)
+    out: list[Comparison | None] = []
+    for rows in by_problem.values():
+        by_impl = {(r.kernel, r.impl): r for r in rows}
+        for r in rows:
+            cublas = by_impl.get((None, cublas_of(r.precision)))
+            if cublas is not None and cublas is not r:
+                out.append(pair("cublas", r, cublas))
+            if r.model == "triton" and r.kernel is not None:
+                tutorial = by_impl.get((None, triton_baseline_of(r.precision) or ""))
+                if tutorial is not None:
+                    out.append(pair("triton-baseline", r, tutorial))
+                cuda = by_impl.get((r.kernel, "cuda"))
+                if cuda is not None:
+                    out.append(pair("counterpart", r, cuda))
+            out.append(aa(r))
+        out += steps(rows)
+    return Analysis(source, [c for c in out if c is not None])
+
+
+def rung_records(rows: list[Result], lad: Ladder, model: str) -> list[Result | None]:
+    """The record that stands for each rung of a ladder in one model: the fastest of the rung's timed records."""
+    out: list[Result | None] = []
+    for rung in lad.rungs:
+        ids = {k.id for k in rung}
+        found = [r for r in rows if r.kernel in ids and r.precision == lad.precision and r.timed
+                 and (r.impl == "cuda" if model == "cuda" else _stands_on_rung(r, lad))]
+        out.append(min(found, key=lambda r: r.timing.median_ms) if found else None)
+    return out
+
+
+def _stands_on_rung(r: Result, lad: Ladder) -> bool:
+    kernel = BY_ID.get(r.kernel or "")
+    if kernel is None or r.model != "triton":
+        return False
+    name = r.impl.split(":", 1)[-1]
+    return any(c.name == name and lad.triton(c) for c in kernel.counterparts)
+
+
+def steps(rows: list[Result]) -> list[Comparison | None]:
+    """Each rung against the last rung before it that was timed, in each model, on every ladder."""
+    out: list[Comparison | None] = []
+    for lad in LADDERS:
+        for model in ("cuda", "triton"):
+            before = None
+            for r in rung_records(rows, lad, model):
+                if r is None:
+                    continue
+                if before is not None:
+                    out.append(pair("step", r, before))
+                before = r
+    return out
+
+
+def across(before: Iterable[Result], after: Iterable[Result], source: str) -> Analysis:
+    """Every implementation timed in both files: the later file's against the earlier's ("runs")."""
+    earlier = {r.key: r for r in before if r.timed}
+    out = [pair("runs", r, earlier[r.key]) for r in after if r.timed and r.key in earlier]
+    return Analysis(source, [c for c in out if c is not None])

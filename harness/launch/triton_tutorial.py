@@ -1,0 +1,50 @@
+"""The Triton baseline (kernels_triton/gemm_tutorial.py) bound like cuBLAS: operands checked once, then a bare launch.
+
+One kernel, three baselines: the name picks the precision class, and the class the ``input_precision`` of its dot
+(registry/types.py TRITON_INPUT_PRECISION: ieee, tf32, tf32x3). The kernel forms offsets in 64 bits, so no operand
+size is refused; M, N and K each fit in int32 as every problem's do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from harness.baselines import TRITON_BASELINES
+from harness.operands import problem_of
+from harness.problems import Problem
+from harness.registry.types import TRITON_INPUT_PRECISION
+
+# The CPU tier's problem: odd, for the interpreter's one configuration (a 32 x 64 tile, K step 32): three program
+# rows and three program columns, the last of each partial, and K = two full steps and a partial one.
+CPU_PROBLEM = Problem("sgemm", 2 * 32 + 3, 2 * 64 + 5, 2 * 32 + 5)
+
+
+def input_precision(name: str) -> str:
+    if name not in TRITON_BASELINES:
+        raise ValueError(f"unknown Triton baseline {name!r}: expected one of {', '.join(TRITON_BASELINES)}")
+    return TRITON_INPUT_PRECISION[TRITON_BASELINES[name]]
+
+
+def bind(name: str, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: float = 0.0,
+         device_type: str = "cuda") -> Callable[[], object]:
+    """A zero-argument launch of the named Triton baseline; it returns the compiled kernel."""
+    precision = input_precision(name)
+    problem_of(f"Triton baseline {name}", "sgemm", tensors, alpha, beta, device_type)
+    from kernels_triton.gemm_tutorial import launch
+
+    A, B, C = tensors["A"], tensors["B"], tensors["C"]
+    alpha, beta = float(alpha), float(beta)
+    return lambda: launch(A, B, C, alpha, beta, input_precision=precision)
+
+
+def chosen_config(name: str) -> dict:
+    """What a record keeps of the latest launch: the input precision and the configuration the autotuner chose for
+    the problem (under ``autotuned``, as the suite's autotuned counterparts record theirs)."""
+    from kernels_triton.gemm_tutorial import chosen_config as chosen
+
+    config: dict = {"input_precision": input_precision(name)}
+    if (tuned := chosen()) is not None:
+        config["autotuned"] = tuned
+    return config

@@ -1,0 +1,49 @@
+"""The ladders of the suite, rung by rung: which kernels make a rung, and which Triton forms stand on it.
+
+One definition for everything that reads a ladder: the analysis's step verdicts (each rung against the rung before,
+in the same model), the report's step tables and its ladder charts.
+- The SIMT ladder: the ideas of harness/registry/ladder.py in registry order; an idea with several instantiations
+  (the summit's two tiles) is one rung. Its Triton side is the ladder's own Triton kernel (gemm_ladder with the
+  rung's settings): the autotuned ceiling is another design and never a rung.
+- Hopper's tensor-core chains, one per precision class (TF32, 3xTF32): the mma.sync rung (rosetta.tc_gemm with
+  K-major B, its tiles one rung), then each wgmma rung of that class in registry order. Triton: each rung's
+  counterparts.
+A rung is represented, in each model, by its fastest timed record; forms deliberately different from their CUDA
+kernel are never a rung's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harness.registry import hopper, ladder, tensor_cores
+from harness.registry.types import Counterpart, Kernel
+
+
+@dataclass(frozen=True)
+class Ladder:
+    name: str                                   # "SIMT", "TF32", "3xTF32"
+    precision: str
+    rungs: tuple[tuple[Kernel, ...], ...]
+    triton: Callable[[Counterpart], bool]       # which Triton forms stand on a rung
+
+    def index(self, kernel_id: str) -> int | None:
+        return next((i for i, rung in enumerate(self.rungs) if any(k.id == kernel_id for k in rung)), None)
+
+
+def _simt() -> Ladder:
+    rungs: dict[str, list[Kernel]] = {}
+    for k in ladder.KERNELS:
+        rungs.setdefault(k.idea, []).append(k)
+    return Ladder("SIMT", "fp32", tuple(tuple(r) for r in rungs.values()),
+                  lambda c: c.module == ladder.LADDER and not c.deliberately_different)
+
+
+def _hopper(precision: str, name: str) -> Ladder:
+    start = tuple(k for k in tensor_cores.KERNELS if k.precision == precision and k.b_layout == "kmajor")
+    return Ladder(name, precision, (start, *((k,) for k in hopper.KERNELS if k.precision == precision)),
+                  lambda c: not c.deliberately_different)
+
+
+LADDERS: tuple[Ladder, ...] = (_simt(), _hopper("tf32", "TF32"), _hopper("3xtf32", "3xTF32"))

@@ -1,0 +1,44 @@
+"""A worker measuring module whose implementations all pass their checks and wait for the interleaved rounds, with
+made-up samples, so the parent's handling of the rounds' messages is tested without a GPU. The implementation named
+by ROSETTA_TEST_CRASH_IN_ROUNDS kills the worker in its first burst (what a kernel that faults while timed does)."""
+
+from __future__ import annotations
+
+import os
+
+from harness.problems import Problem
+from harness.run.records import Result, Status
+from harness.timing import Samples, Timing
+
+ROUNDS = 4
+
+
+def setup(options: dict) -> dict:
+    return {"device": "made up"}
+
+
+class Waiting:
+    """What a check hands the rounds (anything but a finished Result)."""
+
+    def __init__(self, result: Result) -> None:
+        self.result = result
+
+
+def measure_one(state: dict, problem: Problem, key) -> Waiting:
+    kernel, impl, _ = key
+    return Waiting(Result(impl=impl, model=impl.split(":")[0], problem=problem, status=Status.OK, kernel=kernel))
+
+
+def time_pending(state: dict, problem: Problem, pending: list[Waiting], peaks, on_burst) -> list[Result]:
+    crash = os.environ.get("ROSETTA_TEST_CRASH_IN_ROUNDS")
+    for r in range(ROUNDS):
+        for i, w in enumerate(pending):
+            on_burst(i, r)
+            if crash and w.result.kernel == crash and r == 1:
+                os._exit(9)
+    out = []
+    for i, w in enumerate(pending):
+        ms = [1.0 + 0.01 * i] * ROUNDS
+        w.result.timing = Timing.of(Samples(ms, [1980.0] * ROUNDS, [1] * ROUNDS, list(range(ROUNDS)), "b", 1980.0))
+        out.append(w.result)
+    return out

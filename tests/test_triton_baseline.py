@@ -1,0 +1,283 @@
+"""The Triton baseline (kernels_triton/gemm_tutorial.py): the tutorial-03 GEMM beside cuBLAS in every sgemm problem,
+in each precision class, judged like any Triton row and never taken for the cuBLAS yardstick.
+
+The CPU tier runs it in Triton's interpreter (ieee: the interpreter ignores input_precision); the tests marked `gpu`
+run all three classes through the numerics layers on the GPU.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+from harness.baselines import BASELINE_ORDER, TRITON_BASELINES
+from harness.launch import triton_tutorial
+from harness.launch.implementations import Impl, baselines
+from harness.numerics import error_bound
+from harness.problems import DEFAULT_SGEMM, Problem
+from harness.registry import KERNELS
+from harness.run.records import Result, RunHeader, Status, impl_label, record_order
+from harness.run.runner import ProblemContext, check_numerics, tensors
+from harness.run.session import cpu_plan, gpu_plan
+from harness.timing import Timing
+
+NAMES = tuple(TRITON_BASELINES)
+CLASSES = {"triton-tutorial": ("fp32", "ieee", "Triton tutorial (ieee)"),
+           "triton-tutorial-tf32": ("tf32", "tf32", "Triton tutorial (TF32)"),
+           "triton-tutorial-3xtf32": ("3xtf32", "tf32x3", "Triton tutorial (3xTF32)")}
+# The tutorial's CUDA list for fp16 and fp32 operands: (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps), GROUP_M = 8.
+TUTORIAL = ((128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+            (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2))
+
+
+def _tiles(configs) -> list[tuple[int, ...]]:
+    return [(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"], c.num_stages, c.num_warps)
+            for c in configs]
+
+
+# ---------------------------------------------------------------------------------------------------- registration
+def test_the_three_triton_baselines_are_in_every_sgemm_problems_gpu_plan():
+    problems = [*DEFAULT_SGEMM, Problem("sgemm", 1000, 1531, 771), Problem("sgemv", 4096, 4096)]
+    for problem, keys in gpu_plan(list(KERNELS), problems):
+        names = [k[1] for k in keys if k[0] is None]
+        if problem.op == "sgemv":
+            assert names == ["cublas"]
+            continue
+        assert names == list(BASELINE_ORDER), problem.label
+        # measured with the baselines, before any kernel, each once
+        first_kernel = next(i for i, k in enumerate(keys) if k[0] is not None)
+        assert all(keys.index((None, n, "sgemm")) < first_kernel for n in NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_triton_baseline_is_labelled_and_classed(name):
+    precision, input_precision, label = CLASSES[name]
+    impl = Impl(name, "sgemm")
+    assert impl.kernel is None and not impl.vendor
+    assert impl.precision == precision and impl.tf32 == (precision == "tf32")
+    assert impl.computes_alpha_beta and not impl.reads_c_when_beta_zero
+    assert triton_tutorial.input_precision(name) == input_precision
+    assert impl_label(name) == impl_label(name, "cpu (Triton interpreter)") == label
+    rec = Result(name, impl.model, DEFAULT_SGEMM[0], Status.OK, precision=impl.precision, tf32=impl.tf32)
+    assert rec.baseline and not rec.vendor and rec.label == label
+    assert Result.from_json(rec.to_json()).precision == precision
+
+
+def test_cublas_stays_the_yardstick():
+    assert [b.name for b in baselines("sgemm") if b.vendor] == ["cublas", "cublas-tf32"]
+    assert [b.name for b in baselines("sgemm") if not b.vendor] == list(NAMES)
+    assert [b.name for b in baselines("sgemv")] == ["cublas"]
+
+
+def test_records_list_cublas_then_the_triton_baseline_then_the_kernels():
+    p = DEFAULT_SGEMM[0]
+    kernel = next(k for k in KERNELS if k.op == "sgemm")
+    recs = [Result("cuda", "cuda", p, Status.OK, kernel=kernel.id),
+            *(Result(n, n, p, Status.OK) for n in reversed(BASELINE_ORDER))]
+    assert [r.impl for r in sorted(recs, key=record_order)] == [*BASELINE_ORDER, "cuda"]
+
+
+def test_a_faster_triton_baseline_never_becomes_the_cublas_a_row_is_measured_against():
+    from harness.report.measured import Measured
+    from harness.run.results import Results
+
+    p = DEFAULT_SGEMM[0]
+
+    def timed(impl: str, ms: float, precision: str) -> Result:
+        return Result(impl, impl, p, Status.OK, precision=precision, tf32=precision == "tf32",
+                      timing=Timing(ms, ms, ms, ms, ms, 10))
+
+    recs = [timed("triton-tutorial", 1.0, "fp32"), timed("triton-tutorial-tf32", 0.1, "tf32"),
+            timed("triton-tutorial-3xtf32", 0.5, "3xtf32"), timed("cublas", 2.0, "fp32"),
+            timed("cublas-tf32", 0.2, "tf32")]
+    m = Measured(Results(None, RunHeader("synthetic", "gpu", "synthetic", {}, [], 0, [p], 100.0), recs, None))
+    assert m.baseline(p, "fp32").impl == "cublas" and m.baseline(p, "3xtf32").impl == "cublas"
+    assert m.baseline(p, "tf32").impl == "cublas-tf32"
+    assert [m.pct(r) for r in recs[:3]] == [200.0, 200.0, 400.0]
+
+
+def test_the_report_draws_the_triton_baseline_in_tritons_colour():
+    from harness.report.plots.common import CUBLAS, CUDA, TRITON, model_colour
+
+    assert [model_colour(Impl(n, "sgemm").model) for n in NAMES] == [TRITON] * 3
+    assert model_colour("cublas") == model_colour("cublas-tf32") == CUBLAS
+    assert (model_colour("cuda"), model_colour("triton")) == (CUDA, TRITON)
+
+
+def test_the_kernel_takes_the_tutorials_cuda_list_and_the_interpreter_one_of_it():
+    from kernels_triton import gemm_tutorial
+
+    assert _tiles(gemm_tutorial.CONFIGS) == list(TUTORIAL)
+    assert all(c.kwargs["GROUP_M"] == 8 for c in gemm_tutorial.CONFIGS)
+    (only,) = gemm_tutorial.INTERPRETER_CONFIGS
+    assert _tiles([only])[0] == min(TUTORIAL, key=lambda t: (t[0] * t[1] * t[2], t[0]))
+
+
+def test_the_suites_autotuned_ceiling_searches_every_configuration_the_tutorial_does():
+    from kernels_triton import gemm_autotuned
+
+    searched = _tiles(gemm_autotuned.sgemm_autotuned.configs)
+    assert set(TUTORIAL) <= set(searched)
+    assert len(searched) == len(set(searched)), "a configuration is searched twice"
+    assert _tiles(gemm_autotuned.CONFIGS[:1]) == [(64, 128, 64, 3, 8)]  # the interpreter's is still the first
+
+
+def test_binding_refuses_what_is_not_an_sgemm_of_fp32_operands(device):
+    impl = Impl("triton-tutorial", "sgemm")
+    x = torch.zeros(4, device=device)
+    with pytest.raises(ValueError, match="sgemm implementation"):
+        impl.bind({"A": torch.zeros(4, 4, device=device), "x": x, "y": x}, device_type=device)
+    with pytest.raises(ValueError, match="fp32"):
+        impl.bind({n: torch.zeros(4, 4, dtype=torch.float64, device=device) for n in "ABC"}, device_type=device)
+    with pytest.raises(ValueError, match="unknown Triton baseline"):
+        triton_tutorial.bind("triton-tutorial-bf16", {n: torch.zeros(4, 4, device=device) for n in "ABC"})
+
+
+# ------------------------------------------------------------------------------------------------------ CPU tier
+def test_the_cpu_plan_runs_the_ieee_triton_baseline_on_a_small_odd_shape():
+    from kernels_triton.gemm_tutorial import INTERPRETER_CONFIGS
+
+    plan = dict(cpu_plan(list(KERNELS), [*DEFAULT_SGEMM]))
+    p = triton_tutorial.CPU_PROBLEM
+    assert plan[p][:2] == [(None, "cublas", "sgemm"), (None, "triton-tutorial", "sgemm")]
+    assert not any(k[1] in ("triton-tutorial-tf32", "triton-tutorial-3xtf32") for keys in plan.values() for k in keys)
+    assert p.M % 2 and p.N % 2 and p.K % 2
+    cfg = INTERPRETER_CONFIGS[0].kwargs
+    # two full programs a side and a partial one; two full K steps and a partial one
+    for size, block in ((p.M, "BLOCK_M"), (p.N, "BLOCK_N"), (p.K, "BLOCK_K")):
+        full, rest = divmod(size, cfg[block])
+        assert full >= 2 and rest, (size, block)
+    sgemv_only = cpu_plan(list(KERNELS), [Problem("sgemv", 4096, 4096)])
+    assert not any(k[1] == "triton-tutorial" for _, keys in sgemv_only for k in keys)
+
+
+@pytest.mark.parametrize("shape", [triton_tutorial.CPU_PROBLEM, Problem("sgemm", 64, 128, 64)], ids=["odd", "aligned"])
+def test_the_triton_baseline_passes_the_numerics_layers_in_the_interpreter(shape, device):
+    impl = Impl("triton-tutorial", "sgemm")
+    result = check_numerics(impl, ProblemContext(shape, torch.device(device), seed=2024), device)
+    assert result.passed, result
+    assert result.exact.passed and result.exact.error == 0.0
+    # judged like a Triton row: the fp32 bound and the vendor's own error on the same inputs
+    assert result.random.vendor_error is not None and result.random.bound == error_bound(shape)
+    assert result.beta0.observed == "honours"
+
+
+def test_the_chosen_configuration_lands_in_the_record(device):
+    from harness.run.runner import RunOptions, measure
+    from harness.run.work import resources_of
+    from kernels_triton import gemm_tutorial
+
+    impl = Impl("triton-tutorial", "sgemm")
+    state = {"gpu": False, "resources": {}}
+    ctx = ProblemContext(triton_tutorial.CPU_PROBLEM, torch.device(device), seed=7)
+    rec = measure(impl, ctx, RunOptions(time=False, device_type=device),
+                  resources=lambda i, handle: resources_of(state, i, handle))
+    assert isinstance(rec, Result) and rec.ok, rec.reason
+    chosen = rec.resources.config["autotuned"]
+    tiles = gemm_tutorial.CONFIGS + gemm_tutorial.INTERPRETER_CONFIGS
+    assert chosen == gemm_tutorial.chosen_config() and chosen in [gemm_tutorial.config_dict(c) for c in tiles]
+    assert rec.resources.config["input_precision"] == "ieee"
+    assert Result.from_json(rec.to_json()).resources.config == rec.resources.config
+
+
+def test_the_triton_baseline_forms_every_offset_in_64_bits():
+    """Any one operand past 2^31 elements is addressed right: no 32-bit product of M, N or K on any operand's path
+    (the same proof the counterparts get, tests/test_counterparts.py), in every precision class."""
+    from harness.inspect.compile_triton import TritonRequest, triton_resources_many
+    from kernels_triton import gemm_tutorial as g
+
+    aligned = tuple(n for n, t in g.SIGNATURE.items() if t.startswith("*") or t == "i32")
+    requests = []
+    for precision in g.INPUT_PRECISIONS:
+        cx = g.constexprs(64, 128, 32, input_precision=precision)
+        requests.append(TritonRequest(g.KERNEL, {**g.SIGNATURE, **dict.fromkeys(cx, "constexpr")}, cx, 4, 4, 90,
+                                      aligned))
+    for r in triton_resources_many(requests):
+        for name in "ABC":
+            assert r.facts[f"ttir.size_mul_i32.{name}"] == 0, f"{name} is indexed with a 32-bit product of a size"
+            assert r.facts[f"ttir.size_mul_i64.{name}"] >= 1, f"{name}'s row offset is not a 64-bit product"
+
+
+# ------------------------------------------------------------------------------------------------------- GPU tier
+_contexts: dict = {}
+
+
+def _ctx(problem: Problem) -> ProblemContext:
+    if problem not in _contexts:
+        _contexts.clear()
+        _contexts[problem] = ProblemContext(problem, torch.device("cuda"), seed=77)
+    return _contexts[problem]
+
+
+GPU_SHAPES = (DEFAULT_SGEMM[0], Problem("sgemm", 1000, 1531, 771))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", GPU_SHAPES, ids=lambda p: p.shape_label)
+@pytest.mark.parametrize("name", NAMES)
+def test_the_triton_baselines_pass_the_numerics_layers_on_the_gpu(name, shape):
+    impl = Impl(name, "sgemm")
+    result = check_numerics(impl, _ctx(shape), "cuda")
+    assert result.passed, result
+    assert result.exact.error == 0.0 and result.beta0.observed == "honours"
+    if impl.tf32:  # the tf32 bound, never measured against cuBLAS fp32's error
+        assert result.random.vendor_error is None and result.random.bound == error_bound(shape, tf32=True)
+    else:  # ieee and 3xTF32: the fp32 checks, the vendor's error included
+        assert result.random.vendor_error is not None and result.random.bound == error_bound(shape)
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_only_the_tf32_baseline_computes_in_tf32():
+    """The class reaches the dot: on the same inputs the TF32 row's error is far above the ieee and 3xTF32 rows'."""
+    errors = {n: check_numerics(Impl(n, "sgemm"), _ctx(GPU_SHAPES[1]), "cuda").random.error for n in NAMES}
+    assert errors["triton-tutorial-tf32"] > 10 * max(errors["triton-tutorial"], errors["triton-tutorial-3xtf32"])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_on_the_gpu_the_record_keeps_the_tuners_choice_and_the_compiled_kernel(name):
+    from harness.run.work import resources_of
+    from kernels_triton import gemm_tutorial
+
+    impl = Impl(name, "sgemm")
+    ctx = _ctx(GPU_SHAPES[1])
+    ops = ctx.operands(GPU_SHAPES[1], "random")
+    handle = impl.bind(tensors(ops, ops.fresh_output(0.0)))()
+    res = resources_of({"gpu": True, "resources": {}}, impl, handle)
+    assert res.registers and res.registers > 0
+    assert res.config["input_precision"] == triton_tutorial.input_precision(name)
+    assert res.config["autotuned"] in [gemm_tutorial.config_dict(c) for c in gemm_tutorial.CONFIGS]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_the_triton_baselines_give_bit_identical_outputs_on_the_same_inputs(name):
+    impl = Impl(name, "sgemm")
+    ctx = _ctx(GPU_SHAPES[1])
+    ops = ctx.operands(ctx.numerics_problem("random", impl), "random")
+    outs = []
+    for _ in range(2):
+        out = ops.fresh_output(0.0)
+        impl.bind(tensors(ops, out), ops.problem.alpha, ops.problem.beta)()
+        torch.cuda.synchronize()
+        outs.append(out)
+    assert torch.equal(outs[0], outs[1])
+
+
+@pytest.mark.gpu
+def test_the_precompile_pool_compiles_the_triton_baseline(tmp_path, monkeypatch):
+    from harness.run import precompile
+
+    if (os.cpu_count() or 1) < 4:
+        pytest.skip("the pool only starts on a machine with 4 or more cores")
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # the spawned processes inherit it
+    # ieee: every configuration of the list fits sm_90's shared memory with fp32 tiles (for TF32 the largest does not:
+    # reading its resources fails in the pool, and the worker's tuner skips it)
+    plan = [(Problem("sgemm", 256, 256, 256), [(None, "cublas", "sgemm"), (None, "triton-tutorial", "sgemm")])]
+    pre = precompile.Precompiler(plan, None, processes=1)
+    assert pre.pool is not None
+    assert pre.close() == []
+    cubins = list((tmp_path / "triton").rglob("*.cubin"))
+    assert len(cubins) >= 2, f"the pool compiled {len(cubins)} of the tutorial list's configurations"

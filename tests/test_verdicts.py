@@ -1,0 +1,165 @@
+"""Verdicts: a ratio with a 95% interval from interleaved rounds, in time and in cycles, and a call of FAST, SLOW,
+SAME or AMBIGUOUS against a declared margin (harness/analysis/verdicts.py); the samples they are made from
+(harness/timing.py); every pair a results file compares (harness/analysis/record.py). CPU tier: made-up samples."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from harness.analysis.record import Analysis, across, analyse, analysis_path
+from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, call_of, compare, margin_for
+from harness.problems import Problem
+from harness.run.records import Result, Status
+from harness.sm_clock import window_clock_mhz
+from harness.timing import ENTRY_BUDGET_MS, MIN_ROUNDS, Samples, Timing, burst_plan
+
+P = Problem("sgemm", 256, 256, 256)
+
+
+def samples(mean: float, *, batch: str = "b", rounds: int = 10, per: int = 8, noise: float = 0.005,
+            drift: list[float] | None = None, mhz: float = 1980.0, seed: int = 1) -> Samples:
+    rng = random.Random(seed)
+    ms, clocks = [], []
+    for r in range(rounds):
+        d = drift[r] if drift else 1.0
+        for _ in range(per):
+            ms.append(mean * d * (1 + rng.gauss(0, noise)))
+            clocks.append(mhz / d)
+    return Samples(ms, clocks, [per] * rounds, list(range(rounds)), batch, 1980.0)
+
+
+@pytest.mark.parametrize(("lo", "hi", "call"), [
+    (0.995, 1.01, Call.SAME), (0.90, 0.97, Call.FAST), (1.03, 1.2, Call.SLOW), (0.95, 1.05, Call.AMBIGUOUS),
+    (0.97, 0.99, Call.FAST), (0.985, 0.995, Call.SAME)])
+def test_the_call_reads_the_interval_against_the_margin(lo, hi, call):
+    assert call_of(lo, hi, 0.02) is call
+
+
+def test_the_same_implementation_twice_is_called_same():
+    drift = [1 + 0.05 * random.Random(3).random() for _ in range(10)]
+    v = compare(samples(1.0, drift=drift, seed=1), samples(1.0, drift=drift, seed=2), MARGIN_SIMT)
+    assert v.call is Call.SAME and v.paired
+
+
+def test_a_faster_subject_is_fast_and_its_ratio_is_time_over_time():
+    v = compare(samples(0.9, seed=1), samples(1.0, seed=2), MARGIN_SIMT)
+    assert v.call is Call.FAST and v.time.ratio == pytest.approx(0.9, rel=0.01)
+    assert compare(samples(1.0, seed=2), samples(0.9, seed=1), MARGIN_SIMT).call is Call.SLOW
+
+
+def test_rounds_taken_side_by_side_cancel_a_drift_that_independent_sets_do_not():
+    rng = random.Random(4)
+    drift = [1 + 0.2 * rng.random() for _ in range(10)]
+    a, b = samples(0.97, drift=drift, seed=1), samples(1.0, drift=drift, seed=2)
+    assert compare(a, b, MARGIN_SIMT).time.half_width < 0.01
+    unpaired = samples(1.0, drift=drift[::-1], batch="other", seed=2)
+    assert compare(a, unpaired, MARGIN_SIMT).time.half_width > 0.02
+
+
+def test_time_and_cycles_differ_when_only_the_clock_differs():
+    # the same cycles per run, one side at a lower clock: slower in time, the same in cycles
+    slow_clock = samples(1.1, mhz=1800.0, seed=1)
+    full_clock = samples(1.0, mhz=1980.0, seed=2)
+    v = compare(slow_clock, full_clock, MARGIN_TENSOR_CORES)
+    assert v.time.call is Call.SLOW and v.cycles.call is Call.SAME and v.clock_differs
+
+
+def test_too_few_rounds_make_no_call():
+    v = compare(samples(0.5, rounds=MIN_ROUNDS - 1), samples(1.0, rounds=MIN_ROUNDS - 1, seed=3), MARGIN_SIMT)
+    assert v.call is Call.AMBIGUOUS
+
+
+def test_a_slow_entry_takes_part_in_the_first_rounds_and_is_paired_on_those():
+    short = samples(1.0, rounds=4, seed=1)
+    full = samples(1.0, rounds=10, seed=2)
+    v = compare(short, full, MARGIN_SIMT)
+    assert v.paired and v.rounds == (4, 10) and v.call is Call.SAME
+
+
+def test_the_margin_is_the_tensor_cores_where_either_side_runs_on_them():
+    assert margin_for("fp32", "fp32") == MARGIN_SIMT
+    assert margin_for("fp32", "tf32") == margin_for("3xtf32") == MARGIN_TENSOR_CORES
+
+
+def test_a_burst_plan_keeps_a_slow_entry_within_its_budget_and_never_under_the_least_rounds():
+    for estimate in (0.02, 0.4, 16.0, 47.0, 300.0, 700.0, 5000.0):
+        plan = burst_plan(estimate, 10, 100.0)
+        assert plan.rounds >= MIN_ROUNDS and plan.runs >= 1
+        if plan.rounds > MIN_ROUNDS:
+            assert plan.rounds * (plan.runs + plan.untimed) * estimate <= ENTRY_BUDGET_MS
+    assert burst_plan(0.4, 10, 100.0).rounds == 10
+
+
+def test_samples_keep_every_run_compactly_and_refuse_what_does_not_add_up():
+    s = samples(1.0, rounds=3, per=2)
+    back = Samples.from_json(json.loads(json.dumps(s.to_json())))
+    assert back.per_round == s.per_round and back.batch == s.batch
+    assert back.ms == pytest.approx(s.ms, rel=1e-4) and len(back.mhz) == 6
+    with pytest.raises(ValueError, match="samples"):
+        Samples([1.0, 2.0], [1980.0], [2], [0], "b")
+
+
+def test_a_timing_of_samples_flags_throttled_runs_and_round_trips():
+    s = Samples([1.0, 1.0, 1.0, 1.2], [1980.0, 1980.0, 1900.0, 1400.0], [4], [0], "b", 1980.0)
+    t = Timing.of(s)
+    assert t.runs == 4 and s.throttled_count == 1 and any("throttled" in f for f in t.flags)
+    assert Timing.from_json(json.loads(json.dumps(t.to_json()))).samples.mhz[3] == 1400.0
+    assert t.clock_mhz == pytest.approx((1980 * 2 + 1900 + 1400) / 4)
+
+
+def test_the_clock_of_a_window_is_matched_by_sm():
+    before = [[1000, 0, 1], [5000, 0, 2], [0, 0, 0]]
+    after = [[1000 + 1980, 1000, 1], [5000 + 1970, 1000, 2], [9, 9, 3]]  # the third SM ran no program before
+    assert window_clock_mhz(before, after) == pytest.approx(1975.0)
+    assert window_clock_mhz([[0, 0, 0]], [[1, 1, 1]]) is None
+
+
+def _result(kernel, impl, precision="fp32", s: Samples | None = None, aa: Samples | None = None) -> Result:
+    r = Result(impl=impl, model=impl.split(":")[0], problem=P, status=Status.OK, kernel=kernel, precision=precision,
+               tf32=precision == "tf32")
+    r.timing = Timing.of(s or samples(1.0), aa)
+    return r
+
+
+def test_the_analysis_compares_each_row_with_its_class_cublas_its_cuda_kernel_and_its_triton_baseline():
+    rows = [_result(None, "cublas"), _result(None, "cublas-tf32", "tf32", samples(0.3)),
+            _result(None, "triton-tutorial", s=samples(1.1)),
+            _result("k", "cuda", s=samples(0.9, seed=5)), _result("k", "triton:dot", s=samples(1.2, seed=6)),
+            _result("t", "cuda", "tf32", samples(0.31, seed=7), aa=samples(0.31, seed=8))]
+    an = analyse(rows, "f.jsonl")
+    cuda, tri, tf32 = rows[3], rows[4], rows[5]
+    assert an.one(cuda, "cublas").reference == (None, "cublas") and an.one(cuda, "cublas").call is Call.FAST
+    assert an.one(tf32, "cublas").reference == (None, "cublas-tf32")
+    assert an.one(tri, "counterpart").reference == ("k", "cuda") and an.one(tri, "counterpart").call is Call.SLOW
+    assert an.one(tri, "triton-baseline").reference == (None, "triton-tutorial")
+    assert an.one(cuda, "triton-baseline") is None  # the Triton yardstick is for Triton rows
+    assert an.one(tf32, "aa").call is Call.SAME and an.one(cuda, "aa") is None
+    pct, lo, hi = an.one(cuda, "cublas").pct()
+    assert lo < pct < hi and pct == pytest.approx(100 / 0.9, rel=0.02)
+    back = Analysis.from_json(json.loads(json.dumps(an.to_json())))
+    assert back.one(tri, "counterpart").verdict.to_json() == an.one(tri, "counterpart").verdict.to_json()
+
+
+def test_a_file_of_single_bursts_keeps_its_ratio_and_makes_no_call():
+    old = [_result(None, "cublas"), _result("k", "cuda")]
+    for r, ms in zip(old, (2.0, 1.0), strict=True):
+        r.timing.samples, r.timing.median_ms = None, ms
+    c = analyse(old, "old.jsonl").one(old[1], "cublas")
+    assert c.verdict is None and c.call is None and c.pct() == (200.0, None, None)
+
+
+def test_two_files_compare_as_independent_sets():
+    a = [_result("k", "cuda", s=samples(1.0, batch="a"))]
+    b = [_result("k", "cuda", s=samples(0.8, batch="b", seed=9))]
+    c = across(a, b, "b.jsonl").comparisons[0]
+    assert c.relation == "runs" and not c.verdict.paired and c.call is Call.FAST
+
+
+def test_the_analysis_is_written_beside_its_results(tmp_path):
+    path = analysis_path(tmp_path / "run.jsonl")
+    assert path.name == "run.analysis.json"
+    Analysis("run.jsonl").write(path)
+    assert Analysis.from_json(json.loads(path.read_text())).source == "run.jsonl"
