@@ -30,11 +30,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from harness.analysis.verdicts import compare, margin_for
 from harness.launch.implementations import Impl, baselines
 from harness.numerics import poison_for
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, OPS
 from harness.run.runner import ProblemContext, figures, tensors
-from harness.timing import EventClock, time_gpu
+from harness.sm_clock import ProbeBuffer
+from harness.timing import Entry, EventClock, Samples, estimate_ms, interleave, time_gpu
 from tests.benchmark_cases import CASES, case_id, case_marks, markers, model_of, param, sort_chosen
 
 PROBLEMS = {"sgemm": DEFAULT_SGEMM[0], "sgemv": DEFAULT_SGEMV[1]}
@@ -51,10 +53,19 @@ def _bound(impl: Impl):
 
 
 @pytest.fixture(scope="session")
-def yardsticks() -> dict[tuple[str, str], float]:
-    """cuBLAS's median per (op, precision class), measured once, before and apart from any kernel."""
-    return {(op, impl.precision): time_gpu(_bound(impl), rep_ms=50).median_ms
-            for op in PROBLEMS for impl in baselines(op) if impl.vendor}
+def yardsticks() -> dict[tuple[str, str], Samples]:
+    """cuBLAS's samples per (op, precision class), measured once, in interleaved rounds, apart from any kernel."""
+    device = torch.device("cuda", torch.cuda.current_device())
+    entries = [Entry((op, impl.precision), fn, estimate_ms(fn, device))
+               for op in PROBLEMS for impl in baselines(op) if impl.vendor for fn in [_bound(impl)]]
+    return interleave(entries, rep_ms=50, device=device)
+
+
+def _as_samples(seconds: list[float], mhz: float | None, name: str) -> Samples:
+    """A benchmark's rounds as rounds of the verdict design: ROUNDS runs in 10 consecutive groups."""
+    per = len(seconds) // 10
+    ms = [s * 1e3 for s in seconds[:10 * per]]
+    return Samples(ms, [mhz] * len(ms), [per] * 10, [0] * 10, f"benchmark {name}")
 
 
 @pytest.mark.gpu
@@ -67,16 +78,25 @@ def test_benchmark(benchmark, impl: Impl, yardsticks):
     fn = _bound(impl)
     fn()  # compile, load, autotune: not a round
     benchmark.group = problem.label
+    probes = ProbeBuffer.make(1, torch.device("cuda", torch.cuda.current_device()))
+    probes.probe(0, 0)
     benchmark.pedantic(CLOCK.timed(fn), rounds=ROUNDS, warmup_rounds=WARMUP_ROUNDS, iterations=1)
     CLOCK.drop_queued()  # this benchmark's last runs end here, not in the next test
+    probes.probe(0, 1)
     if benchmark.disabled:  # --benchmark-disable, or under xdist: one call, no statistics
         return
     stats = benchmark.stats.stats
-    median_ms = stats.median * 1e3
-    fig = figures(impl, problem, median_ms, yardsticks.get((impl.op, "tf32" if impl.tf32 else "fp32")), None)
-    benchmark.extra_info.update({"precision": impl.precision, **fig.to_json()})
+    mhz = probes.clocks_mhz(1)[0]
+    fig = figures(impl, problem, stats.median * 1e3, None)
+    # The verdict against cuBLAS of the class: this benchmark's rounds against cuBLAS's interleaved rounds, two
+    # independent sets, so that --benchmark-compare output can be read against an interval and a call.
+    yardstick = yardsticks[(impl.op, "tf32" if impl.tf32 else "fp32")]
+    v = compare(_as_samples(list(stats.data), mhz, impl.label), yardstick, margin_for(impl.precision))
+    benchmark.extra_info.update({"precision": impl.precision, **fig.to_json(), "sm_clock_mhz": mhz,
+                                 "vs_cublas": {"pct": 100 / v.time.ratio, "lo": 100 / v.time.hi,
+                                               "hi": 100 / v.time.lo, "call": v.call.value}})
     assert stats.rounds == ROUNDS and stats.min > 0
-    assert fig.pct_cublas is not None and 0 < fig.pct_cublas < 10_000
+    assert mhz is not None and 0 < v.time.lo <= v.time.ratio <= v.time.hi
 
 
 @pytest.mark.gpu

@@ -9,6 +9,7 @@ from itertools import combinations
 
 import pytest
 
+from harness.analysis.verdicts import Call
 from harness.registry import BY_ID, UNROLL_CLAIM
 from harness.report import anchors
 from harness.report.claims import claims_table, stride_sweep, unroll_check
@@ -19,6 +20,7 @@ from harness.report.overview import idea_table
 from harness.report.plots import all_plots
 from harness.run.records import Result
 from harness.run.results import Results, load
+from tests.recorded import with_rounds
 from tests.test_report import cpu_results_file
 
 
@@ -122,6 +124,7 @@ def test_a_tf32_result_is_compared_with_cublas_tf32_and_gets_its_own_row(recorde
     tri = next(r for r in recorded.results if r.problem == problem and r.model == "triton" and r.timed)
     as_tf32 = copy.deepcopy(tri)
     as_tf32.precision = "tf32"
+    as_tf32.impl += "-as-tf32"  # a record of its own: one implementation is one key
     tampered = Results(recorded.path, recorded.header, [*recorded.results, as_tf32], recorded.end)
     mt = Measured(tampered)
     base = next(r for r in recorded.results if r.problem == problem and r.impl == "cublas-tf32")
@@ -153,11 +156,11 @@ def test_a_gap_is_explained_only_by_what_causes_states_for_its_pair(recorded: Re
     from harness.report import findings as rules
     from harness.report.causes import because
 
-    m = Measured(recorded)
+    m = Measured(with_rounds(recorded))
     for op in m.ops:
         stated = set()
-        for ratio, _idea, cuda, tri in rules._pairs(m, op):
-            lead, trail = (tri, cuda) if ratio >= 1 else (cuda, tri)
+        for c, _idea, cuda, tri in rules._pairs(m, op):
+            lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
             why = because(m, lead.result, trail.result, (rules._short(lead.result), rules._short(trail.result)),
                           limit=1)
             stated |= {why} if why else set()

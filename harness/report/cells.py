@@ -12,9 +12,15 @@ from harness.report.tables import Cell
 from harness.run.records import Result, Status
 
 LEGEND = {
-    "ms": "ms: median device time; runs: how many timed runs it is the median of; spread: (p80 - p20) / median.",
-    "pct": "% cuBLAS: cuBLAS's median time over this one's, same problem, same timer, same precision class "
-           "(fp32 and 3xTF32 against cuBLAS fp32, TF32 against cuBLAS TF32).",
+    "ms": "ms: median device time; runs: how many timed runs it is the median of, over the interleaved rounds; "
+          "spread: (p80 - p20) / median; MHz: the mean SM clock of those runs, read on the device around each.",
+    "pct": "% cuBLAS: cuBLAS's time over this one's, same problem, same timer, same precision class (fp32 and 3xTF32 "
+           "against cuBLAS fp32, TF32 against cuBLAS TF32), with its 95% interval from the rounds in brackets; the "
+           "call: FAST or SLOW where the whole interval is past 1 and the margin, SAME where it lies within the "
+           "margin (a tie), AMBIGUOUS where it straddles (undecided).",
+    "tutorial": "vs Triton tutorial: a Triton row's speed over the Triton tutorial GEMM's of its class (tutorial "
+                "time / row time, 95% interval) and the call; it beats the tutorial's GEMM only where the call is "
+                "FAST.",
     "peak": "% peak: of the run's measured FP32 FMA throughput (sgemm, fp32 rows) or device-to-device copy "
             "bandwidth (sgemv: bytes of A, x and y once).",
     "numerics": "numerics: ✓ exact = bit-identical to the float64 result on small-integer inputs; the number is "
@@ -24,7 +30,8 @@ LEGEND = {
              "kernel computes beta*C regardless, as the registry declares (a limit of the seed, not a failure); "
              "'honours (C = A·B)': the kernel only writes C.",
     "regs": "regs: registers per thread; spills: bytes spilled to local memory (ptxas).",
-    "flags": "flags: a spread over 5% or an SM clock that fell during the runs (read before and after).",
+    "flags": "flags: a spread over 5%, or runs throttled (an SM clock under 75% of the maximum during the run; "
+             "kept and counted, not dropped); in files of single bursts, an SM clock that fell during the burst.",
 }
 
 
@@ -50,19 +57,41 @@ def rate_text(r: Result) -> str:
 
 
 def figure_cells(m: Measured, r: Result, timing: bool = True) -> list[Cell]:
-    """ms, (runs, spread,) rate, % cuBLAS, % peak; or one cell spanning them that says why there are none."""
-    width = 6 if timing else 4
+    """ms, (runs, spread, MHz,) rate, % cuBLAS, its call, % peak; or one cell spanning them that says why there are
+    none."""
+    width = 8 if timing else 5
     if not r.timed or r.timing is None:
         return [Cell(why_no_figures(r, m.header.mode), cls="why", span=width)]
     t = r.timing
     cells = [Cell(fmt.ms(t.median_ms), num=True)]
     if timing:
         cells += [Cell(str(t.runs), num=True), Cell(fmt.pct(100 * t.spread), num=True,
-                                                    cls="warn" if t.spread > 0.05 else "")]
+                                                    cls="warn" if t.spread > 0.05 else ""),
+                  Cell(fmt.mhz(t.clock_mhz), num=True, cls="" if t.clock_mhz else "muted")]
     peak = r.figures.pct_peak if r.figures is not None and r.precision == "fp32" else None
-    cells += [Cell(rate_text(r), num=True), Cell(fmt.pct(m.pct(r)), num=True),
+    c = m.vs(r, "cublas")
+    cells += [Cell(rate_text(r), num=True), Cell(m.pct_text(r), num=True, cls="nowrap"),
+              call_cell(c.call if c is not None else None),
               Cell(fmt.pct(peak), num=True, cls="" if peak is not None else "muted")]
     return cells
+
+
+def tutorial_cell(m: Measured, r: Result) -> Cell:
+    """A Triton row against the Triton tutorial GEMM of its class: speed ratio, interval and call."""
+    c = m.vs(r, "triton-baseline") if r.timed else None
+    if c is None:
+        return Cell("—", num=True, cls="muted")
+    if c.verdict is None:
+        return Cell(fmt.ratio_ci(1 / c.ratio), num=True)
+    t = c.verdict.time
+    return Cell(f"{fmt.ratio_ci(1 / t.ratio, 1 / t.hi, 1 / t.lo)} {fmt.call(t.call)}", num=True,
+                cls="nowrap " + {"FAST": "ok", "SLOW": "warn"}.get(t.call.value, ""))
+
+
+def call_cell(call: object | None) -> Cell:
+    """A verdict's call; FAST and SLOW stand out, a tie and undecided are muted."""
+    text = fmt.call(call)
+    return Cell(text, cls={"FAST": "ok", "SLOW": "warn"}.get(text, "muted"))
 
 
 def numerics_cell(r: Result) -> Cell:

@@ -1,9 +1,13 @@
 """Two results files side by side: two devices, or two runs on one.
 
-Per implementation and problem: both median times, their ratio, and whether the difference is larger
-than the spread of each run (p20..p80 of its samples); both % of cuBLAS, which is what compares fairly
-across devices of different speeds (each run's kernels against its own cuBLAS); and, per idea and
-problem, every implementation whose rank among its idea's implementations changed.
+Per implementation and problem: both median times and the verdict of B against A (harness/analysis: the
+two runs' rounds as independent sets, a ratio with its 95% interval and a call); both % of cuBLAS,
+which is what compares fairly across devices of different speeds (each run's kernels against its own
+cuBLAS); per idea and problem, every implementation whose rank among its idea's implementations
+changed; and which of A's calls (every FAST or SLOW of A's own comparisons: against cuBLAS, CUDA
+against Triton, rung against rung, against the Triton tutorial) hold in B: repeated, reversed, or
+weakened to a tie or undecided. A file of single bursts has medians only: its rows get a ratio and
+no call.
 """
 
 from __future__ import annotations
@@ -15,6 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.analysis.record import Analysis, across, analyse
+from harness.analysis.record import Comparison as Verdicted
+from harness.analysis.verdicts import Call
 from harness.registry import BY_ID
 from harness.run.records import Result, record_order
 from harness.run.results import Results, load
@@ -29,6 +36,9 @@ class Row:
     idea: str
     a: Result
     b: Result
+    verdict: Verdicted            # B against A ("runs")
+    pct_a: float | None = None    # % of its own run's cuBLAS of its class
+    pct_b: float | None = None
 
     @property
     def op(self) -> str:
@@ -36,20 +46,46 @@ class Row:
 
     @property
     def speedup(self) -> float:
-        """How many times faster B ran than A (A's median time over B's)."""
-        return self.a.timing.median_ms / self.b.timing.median_ms
+        """How many times faster B ran than A (A's time over B's: the verdict's estimate)."""
+        return 1 / self.verdict.ratio
+
+    @property
+    def call(self) -> Call | None:
+        """FAST: B is faster than A; None where either file has no rounds."""
+        return self.verdict.call
 
     @property
     def beyond_spread(self) -> bool:
-        """The difference of the medians exceeds both runs' p20..p80 spreads added: noise in neither, nor in both."""
-        a, b = self.a.timing, self.b.timing
-        return abs(a.median_ms - b.median_ms) > (a.p80_ms - a.p20_ms) + (b.p80_ms - b.p20_ms)
+        """The call is FAST or SLOW: the runs decided a difference (kept for the plot's filled markers)."""
+        return self.call in (Call.FAST, Call.SLOW)
 
     @property
     def pct_delta(self) -> float | None:
-        if self.a.pct_cublas is None or self.b.pct_cublas is None:
+        if self.pct_a is None or self.pct_b is None:
             return None
-        return self.b.pct_cublas - self.a.pct_cublas
+        return self.pct_b - self.pct_a
+
+
+@dataclass(frozen=True)
+class Held:
+    """One of A's decided calls, and what B says of the same comparison."""
+
+    relation: str
+    problem: str
+    subject: str
+    reference: str
+    call_a: Call
+    call_b: Call | None           # None: B did not make that comparison
+
+    @property
+    def outcome(self) -> str:
+        if self.call_b is None:
+            return "not in B"
+        if self.call_b is self.call_a:
+            return "repeated"
+        if self.call_b in (Call.FAST, Call.SLOW):
+            return "reversed"
+        return "weakened"
 
 
 @dataclass(frozen=True)
@@ -71,6 +107,7 @@ class Comparison:
     rank_changes: list[RankChange]
     files_a: list[Path] = field(default_factory=list)
     files_b: list[Path] = field(default_factory=list)
+    held: list[Held] = field(default_factory=list)
 
     @property
     def name_a(self) -> str:
@@ -87,24 +124,37 @@ class Comparison:
         return sorted(found, key=lambda op: (op != "sgemm", op))
 
     def op_headline(self, op: str) -> str:
-        """One op's sentence: the median B/A ratio of its shared records, its range, what moved beyond spreads."""
+        """One op's sentence: the median B/A ratio of its shared records, its range, and the calls."""
         rows = [r for r in self.rows if r.op == op]
         if not rows:
             side = "A" if any(r.op == op for r in self.only_a) else "B"
             return f"{op}: timed in {side} only, nothing to compare"
         ratios = sorted(r.speedup for r in rows)
-        beyond = [r for r in rows if r.beyond_spread]
+        calls = {c: sum(r.call is c for r in rows) for c in Call}
+        unjudged = sum(r.call is None for r in rows)
         deltas = [abs(d) for r in rows if r.kernel and (d := r.pct_delta) is not None]
+        said = ", ".join(f"{n} {c.value}" for c, n in calls.items() if n)
         return (f"{op}: B ran a median {statistics.median(ratios):.2f}x as fast as A over {len(rows)} records "
-                f"({ratios[0]:.2f}x to {ratios[-1]:.2f}x); {len(beyond)} differ beyond both runs' spreads; "
-                f"% of cuBLAS moved by more than 5 points for {sum(d > 5.0 for d in deltas)} of {len(deltas)} "
+                f"({ratios[0]:.2f}x to {ratios[-1]:.2f}x); B against A: {said or 'no calls'}"
+                + (f", {unjudged} without rounds (no call)" if unjudged else "")
+                + f"; % of cuBLAS moved by more than 5 points for {sum(d > 5.0 for d in deltas)} of {len(deltas)} "
                 "kernel rows")
+
+    def held_headline(self) -> str:
+        """How many of A's FAST and SLOW calls B repeats, reverses or weakens."""
+        if not self.held:
+            return "A made no FAST or SLOW call that B could repeat"
+        n = len(self.held)
+        counts = {o: sum(h.outcome == o for h in self.held) for o in ("repeated", "reversed", "weakened", "not in B")}
+        return (f"of A's {n} FAST/SLOW calls, B repeats {counts['repeated']} ({100 * counts['repeated'] / n:.1f}%), "
+                f"reverses {counts['reversed']}, weakens {counts['weakened']} to a tie or undecided"
+                + (f", lacks {counts['not in B']}" if counts["not in B"] else ""))
 
     def headline(self) -> str:
         if not self.rows:
             return "no implementation was timed on the same problem in both files"
         return "; ".join([*(self.op_headline(op) for op in self.ops),
-                          f"{len(self.rank_changes)} rank changes within ideas"])
+                          f"{len(self.rank_changes)} rank changes within ideas", self.held_headline()])
 
 
 def _idea(result: Result) -> str:
@@ -132,12 +182,37 @@ def _side(paths: Path | str | Sequence[Path | str]) -> tuple[Results, list[Path]
 
 def compare(path_a: Path | Sequence[Path], path_b: Path | Sequence[Path]) -> Comparison:
     (a, files_a, timed_a), (b, files_b, timed_b) = _side(path_a), _side(path_b)
-    rows = [Row(r.kernel, r.impl, r.label, r.problem.label, _idea(r), r, timed_b[k])
+    runs = {c.subject_key: c for c in across(timed_a.values(), timed_b.values(), b.path.name).comparisons}
+    within_a, within_b = analyse(timed_a.values(), a.path.name), analyse(timed_b.values(), b.path.name)
+    pcts_a, pcts_b = _pcts(within_a), _pcts(within_b)
+    rows = [Row(r.kernel, r.impl, r.label, r.problem.label, _idea(r), r, timed_b[k], runs[k], pcts_a.get(k),
+                pcts_b.get(k))
             for k, r in sorted(timed_a.items(), key=lambda e: (e[1].problem.key, record_order(e[1])))
-            if k in timed_b]
+            if k in timed_b and k in runs]
     only_a = [r for k, r in timed_a.items() if k not in timed_b]
     only_b = [r for k, r in timed_b.items() if k not in timed_a]
-    return Comparison(a, b, rows, only_a, only_b, rank_changes(rows), files_a, files_b)
+    return Comparison(a, b, rows, only_a, only_b, rank_changes(rows), files_a, files_b, held(within_a, within_b))
+
+
+def _pcts(an: Analysis) -> dict[tuple, float]:
+    return {c.subject_key: c.pct()[0] for c in an.where("cublas")}
+
+
+def held(a: Analysis, b: Analysis) -> list[Held]:
+    """Each FAST or SLOW call of A's own comparisons, beside B's call of the same comparison."""
+    in_b = {(c.relation, c.subject_key, c.reference_key): c.call for c in b.comparisons}
+    out = []
+    for c in a.comparisons:
+        if c.relation in ("aa", "between") or c.call not in (Call.FAST, Call.SLOW):
+            continue
+        out.append(Held(c.relation, c.problem.label, _name(c.subject), _name(c.reference), c.call,
+                        in_b.get((c.relation, c.subject_key, c.reference_key))))
+    return out
+
+
+def _name(side: tuple[str | None, str]) -> str:
+    kernel, impl = side
+    return f"{kernel} [{impl}]" if kernel else impl
 
 
 def rank_changes(rows: list[Row]) -> list[RankChange]:
@@ -162,14 +237,27 @@ def _pct(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}%"
 
 
+def _speed(r: Row) -> str:
+    v = r.verdict.verdict
+    if v is None:
+        return f"{r.speedup:.2f}x"
+    return f"{1 / v.time.ratio:.2f}x [{1 / v.time.hi:.2f}–{1 / v.time.lo:.2f}]"
+
+
 def table_rows(cmp: Comparison) -> list[list[str]]:
     return [[r.problem, r.kernel or "baseline", r.label, f"{r.a.timing.median_ms:.4g}", f"{r.b.timing.median_ms:.4g}",
-             f"{r.speedup:.2f}x", "yes" if r.beyond_spread else "no", _pct(r.a.pct_cublas), _pct(r.b.pct_cublas)]
+             _speed(r), r.call.value if r.call else "-", _pct(r.pct_a), _pct(r.pct_b)]
             for r in cmp.rows]
 
 
-HEADERS = ["problem", "kernel", "implementation", "A ms", "B ms", "B speed / A", "beyond spreads", "A % cuBLAS",
+HEADERS = ["problem", "kernel", "implementation", "A ms", "B ms", "B speed / A", "call", "A % cuBLAS",
            "B % cuBLAS"]
+HELD = ["comparison", "problem", "subject", "against", "call in A", "call in B", "outcome"]
+
+
+def held_rows(cmp: Comparison) -> list[list[str]]:
+    return [[h.relation, h.problem, h.subject, h.reference, h.call_a.value, h.call_b.value if h.call_b else "-",
+             h.outcome] for h in cmp.held]
 
 
 def print_compare(cmp: Comparison, console) -> None:
@@ -177,9 +265,8 @@ def print_compare(cmp: Comparison, console) -> None:
 
     console.print(f"A: {cmp.name_a}\nB: {cmp.name_b}\n{cmp.headline()}", markup=False)
     # Fitted to the console (harness.term_table); ids and implementations are never left out.
-    drops = {"A ms": 4, "B ms": 5, "B speed / A": 6, "beyond spreads": 3, "A % cuBLAS": 1, "B % cuBLAS": 2}
-    shorts = {"implementation": "impl", "B speed / A": "B/A", "beyond spreads": "beyond", "A % cuBLAS": "A %cuB",
-              "B % cuBLAS": "B %cuB"}
+    drops = {"A ms": 4, "B ms": 5, "B speed / A": 6, "call": 3, "A % cuBLAS": 1, "B % cuBLAS": 2}
+    shorts = {"implementation": "impl", "B speed / A": "B/A", "A % cuBLAS": "A %cuB", "B % cuBLAS": "B %cuB"}
     columns = [Column(h, drop=drops.get(h), right=h in drops, short=shorts.get(h), wrap=14 if h == "problem" else None)
                for h in HEADERS]
     print_table(console, "per implementation and problem", columns, table_rows(cmp), "the HTML page has them")
@@ -188,6 +275,10 @@ def print_compare(cmp: Comparison, console) -> None:
                     [Column("idea", drop=2), Column("problem", drop=1), Column("implementation"),
                      Column("rank in A", right=True), Column("rank in B", right=True)],
                     [[c.idea, c.problem, c.impl, str(c.rank_a), str(c.rank_b)] for c in cmp.rank_changes])
+    changed = [row for row in held_rows(cmp) if row[-1] != "repeated"]
+    if changed:
+        print_table(console, "A's FAST and SLOW calls that B does not repeat",
+                    [Column(h, drop={"problem": 1, "comparison": 2}.get(h)) for h in HELD], changed)
     if cmp.only_a or cmp.only_b:
         console.print(f"timed in one file only: {len(cmp.only_a)} in A, {len(cmp.only_b)} in B")
 
@@ -233,15 +324,13 @@ def ratio_plot(cmp: Comparison) -> bytes | None:
                    *([Line2D([], [], marker="s", linestyle="", color=TRITON, label="Triton tutorial GEMM")]
                      if any(r.kernel is None and r.a.model.startswith("triton") for r in cmp.rows) else []),
                    Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color="#444444",
-                          label="open: within both runs' spreads")]
+                          label="open: a tie or undecided")]
         fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
         return png(fig)
 
 
 def _verdict(r: Row) -> str:
-    if not r.beyond_spread:
-        return "same"
-    return "faster" if r.speedup > 1 else "slower"
+    return {Call.FAST: "faster", Call.SLOW: "slower"}.get(r.call, "same")
 
 
 def render_compare(cmp: Comparison, out: Path) -> Path:
@@ -258,7 +347,7 @@ def render_compare(cmp: Comparison, out: Path) -> Path:
     ranks = "".join(f"<tr><td>{e(c.idea)}</td><td>{e(c.problem)}</td><td><code>{e(c.impl)}</code></td>"
                     f'<td class="n">{c.rank_a}</td><td class="n">{c.rank_b}</td></tr>' for c in cmp.rank_changes)
     heads = "".join(f"<li>{e(cmp.op_headline(op))}</li>" for op in cmp.ops)
-    heads += f"<li>{len(cmp.rank_changes)} rank changes within ideas</li>"
+    heads += f"<li>{len(cmp.rank_changes)} rank changes within ideas</li><li>{e(cmp.held_headline())}</li>"
     data = ratio_plot(cmp)
     plot = (f'<figure><img src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}" alt="B speed / A per '
             'record"><figcaption>B speed / A for every record timed in both, one panel per op, problems across: blue '
@@ -269,10 +358,10 @@ def render_compare(cmp: Comparison, out: Path) -> Path:
 <style>{_CSS}</style><h1>tile-rosetta: two runs compared</h1>
 <p>A: <code>{e(cmp.name_a)}</code><br>B: <code>{e(cmp.name_b)}</code></p><ul class="head">{heads}</ul>
 {plot}
-<p>Times are each run's medians (CUDA events, L2 flushed before every run). A ratio is coloured only where the two
-medians differ by more than both runs' p20..p80 spreads added (beyond both spreads): green where B is faster,
-red where it is slower; grey otherwise. % of cuBLAS is against the same run's cuBLAS of the same precision, so
-devices of different speeds compare fairly.</p>
+<p>Times are each run's medians (CUDA events, L2 flushed before every run). B speed / A is the verdict of B
+against A from the two runs' interleaved rounds, taken as independent sets, with its 95% interval; it is coloured
+only where the call is FAST (green, B faster) or SLOW (red); a tie or undecided is grey. % of cuBLAS is against the
+same run's cuBLAS of the same precision, so devices of different speeds compare fairly.</p>
 <h2>Per implementation and problem</h2><table><tr>{head}</tr>{body}</table>
 <h2>Rank changes within an idea</h2>{"<table><tr><th>idea</th><th>problem</th><th>implementation</th><th>rank in A"
 "</th><th>rank in B</th></tr>" + ranks + "</table>" if ranks else "<p>None: every idea ranks its implementations "

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.analysis.record import Comparison
+from harness.analysis.verdicts import Call
 from harness.registry import IDEAS
-from harness.report import anchors, fmt
+from harness.report import anchors, fmt, verdict_text
 from harness.report.causes import because
 from harness.report.claims_findings import rank_finding, stride_finding, unroll_finding
 from harness.report.doc import Evidenced, Inline, Link, Mono
@@ -26,7 +28,6 @@ from harness.report.measured import (
 from harness.run.records import Result, Status
 
 MAX_FINDINGS = 10
-GAP = 1.15          # a Triton/CUDA ratio past this (either way) is worth a sentence
 
 
 @dataclass
@@ -73,11 +74,15 @@ def _headline(m: Measured, op: str) -> list[Finding]:
         assert fig is not None
         parts += [", and " if i and cuda else "", f"the fastest fp32 {name} kernel, ", *who(best.result), ", "]
         if op == "sgemm":
-            parts.append(f"reaches {fmt.pct(best.pct)}" + (" of cuBLAS fp32" if not i else "")
+            parts.append(f"reaches {best.pct_text}" + (" of cuBLAS fp32" if not i else "")
                          + f" ({fmt.tflops(fig.tflops)} TFLOP/s)")
         else:
-            parts.append(f"moves {fmt.gbps(fig.gbps)} GB/s ({fmt.pct(best.pct)}" + (" of cuBLAS fp32" if not i else "")
+            parts.append(f"moves {fmt.gbps(fig.gbps)} GB/s ({best.pct_text}" + (" of cuBLAS fp32" if not i else "")
                          + (f", {fmt.pct(fig.pct_peak)} of the measured copy bandwidth)" if fig.pct_peak else ")"))
+        tutorial = m.vs(best.result, "triton-baseline") if name == "Triton" else None
+        if tutorial is not None:
+            parts.append(f"; Triton's tutorial GEMM (ieee) reaches {m.pct_text(m.reference(tutorial))}, and "
+                         + verdict_text.sentence(tutorial, "this kernel", "the tutorial's"))
     peaks = m.header.peaks
     if op == "sgemm" and base.figures.pct_peak is not None and peaks:
         parts.append(f"; cuBLAS fp32 itself runs at {fmt.pct(base.figures.pct_peak)} of the measured FP32 FMA "
@@ -92,8 +97,9 @@ def _headline(m: Measured, op: str) -> list[Finding]:
     return [Finding(f"headline-{op}", parts, Link(title, anchors.href(anchors.plot(key))))]
 
 
-def _pairs(m: Measured, op: str) -> list[tuple[float, str, Best, Best]]:
-    """(Triton/CUDA, idea, best CUDA, best Triton) per idea and precision class on the op's headline problem."""
+def _pairs(m: Measured, op: str) -> list[tuple[Comparison, str, Best, Best]]:
+    """(the best Triton against the best CUDA, idea, best CUDA, best Triton) per idea and precision class on the op's
+    headline problem."""
     problem = m.headline(op)
     if problem is None:
         return []
@@ -104,21 +110,30 @@ def _pairs(m: Measured, op: str) -> list[tuple[float, str, Best, Best]]:
         for precision in m.precisions(kernels, problem):
             cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
             tri = m.best(m.timed_of(kernels, problem, "triton", precision))
-            if cuda and tri:
-                out.append((tri.pct / cuda.pct, idea.key, cuda, tri))
+            c = m.between(tri.result, cuda.result) if cuda and tri else None
+            if c is not None:
+                out.append((c, idea.key, cuda, tri))
     return out
 
 
-def _gap_clause(m: Measured, ratio: float, idea: str, cuda: Best, tri: Best) -> list[Inline]:
-    lead, trail = (tri, cuda) if ratio >= 1 else (cuda, tri)
-    parts: list[Inline] = [idea_link(idea), f", {fmt.times(max(ratio, 1 / ratio))}: ", *_named(lead.result),
-                           f" at {fmt.pct(lead.pct)} of {_yardstick(lead.result)} against ",
-                           *_named(trail.result, lead.result),
-                           f" at {fmt.pct(trail.pct)}"]
+def _gap_clause(m: Measured, c: Comparison, idea: str, cuda: Best, tri: Best) -> list[Inline]:
+    lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
+    parts: list[Inline] = [idea_link(idea), f", {verdict_text.speed(c) if lead is tri else _inverse(c)}: ",
+                           *_named(lead.result), f" at {lead.pct_text} of {_yardstick(lead.result)} against ",
+                           *_named(trail.result, lead.result), f" at {trail.pct_text}"]
     why = because(m, lead.result, trail.result, (_short(lead.result), _short(trail.result)), limit=1)
     if why:
         parts.append(", where " + why)
+    parts.append(verdict_text.clock_clause(c))
     return parts
+
+
+def _inverse(c: Comparison) -> str:
+    """The reference's speed over the subject's, with its interval: CUDA's lead over Triton."""
+    if c.verdict is None:
+        return fmt.ratio_ci(c.ratio)
+    t = c.verdict.time
+    return fmt.ratio_ci(t.ratio, t.lo, t.hi)
 
 
 def _yardstick(r: Result) -> str:
@@ -140,22 +155,32 @@ def _short(r: Result) -> str:
 
 
 def _gaps(m: Measured, op: str) -> list[Finding]:
+    """Where the rounds decided that one model's best is faster than the other's, the largest lead of each; the ties
+    and the undecided counted. A file of single bursts makes no call, and says so."""
     pairs = _pairs(m, op)
     if not pairs:
         return []
-    hi, lo = max(pairs, key=lambda p: p[0]), min(pairs, key=lambda p: p[0])
     problem = m.headline(op)
     assert problem is not None
+    triton_leads = [p for p in pairs if p[0].call is Call.FAST]
+    cuda_leads = [p for p in pairs if p[0].call is Call.SLOW]
     parts: list[Inline] = [f"Per idea on {problem.label}, "]
-    if hi[0] >= GAP:
-        parts += ["Triton's best leads CUDA's best most in ", *_gap_clause(m, *hi)]
-    if lo[0] <= 1 / GAP:
-        parts += ["; " if hi[0] >= GAP else "", "CUDA's best leads Triton's most in ", *_gap_clause(m, *lo)]
-    if hi[0] < GAP and lo[0] > 1 / GAP:
-        parts.append(f"CUDA and Triton stay within {fmt.pct(100 * (GAP - 1))} of each other in every idea "
-                     f"(Triton/CUDA from {lo[0]:.2f} to {hi[0]:.2f})")
-    parts.append(".")
-    first = hi if hi[0] >= GAP else lo
+    if triton_leads:
+        parts += ["Triton's best is faster than CUDA's best most in ",
+                  *_gap_clause(m, *min(triton_leads, key=lambda p: p[0].ratio))]
+    if cuda_leads:
+        parts += ["; " if triton_leads else "", "CUDA's best is faster than Triton's most in ",
+                  *_gap_clause(m, *max(cuda_leads, key=lambda p: p[0].ratio))]
+    ties = sum(p[0].call is Call.SAME for p in pairs)
+    undecided = sum(p[0].call is Call.AMBIGUOUS for p in pairs)
+    unjudged = sum(p[0].call is None for p in pairs)
+    counts = [f"{n} {what}" for n, what in ((len(triton_leads), "Triton faster"), (len(cuda_leads), "CUDA faster"),
+                                            (ties, "a tie"), (undecided, "undecided"),
+                                            (unjudged, "single bursts, no verdict")) if n]
+    parts.append(("; " if triton_leads or cuda_leads else "") + f"of {len(pairs)} ideas and classes: "
+                 + ", ".join(counts) + ".")
+    first = (min(triton_leads, key=lambda p: p[0].ratio) if triton_leads
+             else max(cuda_leads, key=lambda p: p[0].ratio) if cuda_leads else pairs[0])
     return [Finding(f"gaps-{op}", parts, Link(IDEAS[first[1]].title, anchors.href(anchors.idea(first[1]))))]
 
 

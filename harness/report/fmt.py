@@ -17,6 +17,35 @@ def pct(v: float | None) -> str:
     return "—" if v is None else f"{v:.1f}%"
 
 
+def pct_ci(v: float | None, lo: float | None = None, hi: float | None = None) -> str:
+    """A percentage with its 95% interval where there is one: '96.9% [96.5–97.3]'."""
+    if v is None:
+        return "—"
+    if lo is None or hi is None:
+        return f"{v:.1f}%"
+    return f"{v:.1f}% [{lo:.1f}–{hi:.1f}]"
+
+
+def ratio_ci(v: float | None, lo: float | None = None, hi: float | None = None) -> str:
+    """A speed ratio (reference time over subject time) with its interval: '1.04x [1.02–1.06]'."""
+    if v is None:
+        return "—"
+    return f"{v:.2f}x" if lo is None or hi is None else f"{v:.2f}x [{lo:.2f}–{hi:.2f}]"
+
+
+# How a verdict's call is said: "faster" or "slower" only where the call is FAST or SLOW.
+CALL_WORDS = {"FAST": "faster", "SLOW": "slower", "SAME": "a tie", "AMBIGUOUS": "undecided"}
+
+
+def call(c: object | None) -> str:
+    """FAST, SLOW, SAME, AMBIGUOUS as written in tables; '—' where no verdict was made (a file of single bursts)."""
+    return "—" if c is None else str(getattr(c, "value", c))
+
+
+def mhz(v: float | None) -> str:
+    return "—" if v is None else f"{v:.0f}"
+
+
 def pct_round(v: float | None) -> str:
     """A fraction 0..1 as a whole percentage (occupancy)."""
     return "—" if v is None else f"{100 * v:.0f}%"

@@ -9,8 +9,9 @@ has the better value), so a step that loses points names what got worse, and one
 
 from __future__ import annotations
 
+from harness.analysis.verdicts import Call
 from harness.registry import IDEAS, Kernel, ladder
-from harness.report import fmt
+from harness.report import fmt, verdict_text
 from harness.report.causes import MIN_GAP, counters, reasons, tied
 from harness.report.counters import COLUMNS
 from harness.report.measured import Best, Measured
@@ -68,9 +69,16 @@ def step_cells(m: Measured, best: Best | None, before: Best | None,
     if before is None:
         return [Cell(fmt.pct(best.pct), num=True), Cell("—", num=True, cls="muted"), Cell("", cls="muted")]
     delta = best.pct - before.pct
-    return [Cell(fmt.pct(best.pct), num=True),
-            Cell(f"{delta:+.1f}", num=True, cls="ok" if delta > 0 else "bad" if delta < 0 else ""),
-            Cell(moved_counter(m, best.result, before.result, kinds))]
+    c = m.between(best.result, before.result)
+    call = c.call if c is not None else None
+    # A cause is named only for a step the rounds decided was a gain: a tie has nothing to explain, and a loss or an
+    # undecided step is said as such.
+    what = (moved_counter(m, best.result, before.result, kinds) if call is Call.FAST
+            else f"{verdict_text.relation(c)} ({verdict_text.speed(c)}): no cause stated")
+    return [Cell(best.pct_text, num=True, cls="nowrap"),
+            Cell(f"{delta:+.1f} · {fmt.call(call)}", num=True,
+                 cls="ok" if call is Call.FAST else "bad" if call is Call.SLOW else "muted"),
+            Cell(what, cls="" if call is Call.FAST else "muted")]
 
 
 def ladder_steps_table(m: Measured) -> Table:
@@ -93,7 +101,8 @@ def ladder_steps_table(m: Measured) -> Table:
         before = (cuda or before[0], tri or before[1])
     table.notes += [
         f"On {problem.label}, fp32; % cuBLAS as everywhere on the page. Points: the change in % of cuBLAS from the "
-        "rung before (the same model's). A rung with two tiles is represented by its fastest.",
+        "rung before (the same model's), with the call of the rung against it from the interleaved rounds: a cause "
+        "is named only where the call is FAST. A rung with two tiles is represented by its fastest.",
         "Counter that moved: of the Nsight Compute counters stored with both rungs' records, the one that favours "
         "the faster of the two and plausibly explains most of the difference (causes.py), before → after; counters "
         "whose kernel time disagrees with the timed one are not used.",

@@ -1,9 +1,10 @@
 """The measurements as the report reads them: which results to compare, and against which cuBLAS.
 
-Every comparison in the report goes through `Measured`, so a ratio is always taken within one
-precision class: fp32 SIMT and 3xTF32 (fp32-accurate) against cuBLAS fp32, TF32 against cuBLAS TF32
-only. A percentage is recomputed here from the two medians rather than read from the file, so an old
-file whose TF32 rows carry no ratio, or a ratio against the wrong yardstick, still renders right.
+Every comparison in the report goes through `Measured`, and every ratio it shows is a verdict of the analysis
+(harness/analysis: the one place a comparison is computed, from the interleaved rounds' samples, with its interval
+and its call), always within one precision class: fp32 SIMT and the fp32-accurate split forms against cuBLAS fp32,
+TF32 against cuBLAS TF32 only. A file of single bursts (before the rounds) gets the ratio of the two medians and no
+interval, so an old file still renders.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from harness.analysis.record import Analysis, Comparison, analyse, pair
+from harness.baselines import cublas_of
 from harness.inspect.resources import Occupancy, sm90_occupancy
 from harness.problems import Problem
 from harness.registry import BY_ID, IDEAS, Counterpart, Kernel
@@ -18,25 +21,33 @@ from harness.registry.ideas import Idea
 from harness.run.records import SEED_SGEMM, Result, headline_problem, record_order
 from harness.run.results import Results
 
-# The cuBLAS a precision class is measured against.
-BASELINE_OF = {"fp32": "cublas", "3xtf32": "cublas", "tf32": "cublas-tf32"}
 PRECISION_TEXT = {"fp32": "fp32", "tf32": "TF32", "3xtf32": "3xTF32"}
 
 
 def baseline_label(precision: str) -> str:
-    return "cuBLAS TF32" if BASELINE_OF.get(precision) == "cublas-tf32" else "cuBLAS fp32"
+    return "cuBLAS TF32" if cublas_of(precision) == "cublas-tf32" else "cuBLAS fp32"
 
 
 @dataclass(frozen=True)
 class Best:
-    """The fastest result of a group, with its ratio to its class's cuBLAS."""
+    """The fastest result of a group, with its ratio to its class's cuBLAS (and that comparison's verdict)."""
 
     result: Result
     pct: float
+    vs_cublas: Comparison | None = None
 
     @property
     def kernel(self) -> str:
         return self.result.kernel or self.result.impl
+
+    @property
+    def pct_text(self) -> str:
+        """'96.9% [96.5–97.3]': the % of cuBLAS with its 95% interval where the rounds give one."""
+        from harness.report import fmt
+
+        if self.vs_cublas is None:
+            return fmt.pct(self.pct)
+        return fmt.pct_ci(*self.vs_cublas.pct())
 
 
 class Measured:
@@ -44,6 +55,7 @@ class Measured:
         self.file = results
         self.header = results.header
         self.all = results.results
+        self._between: dict[tuple, Comparison | None] = {}
 
     # ------------------------------------------------------------------ selection
     @cached_property
@@ -87,18 +99,48 @@ class Measured:
         return [r for r in self.all if r.kernel == kernel_id and (impl is None or r.impl == impl)]
 
     # ------------------------------------------------------------------ comparison
+    @cached_property
+    def analysis(self) -> Analysis:
+        """Every verdict of the file (harness/analysis), computed once per page."""
+        return analyse(self.all, self.file.path.name)
+
+    def vs(self, result: Result, relation: str) -> Comparison | None:
+        """The comparison of `relation` ("cublas", "triton-baseline", "counterpart", "step", "aa") of a result."""
+        return self.analysis.one(result, relation)
+
+    def between(self, subject: Result, reference: Result) -> Comparison | None:
+        """Two results the file does not pair by itself (an idea's best CUDA and best Triton are often two kernels):
+        the analysis's verdict of the one against the other, made the same way as every other."""
+        key = (subject.key, reference.key)
+        if key not in self._between:
+            self._between[key] = pair("between", subject, reference)
+        return self._between[key]
+
+    def reference(self, c: Comparison) -> Result:
+        """The record a comparison is against."""
+        return next(r for r in self.all if r.key == c.reference_key)
+
     def baseline(self, problem: Problem, precision: str = "fp32") -> Result | None:
-        impl = BASELINE_OF.get(precision, "cublas")
+        impl = cublas_of(precision)
         return next((r for r in self.all if r.problem == problem and r.impl == impl and r.timed), None)
 
     def pct(self, result: Result) -> float | None:
-        """% of the same precision class's cuBLAS on the same problem (same timer)."""
+        """% of the same precision class's cuBLAS on the same problem: the analysis's estimate (100% for cuBLAS)."""
         if not result.timed or result.timing is None:
             return None
-        base = self.baseline(result.problem, result.precision)
-        if base is None or base.timing is None:
-            return None
-        return 100.0 * base.timing.median_ms / result.timing.median_ms
+        if result.baseline and result.impl == cublas_of(result.precision):
+            return 100.0
+        c = self.vs(result, "cublas")
+        return c.pct()[0] if c is not None else None
+
+    def pct_text(self, result: Result) -> str:
+        """The % of cuBLAS with its 95% interval: '96.9% [96.5–97.3]' ('—' where there is none)."""
+        from harness.report import fmt
+
+        c = self.vs(result, "cublas") if result.timed else None
+        if c is None:
+            return fmt.pct(self.pct(result))
+        return fmt.pct_ci(*c.pct())
 
     def best(self, results: list[Result]) -> Best | None:
         """The fastest of the results, leaving out Triton forms that are deliberately different from their CUDA
@@ -108,7 +150,7 @@ class Measured:
         if not scored:
             return None
         p, r = max(scored, key=lambda pr: (pr[0], -record_order(pr[1])[1]))
-        return Best(r, p)
+        return Best(r, p, self.vs(r, "cublas"))
 
     def timed_of(self, kernels: list[Kernel], problem: Problem, model: str, precision: str) -> list[Result]:
         ids = {k.id for k in kernels}
@@ -119,7 +161,7 @@ class Measured:
         """The precision classes these kernels were timed in on a problem, fp32 first."""
         ids = {k.id for k in kernels}
         found = {r.precision for r in self.all if r.kernel in ids and r.problem == problem and r.timed}
-        return [p for p in ("fp32", "3xtf32", "tf32") if p in found] + sorted(found - set(BASELINE_OF))
+        return [p for p in ("fp32", "3xtf32", "tf32") if p in found] + sorted(found - {"fp32", "3xtf32", "tf32"})
 
     # ------------------------------------------------------------------ the seed's own problem
     def seed_record(self, kernel_id: str, impl: str = "cuda") -> Result | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.registry import IDEAS, Kernel
-from harness.report import anchors, fmt
+from harness.report import anchors, fmt, verdict_text
 from harness.report.claims import Claim, claims_table, published_text, stride_occupancy, stride_sweep, unroll_check
 from harness.report.doc import Inline, Mono, Para
 from harness.report.measured import PRECISION_TEXT, Measured, baseline_label, config_text, ideas_of, triton_modules
@@ -40,7 +40,8 @@ def _rate(r, op: str) -> str:
 def headline_table(m: Measured) -> Table:
     """Per op and precision class on its headline problem: the best CUDA kernel, the best Triton one, cuBLAS."""
     table = Table([("op · problem", False), ("class", False), ("best CUDA", True), ("best Triton", True),
-                   ("cuBLAS", True)], cls="headline")
+                   ("Triton vs CUDA", True), ("best Triton vs Triton tutorial", True), ("cuBLAS", True)],
+                  cls="headline")
     for op in m.ops:
         problem = m.headline(op)
         if problem is None:
@@ -55,15 +56,29 @@ def headline_table(m: Measured) -> Table:
             cells = [Cell(f"{op} {problem.shape_label}"),
                      Cell(PRECISION_TEXT.get(precision, precision) + f" vs {baseline_label(precision)}")]
             for best in (cuda, tri):
-                cells.append(Cell(f"{_rate(best.result, op)} · {fmt.pct(best.pct)}", num=True,
+                cells.append(Cell(f"{_rate(best.result, op)} · {best.pct_text}", num=True,
                                   sub=best.kernel if best.result.model == "cuda" else
                                   f"{best.result.label}: {best.kernel}", href=anchors.href(anchors.kernel(best.kernel)),
                                   cls="ok" if best.pct >= 100 else "") if best else Cell("—", num=True, cls="muted"))
+            c = m.between(tri.result, cuda.result) if cuda and tri else None
+            cells.append(_verdict_cell(c))
+            tutorial = m.vs(tri.result, "triton-baseline") if tri else None
+            cells.append(_verdict_cell(tutorial, m.reference(tutorial).label + " at "
+                                       + m.pct_text(m.reference(tutorial)) if tutorial else ""))
             cells.append(Cell(_rate(base, op), num=True, sub=base.label))
             table.add(cells)
-    table.notes.append("Each op's headline problem; % is of the cuBLAS of the same precision class, same timer. "
-                       "Click a kernel for its section.")
+    table.notes.append("Each op's headline problem; % is of the cuBLAS of the same precision class, same timer, with "
+                       "its 95% interval from the interleaved rounds. Triton vs CUDA, best Triton vs Triton tutorial: "
+                       "speed ratio with its interval and the call (faster or slower only where the rounds decide "
+                       "it; a tie within the margin; undecided otherwise). Click a kernel for its section.")
     return table
+
+
+def _verdict_cell(c, sub: str = "") -> Cell:
+    if c is None:
+        return Cell("—", num=True, cls="muted")
+    return Cell(f"{verdict_text.speed(c)} · {verdict_text.relation(c)}", num=True, sub=sub,
+                cls={"FAST": "ok", "SLOW": "warn"}.get(c.call.value if c.call else "", ""))
 
 
 def idea_table(m: Measured) -> Table:
@@ -87,11 +102,10 @@ def idea_table(m: Measured) -> Table:
                     Cell(idea.title, href=anchors.href(anchors.idea(idea.key))),
                     Cell(baseline_label(precision) + ("" if precision == "fp32" else
                                                       f" ({PRECISION_TEXT.get(precision, precision)} rows)")),
-                    Cell(fmt.pct(cuda.pct) if cuda else "—", num=True, sub=cuda.kernel if cuda else ""),
-                    Cell(fmt.pct(tri.pct) if tri else "—", num=True,
+                    Cell(cuda.pct_text if cuda else "—", num=True, sub=cuda.kernel if cuda else ""),
+                    Cell(tri.pct_text if tri else "—", num=True,
                          sub=f"{tri.result.label}: {tri.kernel}" if tri else ""),
-                    Cell(fmt.times(tri.pct / cuda.pct) if cuda and tri else "—", num=True,
-                         cls="ok" if cuda and tri and tri.pct >= cuda.pct else ""),
+                    _verdict_cell(m.between(tri.result, cuda.result) if cuda and tri else None),
                     Cell(pub, num=True, sub=f"{claim.kernel.id} · {claim.seed.gpu}" if claim else ""),
                     Cell(_rank_text(claim), cls="nowrap")])
     headline = [p.label for op in m.ops if (p := m.headline(op))]
@@ -99,7 +113,8 @@ def idea_table(m: Measured) -> Table:
         f"Measured on {fmt.joined(headline) or 'no timed problem'}: each op's headline problem (the seeds' 4096³ "
         "for sgemm, else the problem most implementations were timed on).",
         "best CUDA / best Triton: the fastest implementation of the idea on that problem, as % of "
-        "the cuBLAS of its precision class (fp32 and 3xTF32 against cuBLAS fp32, TF32 against cuBLAS TF32).",
+        "the cuBLAS of its precision class (fp32 and 3xTF32 against cuBLAS fp32, TF32 against cuBLAS TF32), with "
+        "its 95% interval; Triton / CUDA: the best Triton's speed over the best CUDA's, its interval and the call.",
         "published: the document's own % of its cuBLAS on its own GPU for the kernel named under it (its best "
         "CUDA kernel where the document gives that one a figure); a document without a cuBLAS figure shows "
         "its raw figure.",

@@ -13,6 +13,7 @@ from harness.report.cells import (
     numerics_cell,
     precision_cell,
     regs_cells,
+    tutorial_cell,
 )
 from harness.report.measured import Measured
 from harness.report.specs import spec
@@ -48,13 +49,19 @@ def results_table(m: Measured, problem: Problem) -> Table:
     rate = "TFLOP/s" if problem.op == "sgemm" else "GB/s"
     peak = "% FP32 peak" if problem.op == "sgemm" else "% copy BW"
     table = Table([("kernel", False), ("implementation", False),
-                   ("precision", False), ("ms", True), ("runs", True), ("spread", True), (rate, True),
-                   ("% cuBLAS", True), (peak, True), ("numerics", False), ("beta = 0", False), ("regs", True),
+                   ("precision", False), ("ms", True), ("runs", True), ("spread", True), ("MHz", True),
+                   (rate, True), ("% cuBLAS", True), ("call", False), (peak, True),
+                   ("vs Triton tutorial", True), ("numerics", False), ("beta = 0", False), ("regs", True),
                    ("spills", True), ("flags", False)], cls="summary")
     for r in records:
-        table.add([_kernel_cell(r), Cell(r.label), precision_cell(r), *figure_cells(m, r), numerics_cell(r),
+        figures = figure_cells(m, r)
+        if len(figures) > 1:
+            figures.append(tutorial_cell(m, r))
+        else:
+            figures[0].span += 1
+        table.add([_kernel_cell(r), Cell(r.label), precision_cell(r), *figures, numerics_cell(r),
                    beta0_cell(r), *regs_cells(r), flags_cell(r)], f"status-{r.status.value}")
-    table.notes += [LEGEND[k] for k in ("ms", "pct", "peak", "numerics", "beta0", "regs", "flags")]
+    table.notes += [LEGEND[k] for k in ("ms", "pct", "peak", "tutorial", "numerics", "beta0", "regs", "flags")]
     note = copy_note(m) if problem.op == "sgemv" else None
     if note:
         table.notes.append(note)
@@ -71,5 +78,6 @@ def markdown_results_table(results: Results | Measured | str) -> str:
         if table:
             table.notes = []
             parts.append(f"#### {problem.label}\n\n{to_markdown(table)}")
-    legend = "\n".join(f"- {LEGEND[k]}" for k in ("ms", "pct", "peak", "numerics", "beta0", "regs", "flags"))
+    legend = "\n".join(f"- {LEGEND[k]}" for k in ("ms", "pct", "peak", "tutorial", "numerics", "beta0", "regs",
+                                                   "flags"))
     return "\n\n".join(parts) + "\n\n" + legend + "\n"

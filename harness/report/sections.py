@@ -3,11 +3,12 @@ the compiled resources of both kernels and the figures against cuBLAS beside the
 
 from __future__ import annotations
 
+from harness.analysis.verdicts import Call
 from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
 from harness.registry.ideas import Idea
-from harness.report import anchors, fmt, hopper_steps
+from harness.report import anchors, fmt, hopper_steps, verdict_text
 from harness.report.causes import because, despite
-from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell
+from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.claims import published_pct, published_text, unroll_check
 from harness.report.compiled import compiled_records, resources_table, sass_table
 from harness.report.counters import counters_table
@@ -58,13 +59,15 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
         vs = baseline_label(precision)
         if cuda:
             parts += [f"On {problem.label} the best CUDA kernel of this idea, ", *who(cuda.result),
-                      f", runs at {fmt.pct(cuda.pct)} of {vs}"]
+                      f", runs at {cuda.pct_text} of {vs}"]
+        c = m.between(tri.result, cuda.result) if cuda and tri else None
         if tri:
-            ratio = f" (Triton / CUDA {fmt.times(tri.pct / cuda.pct)})" if cuda else ""
+            ratio = f" (Triton against CUDA: {verdict_text.speed(c)}, {verdict_text.relation(c)})" if cuda else ""
             parts += ["; the best Triton, " if cuda else f"On {problem.label} the best Triton, ", *who(tri.result),
-                      f", at {fmt.pct(tri.pct)}{ratio}"]
-        if cuda and tri:
-            lead, trail = (tri, cuda) if tri.pct >= cuda.pct else (cuda, tri)
+                      f", at {tri.pct_text}{ratio}{verdict_text.clock_clause(c)}"]
+        if cuda and tri and c is not None and c.call in (Call.FAST, Call.SLOW):
+            # a "because" only for a difference the rounds decided
+            lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
             names = tuple("the CUDA kernel" if r.model == "cuda" else r.label for r in (lead.result, trail.result))
             why = because(m, lead.result, trail.result, names)
             against = despite(m, lead.result, trail.result, names) if why else None
@@ -134,14 +137,16 @@ def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
     records = [r for p in m.problems for r in m.on(p) if r.kernel in ids]
     table = Table([("problem", False), ("kernel", False), ("implementation", False), ("precision", False),
                    ("ms", True), ("TFLOP/s" if op == "sgemm" else "GB/s", True), ("% cuBLAS", True),
-                   ("% FP32 peak" if op == "sgemm" else "% copy BW", True), ("FLOP/B", True), ("numerics", False),
-                   ("published, document's GPU", False)], cls="measured")
+                   ("call", False), ("% FP32 peak" if op == "sgemm" else "% copy BW", True), ("FLOP/B", True),
+                   ("vs Triton tutorial", True), ("numerics", False), ("published, document's GPU", False)],
+                  cls="measured")
     for r in records:
         figures = figure_cells(m, r, timing=False)
         intensity = r.figures.intensity if r.figures and r.timed else None
-        figures += [Cell(f"{intensity:.2f}" if intensity else "—", num=True)] if len(figures) > 1 else []
+        figures += [Cell(f"{intensity:.2f}" if intensity else "—", num=True), tutorial_cell(m, r)] \
+            if len(figures) > 1 else []
         if len(figures) == 1:
-            figures[0].span = 5
+            figures[0].span = 7
         kernel = next(k for k in kernels if k.id == r.kernel)
         pub = ""
         if r.model == "cuda" and kernel.published is not None and kernel.seed:
@@ -150,7 +155,7 @@ def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
                                                       kernel.published.pct_cublas is None else "")
         table.add([Cell(r.problem.shape_label), Cell(r.kernel or "", code=True), Cell(r.label), precision_cell(r),
                    *figures, numerics_cell(r), Cell(pub)], f"status-{r.status.value}")
-    table.notes += [LEGEND["pct"], LEGEND["peak"],
+    table.notes += [LEGEND["pct"], LEGEND["peak"], LEGEND["tutorial"],
                     "FLOP/B: operational intensity of the kernel's traffic model (A re-read once per column of "
                     "blocks, B once per row of blocks).", LEGEND["numerics"]]
     return table

@@ -1,19 +1,23 @@
 """The side-by-side table printed at the end of a run: one row per implementation, per problem.
 
 Fitted to the console's width by harness.term_table: kernel ids and implementation names are always
-whole; the other columns wrap or are left out, least needed first (regs, % peak, rate, beta=0, ms,
-numerics; % cuBLAS last), and a line under the table names what is not shown. The report and the
-results file have every column.
+whole; the other columns wrap or are left out, least needed first (regs, % peak, MHz, rate, beta=0,
+ms, numerics, the Triton tutorial, the call; % cuBLAS last), and a line under the table names what is
+not shown. The report and the results file have every column.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from harness.roofline import Peaks
 from harness.run.records import Result, Status, record_order
 from harness.term_table import Column, print_table
 
 COLUMNS = (Column("kernel"), Column("implementation", short="impl"), Column("ms", drop=5, right=True),
-           Column("rate", drop=3, right=True), Column("% cuBLAS", drop=7, right=True, short="%cuBLAS"),
+           Column("MHz", drop=3, right=True), Column("rate", drop=4, right=True),
+           Column("% cuBLAS [95%]", drop=9, right=True, short="%cuBLAS"), Column("call", drop=8),
+           Column("vs Triton tutorial", drop=7, short="vs tutorial"),
            Column("% peak", drop=2, right=True, short="%peak"), Column("numerics", drop=6, wrap=16),
            Column("beta=0", drop=4), Column("regs", drop=1, right=True))
 HEADERS = tuple(c.header for c in COLUMNS)
@@ -52,21 +56,33 @@ def regs(r: Result) -> str:
     return f"{res.registers}" + (f"+{res.spills}sp" if res.spills else "")
 
 
-def row(r: Result) -> list[str]:
+# What the analysis says of a row, as text: (% of its cuBLAS with the interval, the call, against the Triton tutorial).
+# The caller makes it (harness/cli: the analysis sits above this layer); "-" where there is nothing to say.
+Verdicts = Callable[[Result], tuple[str, str, str]]
+
+
+def _no_verdicts(r: Result) -> tuple[str, str, str]:
+    return ("-", "-", "-")
+
+
+def row(r: Result, verdicts: Verdicts = _no_verdicts) -> list[str]:
     rate = "-"
     if r.timed and r.figures is not None:
         rate = f"{r.figures.tflops:.2f} TF/s" if r.op == "sgemm" else f"{r.figures.gbps:.0f} GB/s"
     peak = r.figures.pct_peak if r.figures is not None and r.precision == "fp32" else None
-    return [r.kernel or "baseline", r.label, f"{r.timing.median_ms:.3f}" if r.timed and r.timing else "-", rate,
-            _pct(r.pct_cublas if r.timed else None), _pct(peak if r.timed else None), verdict(r), beta0(r), regs(r)]
+    clock = r.timing.clock_mhz if r.timed and r.timing else None
+    pct, call, tutorial = verdicts(r) if r.timed else ("-", "-", "-")
+    return [r.kernel or "baseline", r.label, f"{r.timing.median_ms:.3f}" if r.timed and r.timing else "-",
+            f"{clock:.0f}" if clock else "-", rate, pct, call, tutorial, _pct(peak if r.timed else None),
+            verdict(r), beta0(r), regs(r)]
 
 
-def tables(results: list[Result]) -> dict[str, list[list[str]]]:
+def tables(results: list[Result], verdicts: Verdicts = _no_verdicts) -> dict[str, list[list[str]]]:
     """Rows per problem label, problems in the order first met, rows in the registry's order."""
     out: dict[str, list[Result]] = {}
     for r in results:
         out.setdefault(r.problem.label, []).append(r)
-    return {label: [row(r) for r in sorted(rs, key=record_order)] for label, rs in out.items()}
+    return {label: [row(r, verdicts) for r in sorted(rs, key=record_order)] for label, rs in out.items()}
 
 
 def _title(label: str, peaks: Peaks | None) -> str:
@@ -75,9 +91,9 @@ def _title(label: str, peaks: Peaks | None) -> str:
     return f"{label}   (peaks: {peaks.fp32_tflops:.1f} TF/s FP32 FMA, {peaks.copy_gbps:.0f} GB/s copy)"
 
 
-def print_summary(results: list[Result], peaks: Peaks | None, console) -> None:
+def print_summary(results: list[Result], peaks: Peaks | None, console, verdicts: Verdicts = _no_verdicts) -> None:
     """Print one table per problem, fitted to the console's width (bold headers on a terminal)."""
-    for i, (label, rows) in enumerate(tables(results).items()):
+    for i, (label, rows) in enumerate(tables(results, verdicts).items()):
         if i:
             console.print()
         print_table(console, _title(label, peaks), list(COLUMNS), rows, MORE)

@@ -7,10 +7,12 @@ import textwrap
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from harness.baselines import cublas_of
 from harness.registry import BY_ID
+from harness.registry.types import PRECISIONS
 from harness.report import anchors, fmt
 from harness.report.claims import published_pct
-from harness.report.measured import BASELINE_OF, PRECISION_TEXT, Measured, baseline_label
+from harness.report.measured import PRECISION_TEXT, Measured, baseline_label
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -40,7 +42,7 @@ def _label(r: Result) -> str:
 
 def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
     """Each sgemm implementation's % of cuBLAS, grouped by idea; `baseline` picks the precision classes."""
-    classes = {p for p, b in BASELINE_OF.items() if b == baseline}
+    classes = {p for p in PRECISIONS if cublas_of(p) == baseline}
     key = anchors.BARS.format(op="sgemm") + ("" if baseline == "cublas" else "-tf32")
     vs = baseline_label(next(iter(sorted(classes))))
     title = f"sgemm: % of {vs} per kernel, grouped by idea"

@@ -1,0 +1,68 @@
+"""How a verdict is said: "faster" and "slower" only for FAST and SLOW, a tie for SAME, undecided for AMBIGUOUS,
+always with the interval, and the clock named where time and cycles call it differently."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from harness.analysis.record import Analysis, Comparison
+from harness.analysis.verdicts import Call
+from harness.baselines import cublas_of
+from harness.report import fmt
+from harness.run.records import Result
+
+
+def speed(c: Comparison | None) -> str:
+    """The subject's speed over the reference's (reference time / subject time) with its 95% interval."""
+    if c is None:
+        return "—"
+    if c.verdict is None:
+        return fmt.ratio_ci(1 / c.ratio)
+    t = c.verdict.time
+    return fmt.ratio_ci(1 / t.ratio, 1 / t.hi, 1 / t.lo)
+
+
+def relation(c: Comparison | None) -> str:
+    """'faster', 'slower', 'a tie', 'undecided'; 'no verdict' for a file of single bursts."""
+    if c is None or c.call is None:
+        return "no verdict"
+    return fmt.CALL_WORDS[c.call.value]
+
+
+def sentence(c: Comparison | None, subject: str, reference: str) -> str:
+    """'A is faster than B (1.05x [1.03–1.07])', 'A and B tie (...)', 'A against B is undecided (...)'."""
+    if c is None:
+        return f"{subject} and {reference} were not both timed"
+    ratio = speed(c)
+    if c.call is None:
+        return f"{subject} runs at {ratio} the speed of {reference} (a single burst each: no verdict)"
+    text = {Call.FAST: f"{subject} is faster than {reference} ({ratio})",
+            Call.SLOW: f"{subject} is slower than {reference} ({ratio})",
+            Call.SAME: f"{subject} and {reference} tie ({ratio}, within the {c.verdict.margin:.0%} margin)",
+            Call.AMBIGUOUS: f"{subject} against {reference} is undecided ({ratio})"}[c.call]
+    return text + clock_clause(c)
+
+
+def clock_clause(c: Comparison | None) -> str:
+    """Where the call in cycles differs from the call in time: the clock, not the code, made the difference."""
+    if c is None or c.verdict is None or not c.verdict.clock_differs:
+        return ""
+    cyc = c.verdict.cycles
+    return (f"; in cycles it is {fmt.CALL_WORDS[cyc.call.value]} ({fmt.ratio_ci(1 / cyc.ratio, 1 / cyc.hi, 1 / cyc.lo)}"
+            "): the time difference is the SM clock's, a power effect, not the programming model's")
+
+
+def terminal_cells(analysis: Analysis) -> Callable[[Result], tuple[str, str, str]]:
+    """For the terminal table: a row's % of its cuBLAS with the interval, the call, and against the Triton
+    tutorial."""
+
+    def cells(r: Result) -> tuple[str, str, str]:
+        if r.baseline and r.impl == cublas_of(r.precision):
+            return ("100%", "-", "-")
+        c = analysis.one(r, "cublas")
+        pct = fmt.pct_ci(*c.pct()).replace("—", "-") if c is not None else "-"
+        t = analysis.one(r, "triton-baseline")
+        return (pct, fmt.call(c.call) if c is not None else "-",
+                f"{speed(t)} {fmt.call(t.call)}" if t is not None else "-")
+
+    return cells
