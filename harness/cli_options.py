@@ -20,11 +20,18 @@ DEFAULT_REP_MS = 100.0
 # `run` options that mean something only with a GPU: each is refused on a machine without one, never ignored.
 # The others apply to the CPU tier too: --only/--op choose kernels, --seed the random inputs, --timeout
 # the isolated workers, --shard/--resume the plan, --out/--results/--no-report the files.
-GPU_ONLY = {"shape": "--shape", "sweep": "--sweep", "gpus": "--gpus", "rep_ms": "--rep-ms"}
+GPU_ONLY = {"shape": "--shape", "sweep": "--sweep", "gpus": "--gpus", "rep_ms": "--rep-ms", "rounds": "--rounds",
+            "aa": "--aa"}
 
 
 class UserError(Exception):
     """A mistake in what the user asked for: reported in one line, exit code 2."""
+
+
+def add_only(parser: argparse.ArgumentParser, verb: str) -> None:
+    """--only, as `run`, `profile` and `sanitize` take it."""
+    parser.add_argument("--only", nargs="+", metavar="ID", help=f"kernel ids (or parts of ids) to {verb}; "
+                        "`rosetta list` names them")
 
 
 def given(args: argparse.Namespace, dest: str) -> bool:
@@ -51,12 +58,7 @@ def refuse_what_cannot_apply(args: argparse.Namespace, has_gpu: bool, why: str |
 def problems_of(args: argparse.Namespace) -> list[Problem]:
     ops = [args.op] if args.op else ["sgemm", "sgemv"]
     if args.shape:
-        out = []
-        for text in args.shape:
-            dims = text.lower().replace("×", "x").count("x") + 1
-            op = args.op or ("sgemm" if dims == 3 else "sgemv")
-            out.append(parse_shape(text, op))
-        return out
+        return [parse_shape(text, args.op) for text in args.shape]  # without --op, the count of dimensions tells
     if args.sweep:
         return [p for p in SWEEP_SGEMM if p.op in ops]
     return [p for p in (*DEFAULT_SGEMM, *DEFAULT_SGEMV) if p.op in ops]

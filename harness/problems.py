@@ -72,17 +72,23 @@ class Problem:
 _SHAPE_RE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)(?:\s*[xX×]\s*(\d+))?\s*$")
 
 
-def parse_shape(text: str, op: Op) -> Problem:
-    """Parse 'MxNxK' (sgemm) or 'MxN' (sgemv) into a Problem, with a message that says what is accepted."""
+# What a shape is expected to look like, per op (None: either, the op told by the count of dimensions).
+_WANT = {"sgemm": "MxNxK, e.g. 4096x4096x4096", "sgemv": "MxN, e.g. 16384x16384",
+         None: "MxNxK (sgemm) or MxN (sgemv), e.g. 4096x4096x4096"}
+
+
+def parse_shape(text: str, op: Op | None = None) -> Problem:
+    """Parse 'MxNxK' (sgemm) or 'MxN' (sgemv) into a Problem, with a message that says what is accepted.
+
+    The one shape parser of every verb: x, X or × between the numbers; without an op, three dimensions are sgemm
+    and two sgemv."""
     match = _SHAPE_RE.match(text or "")
-    want = "MxNxK, e.g. 4096x4096x4096" if op == "sgemm" else "MxN, e.g. 16384x16384"
     if not match:
-        raise ValueError(f"malformed shape {text!r}: expected {want}")
+        raise ValueError(f"malformed shape {text!r}: expected {_WANT[op]}")
     dims = [int(g) for g in match.groups() if g is not None]
-    if op == "sgemm" and len(dims) != 3:
-        raise ValueError(f"shape {text!r} has {len(dims)} dimensions: sgemm takes {want}")
-    if op == "sgemv" and len(dims) != 2:
-        raise ValueError(f"shape {text!r} has {len(dims)} dimensions: sgemv takes {want}")
+    op = op or ("sgemm" if len(dims) == 3 else "sgemv")
+    if len(dims) != (3 if op == "sgemm" else 2):
+        raise ValueError(f"shape {text!r} has {len(dims)} dimensions: {op} takes {_WANT[op]}")
     if any(d < 1 for d in dims):
         raise ValueError(f"shape {text!r}: every dimension must be at least 1")
     return Problem(op, *dims)

@@ -248,12 +248,14 @@ def test_the_h100_findings_state_the_reviewed_causes(h100: Measured) -> None:
 
 # ------------------------------------------------------------------------------------------- the ladder, rung by rung
 def test_the_ladder_steps_table_has_one_row_per_rung_in_registry_order(h100: Measured) -> None:
-    from harness.registry import IDEAS, ladder
+    from harness.report.ladder_rungs import ladder_rungs
     from harness.report.ladder_steps import ladder_steps_table
 
     table = ladder_steps_table(h100)
-    ideas = list(dict.fromkeys(k.idea for k in ladder.KERNELS))
-    assert [row[1].text for row in table.rows] == [IDEAS[i].title for i in ideas]
+    # the ladder chart's rungs, numbered as the chart: the seeds' SIMT ideas, then tile-rosetta's steps
+    rungs = ladder_rungs(h100)
+    assert [(row[0].text, row[1].text) for row in table.rows] == [(str(r.number), r.idea.title) for r in rungs]
+    assert rungs[0].idea.key == "naive" and rungs[-1].idea.key == "general_shape"
     cuda = [float(row[2].text.split("%")[0]) for row in table.rows]
     points = [row[3].text for row in table.rows]
     assert points[0] == "—"
@@ -268,7 +270,10 @@ def test_a_rung_names_the_counter_that_moved_its_way_or_says_none_was_recorded(h
     table = ladder_steps_table(h100)
     warptile = next(row for row in table.rows if row[1].text.startswith("Warp tiles"))
     assert warptile[4].text.startswith("smem bank conflicts")            # +9.5 points: conflicts fell 70-fold
-    stripped = [r for r in h100.all if r.kernel and r.kernel.startswith("rosetta.sgemm_")]
+    from harness.report.ladder_rungs import ladder_rungs
+
+    rung_kernels = {k.id for rung in ladder_rungs(h100) for k in rung.kernels}
+    stripped = [r for r in h100.all if r.kernel in rung_kernels]
     bare = [dataclasses.replace(r, resources=dataclasses.replace(r.resources, profile=None)) if r in stripped
             and r.resources else r for r in h100.all]
     table = ladder_steps_table(Measured(Results(h100.file.path, h100.header, bare, h100.file.end)))

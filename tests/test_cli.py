@@ -14,6 +14,7 @@ import pytest
 
 from harness import env
 from harness.cli import main
+from harness.problems import Problem
 from harness.registry import KERNELS
 from harness.run.results import load
 
@@ -47,6 +48,23 @@ def test_run_without_gpu_checks_counterparts_in_the_interpreter_and_compiles_cud
     expected = "compiled" if available() else "skipped"  # the suite's NVRTC build: no toolkit needed
     assert set(by_model["cuda"]) == {expected}
     assert results.complete
+
+
+@pytest.mark.parametrize("text, want", [("4096×4096×4096", Problem("sgemm", 4096, 4096, 4096)),
+                                        ("4096X4096x4096", Problem("sgemm", 4096, 4096, 4096)),
+                                        ("16384×16384", Problem("sgemv", 16384, 16384))])
+def test_profile_and_run_read_a_shape_alike_the_multiplication_sign_included(text, want, monkeypatch, tmp_path):
+    # One shape parser for every verb: "4096×4096×4096" is the sgemm problem for profile as it is for run.
+    import harness.inspect.profile as profiling
+    from harness.cli_options import problems_of
+
+    seen = []
+    monkeypatch.setattr(env, "has_gpu", lambda: True)
+    monkeypatch.setattr(profiling, "profile", lambda kernels, problem, *rest: seen.append(problem))
+    assert main(["profile", "--shape", text, "--out", str(tmp_path)]) == 0
+    from harness.cli import build_parser
+
+    assert seen == [want] == problems_of(build_parser().parse_args(["run", "--shape", text]))
 
 
 def test_trace_reproduces_the_documents_block_00_table():

@@ -53,3 +53,15 @@ def test_every_option_and_argument_of_a_verb_says_what_it_is_for(verb) -> None:
     parser = _verbs(build_parser())[verb]
     silent = [a.dest for a in parser._actions if not isinstance(a, argparse._HelpAction) and not a.help]
     assert not silent, f"rosetta {verb}: no help text for {silent}"
+
+
+def test_the_cli_is_small_modules_behind_the_one_entry_point() -> None:
+    from pathlib import Path
+
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    entry = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]["rosetta"]
+    assert entry == "harness.cli:main"
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in (root / "harness").glob("cli*.py")}
+    assert sizes and max(sizes.values()) <= 350, sizes

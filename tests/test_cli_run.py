@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import cli, env
+from harness import cli, cli_progress, cli_run, env
 from harness.cli_options import GPU_ONLY
 from harness.problems import Problem
 from harness.run.records import Result, Status
@@ -89,21 +89,29 @@ def test_phase_seconds_survive_the_file_and_old_files_read_as_empty() -> None:
         Result.from_json({**data, "phase_s": {"compile": "slow"}})
 
 
-def test_the_phases_line_sums_every_records_phases() -> None:
+def test_the_phases_line_gives_the_stages_the_records_phases_within_them_and_the_rest_of_the_wall() -> None:
+    from harness.run.phases import phases_line
+
     rs = [record("cuda", "cpu", phase_s={"compile": 1.0, "numerics": 2.0}),
-          record("triton:dot", "cpu", phase_s={"compile": 0.5, "timing": 4.0}), record("cublas", "cpu")]
-    assert cli.phases_line(rs, 3.25, 20.0) == \
-        "phases: compile 1.5 s, numerics 2.0 s, timing 4.0 s, report 3.2 s (wall 20.0 s)"
+          record("triton:dot", "cpu", phase_s={"compile": 0.5, "resources": 2.0, "timing": 4.0}),
+          record("cublas", "cpu"), record("cuda", "cpu", phase_s={"build": 0.7})]
+    stages = {"worker start": 1.5, "implementations": 10.0, "worker stop": 0.2, "CUDA builds": 0.8}
+    assert phases_line(rs, stages, 3.25, 20.0) == (
+        "phases: worker start 1.5 s, implementations 10.0 s (compile 1.5 s, numerics 2.0 s, resources 2.0 s, "
+        "timing 4.0 s), worker stop 0.2 s, CUDA builds 0.8 s, report 3.2 s, other 4.2 s (imports, plan, results "
+        "file, summary) (wall 20.0 s)")
+    # Two workers measure side by side: their phases are summed over both, inside the stage's wall time.
+    assert "implementations 10.0 s on 2 workers (summed over them: compile 1.5 s" in phases_line(rs, stages, 0, 20, 2)
 
 
 def test_the_cuda_line_counts_what_was_compiled_rather_than_promising_it() -> None:
     rs = [record("cuda", "cpu", Status.COMPILED, kernel="a", reason="no GPU: compiled for sm_90a, not run"),
           record("cuda", "cpu", Status.SKIPPED, kernel="b", reason="no compiler"),
           record("cuda", "cpu", Status.FAILED, kernel="c", reason="compile: NVRTCError: boom")]
-    line = cli.compiled_line(rs)
+    line = cli_run.compiled_line(rs)
     assert line.startswith("CUDA sources: 3 in this run, 1 compiled (no GPU: compiled for sm_90a, not run)")
     assert "1 skipped (no compiler)" in line and "1 failed (compile)" in line
-    nothing = cli.compiled_line([record("cuda", "cpu", Status.SKIPPED, kernel="a", reason="no compiler")])
+    nothing = cli_run.compiled_line([record("cuda", "cpu", Status.SKIPPED, kernel="a", reason="no compiler")])
     assert "compiled" not in nothing.replace("0 compiled", "")
 
 
@@ -156,10 +164,37 @@ def test_a_piped_cpu_run_logs_progress_and_writes_under_runs(tmp_path) -> None:
     done = [ln for ln in lines if " of " in ln and ("ok" in ln or "compiled" in ln or "skipped" in ln)]
     assert len(done) >= 3, proc.stdout          # the baseline, the counterpart, the CUDA source
     assert any("torch CPU (fp32)" in ln for ln in done) and "cuBLAS fp32" not in proc.stdout
-    assert any(ln.startswith("phases: compile ") for ln in lines)
+    assert any(ln.startswith("phases: worker start ") for ln in lines)
     assert not any("sm_90" in ln for ln in lines[:3]), "the banner promises a compile before it happened"
     written = list((tmp_path / "runs").glob("*.jsonl"))
     assert len(written) == 1 and f"results: runs/{written[0].name}" in proc.stdout
+
+
+@pytest.mark.skipif(env.has_gpu(), reason="the CPU tier's run; on a GPU `rosetta run` times for real")
+def test_a_cold_cpu_runs_phases_add_up_to_its_wall_time_and_name_the_rest(tmp_path) -> None:
+    # Empty caches, as in a fresh clone: the Triton counterpart's sm_90 compile (its resources) and the CUDA build are
+    # paid in full, and each must show as a phase rather than vanish into the wall time.
+    import re
+
+    from harness.run.results import load
+
+    caches = {"ROSETTA_CACHE_DIR": str(tmp_path / "cache"), "TRITON_CACHE_DIR": str(tmp_path / "triton")}
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--only", "s003.naive_sgemv", "--out",
+                           str(tmp_path / "out")], cwd=tmp_path, env={**os.environ, **caches, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("phases: "))
+    wall = float(re.search(r"\(wall (\d+\.\d) s\)$", line).group(1))
+    inner = re.search(r"implementations \d+\.\d s \(([^)]*)\)", line).group(1)
+    outside = re.sub(r"\([^)]*\)", "", line.removeprefix("phases: "))  # the stages, the report, the rest
+    top = {name.strip(): float(s) for name, s in re.findall(r"([a-zA-Z][a-zA-Z ]*?) (\d+\.\d) s", outside)}
+    assert {"worker start", "implementations", "CUDA builds", "report", "other"} <= set(top), line
+    assert sum(top.values()) == pytest.approx(wall, abs=0.05 * len(top)), line
+    assert sum(float(s) for s in re.findall(r"(\d+\.\d) s", inner)) >= 0.8 * top["implementations"] - 0.2, line
+    assert re.search(r"other \d+\.\d s \(imports, ", line), line
+    records = load(next((tmp_path / "out").glob("*.jsonl"))).results
+    assert all(r.phase_s.get("resources", 0) > 0 for r in records if r.model == "triton")
+    assert all(r.phase_s.get("build", 0) > 0 for r in records if r.model == "cuda")
 
 
 def test_a_log_gets_a_line_per_finished_implementation_and_a_heartbeat_while_nothing_finishes(monkeypatch) -> None:
@@ -170,9 +205,9 @@ def test_a_log_gets_a_line_per_finished_implementation_and_a_heartbeat_while_not
 
     from harness.run.session import Progress
 
-    monkeypatch.setattr(cli, "HEARTBEAT_S", 0.2)
+    monkeypatch.setattr(cli_progress, "HEARTBEAT_S", 0.2)
     buf = io.StringIO()
-    with cli._Reporter(Console(file=buf, width=100)) as reporter:
+    with cli_progress.Reporter(Console(file=buf, width=100)) as reporter:
         reporter(Progress(0, 2, starting="sgemm 35x37x29: s002.tiled_matmul<16> [triton:dot]"))
         time.sleep(1.2)
         reporter(Progress(1, 2, record("triton:dot", "cpu", kernel="s002.tiled_matmul<16>"), 0.5))
@@ -193,7 +228,7 @@ def test_a_terminal_gets_one_live_line_and_failures_as_they_happen() -> None:
 
     buf = io.StringIO()
     console = Console(file=buf, width=100, force_terminal=True, color_system=None)
-    with cli._Reporter(console) as reporter:
+    with cli_progress.Reporter(console) as reporter:
         reporter(Progress(0, 2, starting="sgemm 35x37x29: baseline [cublas]"))
         reporter(Progress(1, 2, record("cublas", "cpu"), 0.2))
         reporter(Progress(2, 2, record("cuda", "cpu", Status.FAILED, kernel="k", reason="crashed: SIGSEGV"), 1.0))

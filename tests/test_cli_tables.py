@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harness import cli, term_table
+from harness import cli, cli_kernels, term_table
 from harness.registry import KERNELS
 from harness.run.results import load
 from harness.run.summary import print_summary
@@ -56,7 +56,7 @@ def test_list_piped_fits_the_width_with_every_id_whole(width, monkeypatch, capsy
 
 def test_list_on_an_80_column_terminal_fits_with_every_id_whole(monkeypatch, capsys) -> None:
     console, buf = terminal(80)
-    monkeypatch.setattr(cli, "_console", lambda: console)
+    monkeypatch.setattr(cli_kernels, "console", lambda: console)
     assert cli.main(["list"]) == 0
     check_fits(buf.getvalue(), 80, [k.id for k in KERNELS], box_allowed=True)
 

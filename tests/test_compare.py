@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.report.compare import compare, render_compare
 from harness.run.records import Figures, Result, RunEnd, RunHeader, Status
 from harness.run.results import ResultsWriter
-from harness.timing import Timing
+from harness.timing import Samples, Timing
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 P = Problem("sgemm", 256, 256, 256)
@@ -21,23 +22,33 @@ def _file(path: Path, device: str, times: dict[tuple[str | None, str], float]) -
         w.write(RunHeader("2026-11-22T00:00:00+00:00", "gpu", device, {}, [], 1, [P], 100.0))
         cublas = times[(None, "cublas")]
         for (kernel, impl), ms in times.items():
-            t = Timing(ms, ms * 0.99, ms * 1.01, ms * 0.98, ms * 1.02, 50)
+            # ten rounds of five runs, within +-0.5% of ms: each file its own batch
+            runs = [ms * (1 + 0.005 * ((i * 7) % 5 - 2) / 2) for i in range(50)]
+            t = Timing.of(Samples(runs, [1980.0] * 50, [5] * 10, list(range(10)), device, 1980.0))
             w.write(Result(impl, impl.split(":")[0], P, Status.OK, kernel, timing=t,
                            figures=Figures(1.0, 1.0, 1.0, 1, pct_cublas=100 * cublas / ms)))
         w.write(RunEnd("2026-11-22T00:01:00+00:00", 0, len(times)))
     return path
 
 
-def test_every_record_timed_in_both_files_is_paired_with_its_ratio_and_spread_verdict(tmp_path):
+def test_every_record_timed_in_both_files_is_paired_with_its_verdict(tmp_path):
     a = _file(tmp_path / "a.jsonl", "GPU A", {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.0,
                                              ("s000.gemm_naive", "triton:naive"): 8.0})
     b = _file(tmp_path / "b.jsonl", "GPU B", {(None, "cublas"): 0.5, ("s000.gemm_naive", "cuda"): 5.0,
                                              ("s000.gemm_naive", "triton:naive"): 8.0})
     cmp = compare(a, b)
     speed = {(r.kernel, r.impl): r.speedup for r in cmp.rows}
-    assert speed == {(None, "cublas"): 2.0, ("s000.gemm_naive", "cuda"): 2.0, ("s000.gemm_naive", "triton:naive"): 1.0}
-    beyond = {(r.kernel, r.impl): r.beyond_spread for r in cmp.rows}
-    assert beyond[("s000.gemm_naive", "cuda")] and not beyond[("s000.gemm_naive", "triton:naive")]
+    assert speed == pytest.approx({(None, "cublas"): 2.0, ("s000.gemm_naive", "cuda"): 2.0,
+                                   ("s000.gemm_naive", "triton:naive"): 1.0})
+    calls = {(r.kernel, r.impl): r.call for r in cmp.rows}
+    assert calls[("s000.gemm_naive", "cuda")] is Call.FAST and calls[("s000.gemm_naive", "triton:naive")] is Call.SAME
+    assert not any(r.verdict.verdict.paired for r in cmp.rows)  # two files: independent sets of rounds
+    # A's decided calls, held against B: CUDA against cuBLAS stays SLOW (10x both times); Triton against its CUDA
+    # kernel was FAST in A (8 against 10 ms) and is SLOW in B (8 against 5): reversed
+    outcome = {(h.relation, h.subject): h.outcome for h in cmp.held}
+    assert outcome[("cublas", "s000.gemm_naive [cuda]")] == "repeated"
+    assert outcome[("counterpart", "s000.gemm_naive [triton:naive]")] == "reversed"
+    assert "reverses 1" in cmp.held_headline()
     # CUDA was slower than Triton on A and faster on B: one idea, one problem, both ranks moved.
     assert {(c.impl, c.rank_a, c.rank_b) for c in cmp.rank_changes} == {
         ("s000.gemm_naive [CUDA]", 2, 1), ("s000.gemm_naive [Triton naive]", 1, 2)}
@@ -118,3 +129,18 @@ def test_merged_shards_keep_the_peaks_of_each_shards_gpu_even_when_the_names_agr
     merged = load(merge(parts, tmp_path / "m.jsonl")).header
     assert {k: p.fp32_tflops for k, p in (merged.peaks_by_device or {}).items()} == {
         "GPU A (shard 0/2)": 60.0, "GPU A (shard 1/2)": 61.0}
+
+
+def test_compare_in_a_fresh_clone_creates_the_folder_its_page_goes_to(tmp_path, monkeypatch, capsys):
+    from harness.cli import main
+
+    times = {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.0}
+    a, b = _file(tmp_path / "a.jsonl", "GPU A", times), _file(tmp_path / "b.jsonl", "GPU B", times)
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    monkeypatch.chdir(clone)  # no runs/ here yet, as in a fresh clone
+    assert main(["compare", str(a), str(b)]) == 0
+    assert (clone / "runs" / "compare-a-vs-b.html").is_file()
+    assert "compare: runs/compare-a-vs-b.html" in capsys.readouterr().out
+    assert main(["compare", str(a), str(b), "--html", "new/folder/c.html"]) == 0
+    assert (clone / "new" / "folder" / "c.html").is_file()

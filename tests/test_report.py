@@ -376,6 +376,22 @@ def test_markdown_carries_the_same_findings_and_tables(gpu_page: tuple[Path, Pat
     assert md.count("| kernel | implementation | precision | ms | runs |") == len(page.tables_of("summary"))
 
 
+def test_the_steps_table_under_the_ladder_chart_has_a_row_per_bar_numbered_as_the_chart(
+        gpu_results: Path, gpu_page: tuple[Path, Path]) -> None:
+    from harness.report.plots import ladder_chart
+
+    chart = ladder_chart(Measured(load(gpu_results)))
+    assert chart.figure is not None, chart.missing
+    bars = [re.sub(r"\s+", "", t.get_text()) for t in chart.figure.axes[0].get_xticklabels()]
+    steps = next(t for t in parse(gpu_page[0]).tables if "ladder-steps" in t.cls.split())
+    rows = steps.by_header()
+    assert len(rows) == len(bars) >= 2
+    for n, (bar, row) in enumerate(zip(bars, rows, strict=True), start=1):
+        # The bar's label is "<n>. <the rung's idea>", the row says rung n adds that idea.
+        idea = re.sub(r"\s*\([^)]*\)$", "", row["adds"].text)
+        assert (row["rung"].text, bar) == (str(n), re.sub(r"\s+", "", f"{n}. {idea}")), (n, row["adds"].text)
+
+
 @pytest.mark.gpu
 def test_a_gpu_run_renders_its_plots_and_every_timed_row_has_figures(tmp_path: Path) -> None:
     """The GPU tier's report: two sizes of one kernel, so the bars, roofline, accuracy and time plots all draw."""

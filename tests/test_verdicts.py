@@ -163,3 +163,15 @@ def test_the_analysis_is_written_beside_its_results(tmp_path):
     assert path.name == "run.analysis.json"
     Analysis("run.jsonl").write(path)
     assert Analysis.from_json(json.loads(path.read_text())).source == "run.jsonl"
+
+
+def test_a_record_beside_a_file_that_grew_since_is_not_read(tmp_path):
+    from harness.analysis.record import read_beside, write_beside
+
+    results = tmp_path / "run.jsonl"
+    results.write_text("x\n")
+    rows = [_result(None, "cublas"), _result("k", "cuda", s=samples(0.9, seed=5))]
+    write_beside(results, rows)
+    assert read_beside(results).one(rows[1], "cublas").call is Call.FAST
+    results.write_text("x\ny\n")  # --resume appended
+    assert read_beside(results) is None

@@ -76,6 +76,7 @@ class Comparison:
 class Analysis:
     source: str                                   # the results file's name
     comparisons: list[Comparison] = field(default_factory=list)
+    source_bytes: int | None = None               # its size when analysed: a file grown since (--resume) is stale
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -94,13 +95,15 @@ class Analysis:
         return [c for c in self.comparisons if c.relation == relation]
 
     def to_json(self) -> dict:
-        return {"record": "analysis", "source": self.source, "comparisons": [c.to_json() for c in self.comparisons]}
+        return {"record": "analysis", "source": self.source, "source_bytes": self.source_bytes,
+                "comparisons": [c.to_json() for c in self.comparisons]}
 
     @classmethod
     def from_json(cls, data: dict) -> Analysis:
         if data.get("record") != "analysis":
             raise ValueError("not an analysis record")
-        return cls(str(data["source"]), [Comparison.from_json(c) for c in data.get("comparisons") or []])
+        return cls(str(data["source"]), [Comparison.from_json(c) for c in data.get("comparisons") or []],
+                   data.get("source_bytes"))
 
     def write(self, path: Path) -> Path:
         path.write_text(json.dumps(self.to_json(), indent=None, separators=(",", ":")) + "\n")
@@ -109,6 +112,26 @@ class Analysis:
 
 def analysis_path(results_path: Path) -> Path:
     return results_path.with_name(results_path.stem + ".analysis.json")
+
+
+def write_beside(results_path: Path, results: Iterable[Result]) -> Analysis:
+    """Analyse a results file and write the record beside it (`<stem>.analysis.json`)."""
+    an = analyse(results, results_path.name)
+    an.source_bytes = results_path.stat().st_size
+    an.write(analysis_path(results_path))
+    return an
+
+
+def read_beside(results_path: Path) -> Analysis | None:
+    """The record written beside a results file, where it is there and the file has not changed since."""
+    path = analysis_path(results_path)
+    if not path.exists():
+        return None
+    try:
+        an = Analysis.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError):
+        return None
+    return an if an.source_bytes == results_path.stat().st_size else None
 
 
 def pair(relation: str, subject: Result, reference: Result) -> Comparison | None:

@@ -1,41 +1,39 @@
 """The SIMT ladder one rung at a time: what each rung adds, what it gains or loses against the rung before, and which
 measured counter moved most in the direction of that change.
 
-The rungs are the ideas of the ladder's kernels (harness/registry/ladder.py), in registry order; an idea with two
-instantiations (the summit's two tiles) is one rung, represented by its fastest CUDA record. The counter of a step
-is the one causes.py ranks first among those pointing with the speed between the two rungs (the faster of the two
-has the better value), so a step that loses points names what got worse, and one that gains names what got better.
+The rungs are the ladder chart's (ladder_rungs.py: every fp32 SIMT sgemm idea timed on the headline problem, the
+seeds' and tile-rosetta's, in registry order), numbered as the chart numbers them; an idea with several kernels (the
+summit's two tiles) is one rung, represented by its fastest CUDA record. The counter of a step is the one causes.py
+ranks first among those pointing with the speed between the two rungs (the faster of the two has the better value),
+so a step that loses points names what got worse, and one that gains names what got better.
 """
 
 from __future__ import annotations
 
 from harness.analysis.verdicts import Call
-from harness.registry import IDEAS, Kernel, ladder
+from harness.registry import Kernel, ladder
 from harness.report import fmt, verdict_text
 from harness.report.causes import MIN_GAP, counters, reasons, tied
 from harness.report.counters import COLUMNS
+from harness.report.ladder_rungs import ladder_rungs
 from harness.report.measured import Best, Measured
 from harness.report.tables import Cell, Table
 from harness.run.records import Result
 
-__all__ = ["ladder_steps_table", "moved_counter", "rungs", "step_cells"]
+__all__ = ["ladder_steps_table", "moved_counter", "step_cells"]
 
 _LABEL = {key: (label, write) for label, key, write in COLUMNS}
 
 
-def rungs() -> list[tuple[str, list[Kernel]]]:
-    """(idea key, its kernels) for every rung of the ladder, in registry order."""
-    out: dict[str, list[Kernel]] = {}
-    for k in ladder.KERNELS:
-        out.setdefault(k.idea, []).append(k)
-    return list(out.items())
+# The tuners' picks: the tuned row of each tile-rosetta rung and the autotuned ceiling are other designs, never a rung.
+_SEARCHES = (ladder.LADDER_TUNED, "gemm_autotuned")
 
 
 def _triton_records(m: Measured, kernels: list[Kernel], problem, precision: str = "fp32") -> list[Result]:
-    """The ladder's own Triton kernel (gemm_ladder with the rung's settings); the autotuned ceiling is another design
-    and never a rung."""
+    """The rung's own Triton counterparts: the ladder's own kernel (gemm_ladder with the rung's settings) on
+    tile-rosetta's rungs, the seeds' counterparts on theirs; never a tuner's pick."""
     rows = m.timed_of(kernels, problem, "triton", precision)
-    return [r for r in rows if (c := m.counterpart(r)) is not None and c.module == ladder.LADDER]
+    return [r for r in rows if (c := m.counterpart(r)) is not None and c.module not in _SEARCHES]
 
 
 def moved_counter(m: Measured, now: Result, before: Result, kinds: tuple[str, ...] = ("counter",)) -> str:
@@ -81,9 +79,15 @@ def step_cells(m: Measured, best: Best | None, before: Best | None,
             Cell(what, cls="" if call is Call.FAST else "muted")]
 
 
+def _unmeasured() -> list[Cell]:
+    """A side of a rung with no record of its own (a rung drawn for the other model, or for a tuner's pick only)."""
+    return [Cell("—", num=True, cls="muted"), Cell("", num=True), Cell("no step measured", cls="muted")]
+
+
 def ladder_steps_table(m: Measured) -> Table:
-    """One row per rung: the idea it adds, CUDA's and the ladder Triton kernel's % of cuBLAS fp32 on the headline
-    problem, the points gained or lost against the rung before, and the counter that moved most that way."""
+    """One row per rung of the ladder chart, numbered as the chart: the idea it adds, CUDA's and the rung's own Triton
+    counterpart's % of cuBLAS fp32 on the headline problem, the points gained or lost against the rung before, and
+    the counter that moved most that way; "no step measured" where a side has no record of its own."""
     table = Table([("rung", False), ("adds", False), ("CUDA % cuBLAS", True), ("points", True),
                    ("CUDA counter that moved", False), ("Triton % cuBLAS", True), ("points", True),
                    ("Triton counter that moved", False)], cls="ladder-steps")
@@ -91,18 +95,18 @@ def ladder_steps_table(m: Measured) -> Table:
     if problem is None:
         return table
     before: tuple[Best | None, Best | None] = (None, None)
-    for i, (idea, kernels) in enumerate(rungs()):
-        cuda = m.best(m.timed_of(kernels, problem, "cuda", "fp32"))
-        tri = m.best(_triton_records(m, kernels, problem))
-        if cuda is None and tri is None:
-            continue
-        table.add([Cell(str(i + 1), num=True), Cell(IDEAS[idea].title if idea in IDEAS else idea),
-                   *step_cells(m, cuda, before[0]), *step_cells(m, tri, before[1])])
+    for rung in ladder_rungs(m):
+        cuda, tri = rung.cuda, m.best(_triton_records(m, list(rung.kernels), problem))
+        cells = [step_cells(m, best, prior) if best else _unmeasured()
+                 for best, prior in zip((cuda, tri), before, strict=True)]
+        table.add([Cell(str(rung.number), num=True), Cell(rung.idea.title), *cells[0], *cells[1]])
         before = (cuda or before[0], tri or before[1])
     table.notes += [
         f"On {problem.label}, fp32; % cuBLAS as everywhere on the page. Points: the change in % of cuBLAS from the "
         "rung before (the same model's), with the call of the rung against it from the interleaved rounds: a cause "
-        "is named only where the call is FAST. A rung with two tiles is represented by its fastest.",
+        "is named only where the call is FAST. A rung with two tiles is represented by its fastest. Rungs are "
+        "numbered as in the chart above; Triton is the rung's own counterpart (the chart's Triton bar is the fastest "
+        "of any form, the tuners' picks included).",
         "Counter that moved: of the Nsight Compute counters stored with both rungs' records, the one that favours "
         "the faster of the two and plausibly explains most of the difference (causes.py), before → after; counters "
         "whose kernel time disagrees with the timed one are not used.",

@@ -51,11 +51,14 @@ class Best:
 
 
 class Measured:
-    def __init__(self, results: Results) -> None:
+    def __init__(self, results: Results, analysis: Analysis | None = None) -> None:
+        """`analysis`: the record written beside the file (a page that renders a file as it is recorded); without
+        it the verdicts are made here, the same way, from the records given (which a caller may have filtered)."""
         self.file = results
         self.header = results.header
         self.all = results.results
         self._between: dict[tuple, Comparison | None] = {}
+        self._analysis = analysis
 
     # ------------------------------------------------------------------ selection
     @cached_property
@@ -101,8 +104,8 @@ class Measured:
     # ------------------------------------------------------------------ comparison
     @cached_property
     def analysis(self) -> Analysis:
-        """Every verdict of the file (harness/analysis), computed once per page."""
-        return analyse(self.all, self.file.path.name)
+        """Every verdict of the file (harness/analysis): the record given, else made now from the records."""
+        return self._analysis or analyse(self.all, self.file.path.name)
 
     def vs(self, result: Result, relation: str) -> Comparison | None:
         """The comparison of `relation` ("cublas", "triton-baseline", "counterpart", "step", "aa") of a result."""

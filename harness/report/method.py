@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from datetime import datetime
 
+from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, Call
 from harness.numerics import VENDOR_MULTIPLE
 from harness.registry import SECTION_EN, SEEDS
 from harness.report import anchors, fmt
@@ -14,7 +15,14 @@ from harness.report.measured import Measured
 from harness.report.specs import spec
 from harness.report.tables import Cell, Table
 from harness.run.records import Status
-from harness.timing import CLOCK_DROP_LIMIT, L2_FLUSH_BYTES, SPREAD_LIMIT
+from harness.timing import (
+    CLOCK_DROP_LIMIT,
+    ENTRY_BUDGET_MS,
+    L2_FLUSH_BYTES,
+    MIN_ROUNDS,
+    SPREAD_LIMIT,
+    THROTTLE_FRACTION,
+)
 
 
 def when(stamp: str | None) -> str:
@@ -32,6 +40,8 @@ def command(m: Measured) -> str:
 
 def timer_paragraph(m: Measured) -> list[Inline]:
     timed = [r.timing for r in m.all if r.timed and r.timing]
+    if timed and all(t.samples is not None for t in timed):
+        return rounds_paragraph(m, timed)
     if not timed:
         return ["Nothing was timed in this run: it ran where there is no GPU, so the figures are the numerics "
                 "verdicts and the compiled resources only."]
@@ -54,6 +64,38 @@ def timer_paragraph(m: Measured) -> list[Inline]:
                      "(flagged in its row).")
     else:
         parts.append("The SM clock could not be read on this machine (no NVML).")
+    return parts
+
+
+def rounds_paragraph(m: Measured, timed: list) -> list[Inline]:
+    """The verdict design as this run applied it: rounds, samples, clocks, margins, and the A/A control if run."""
+    runs = [t.runs for t in timed]
+    clocks = [mhz for t in timed for mhz in t.samples.mhz if mhz]
+    throttled = sum(t.samples.throttled_count for t in timed)
+    rounds = max(t.samples.rounds for t in timed)
+    parts: list[Inline] = [
+        "CUDA kernels (through CuPy), Triton kernels and cuBLAS are timed by one timer, each as a bare launch "
+        "(operands checked once beforehand, never inside the timed call). Every implementation of a problem is "
+        f"timed in the same {rounds} interleaved rounds, in a shuffled order each round, a short burst each: one "
+        "untimed run, then runs each after an L2 flush (a write of "
+        f"{L2_FLUSH_BYTES // 2**20} MiB), bracketed by CUDA events and by two probes that read every SM's cycle "
+        "counter and the GPU's nanosecond timer, so each run has a time and a mean SM clock, hence a cycle count. "
+        f"Here {min(runs)} to {max(runs)} runs per row (a slow kernel takes part in the first {MIN_ROUNDS} rounds "
+        f"or more, within {ENTRY_BUDGET_MS / 1e3:g} s of device time); SM clocks {min(clocks):.0f}–"
+        f"{max(clocks):.0f} MHz; {fmt.plural(throttled, 'run')} under {THROTTLE_FRACTION:.0%} of the maximum clock "
+        "(throttled: kept and counted in its row's flags, not dropped, so a row's time is the time a sustained "
+        "run of it takes). ",
+        "Every ratio on this page is a verdict (harness/analysis/verdicts.py): the geometric mean over the rounds "
+        "of the two sides' per-round medians, paired round by round, with a 95% bootstrap interval over rounds; "
+        f"the call is SAME where the interval lies within ±{MARGIN_SIMT:.0%} (SIMT and bandwidth rows) or "
+        f"±{MARGIN_TENSOR_CORES:.0%} (a side on the tensor cores, whose clock moves with the power draw), FAST or "
+        "SLOW where it lies wholly below or above 1 beyond that, AMBIGUOUS (undecided) where it straddles 1. The "
+        "same is computed in cycles; where the two calls differ, the text says the clock made the difference. "]
+    controls = [c for c in m.analysis.where("aa") if c.call is not None]
+    if controls:
+        same = sum(c.call is Call.SAME for c in controls)
+        parts.append(f"A/A control (every implementation timed as a second entry of the same rounds): {same} of "
+                     f"{len(controls)} called SAME ({100 * same / len(controls):.1f}%).")
     return parts
 
 

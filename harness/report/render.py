@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.analysis.record import read_beside
 from harness.report import html, markdown
 from harness.report.document import document
 from harness.report.measured import Measured
@@ -19,7 +20,8 @@ def render(results_path: Path, out_dir: Path, prove: bool = True) -> tuple[Path,
     for a file that is not a results file (empty, not JSON, no header), before anything is written.
     """
     results = load(results_path)
-    m = Measured(results)
+    # the analysis record written beside the file by `rosetta run` (made now, in memory, where it is missing or stale)
+    m = Measured(results, read_beside(Path(results_path)))
     plots = all_plots(m)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -158,7 +158,9 @@ class Result:
     device: str | None = None   # the GPU that measured it (runs spread over several GPUs name each)
     gpu: str | None = None      # which of the host's GPUs (its CUDA_VISIBLE_DEVICES value) in a --gpus run
     pack_ms: float | None = None  # one-off cost of packing B for a layout variant (not in the kernel's time)
-    phase_s: dict[str, float] = field(default_factory=dict)  # seconds per phase: "compile", "numerics", "timing"
+    # Seconds per phase (harness/run/phases.py): "compile", "numerics", "resources", "timing" in the worker; "build"
+    # for a CUDA source the CPU tier compiles
+    phase_s: dict[str, float] = field(default_factory=dict)
 
     @property
     def op(self) -> str:

@@ -200,10 +200,13 @@ def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resour
             pending = Pending(impl, rec, launch, estimate_ms(launch, ctx.device))
             rec.phase_s["timing"] = time.perf_counter() - clock
         if resources and not impl.vendor:  # cuBLAS has no compiled kernel of ours to describe
+            # A phase of its own: without a GPU it is an sm_90 compile of the counterpart, most of a CPU run's time
+            clock = time.perf_counter()
             try:
                 rec.resources = resources(impl, handle)
             except Exception as e:  # what the compiler chose is a report detail, not the result
                 rec.resources = Resources(error=f"{type(e).__name__}: {e}"[:500])
+            rec.phase_s["resources"] = time.perf_counter() - clock
         return pending or rec
     except Exception as e:  # the kernel's failure is a result, not the run's end
         rec.status, rec.reason = Status.FAILED, f"{type(e).__name__}: {e}".strip()

@@ -126,6 +126,9 @@ class RunSession:
     measure: str = "harness.run.work:measure_one"
     console: object = None
     results: list[Result] = field(default_factory=list)
+    # Wall seconds of the run's stages in this process (harness/run/phases.py STAGES); the records' phase_s say what
+    # each implementation spent inside them
+    phase_s: dict[str, float] = field(default_factory=dict)
 
     @property
     def gpu(self) -> bool:
@@ -154,6 +157,7 @@ class RunSession:
                                               "build_variants": self.build_variants(plan)}))
                    for g in self.gpus]
         lock = threading.Lock()
+        clock = time.perf_counter()
         # Triton's compiles and autotuning configurations, in other processes, ahead of the worker (run/precompile.py)
         precompiler = Precompiler(plan, self.gpus[0]) if self.gpu else None
         _start_all(workers)
@@ -165,6 +169,7 @@ class RunSession:
             if precompiler is not None:
                 precompiler.close()
             raise
+        self.phase_s["worker start"] = time.perf_counter() - clock
         with ResultsWriter(self.out_path) as out:
             if not self.resume:
                 out.write(self.header(plan, workers))
@@ -211,21 +216,27 @@ class RunSession:
                 except BaseException as e:  # surfaced in the parent once the other workers finish
                     errors.append(e)
 
+            clock = time.perf_counter()
             threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
+            self.phase_s["implementations"] = time.perf_counter() - clock
+            clock = time.perf_counter()
             for w in workers:
                 w.stop()
             if precompiler is not None:
-                precompiler.close()
+                precompiler.close()  # waits for the compiles under way
+            self.phase_s["worker stop"] = time.perf_counter() - clock
             if errors:
                 raise errors[0]
             if not self.gpu:
+                clock = time.perf_counter()
                 for kernel in self.kernels:
                     begin((kernel.id, "cuda", kernel.op), compile_problem(kernel), f"compiling {kernel.id}")
                     emit(compile_record(kernel))
+                self.phase_s["CUDA builds"] = time.perf_counter() - clock
             failures = [r for r in self.results if r.status is Status.FAILED]
             out.write(RunEnd(now(), len(failures), len(self.results)))
         return failures
@@ -316,6 +327,7 @@ def compile_record(kernel: Kernel) -> Result:
 
     rec = Result(impl="cuda", model="cuda", problem=compile_problem(kernel), status=Status.COMPILED, kernel=kernel.id,
                  precision=kernel.precision, tf32=kernel.precision == "tf32")
+    clock = time.perf_counter()
     try:
         rec.resources = resources_of({"gpu": False, "resources": {}}, Impl("cuda", kernel.op, kernel), None)
         rec.reason = f"no GPU: built by NVRTC {build.nvrtc_version()} for {build.CPU_TIER_ARCH}, not run"
@@ -323,4 +335,6 @@ def compile_record(kernel: Kernel) -> Result:
         rec.status, rec.reason = Status.SKIPPED, f"no GPU and no NVRTC ({e}): cannot run or compile"
     except Exception as e:
         rec.status, rec.reason = Status.FAILED, f"compile: {type(e).__name__}: {e}"
+    # waiting for the background build of the source (begun as the run started), then reading its ptxas report
+    rec.phase_s["build"] = time.perf_counter() - clock
     return rec

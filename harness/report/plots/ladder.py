@@ -8,8 +8,8 @@ import textwrap
 from matplotlib.patches import Patch
 
 from harness.report import anchors
+from harness.report.ladder_rungs import ladder_rungs
 from harness.report.measured import Measured
-from harness.report.parts import ladder
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, cuda_triton_bars, figure, missing, png, sizes, style
 
 
@@ -18,36 +18,23 @@ def short(title: str) -> str:
     return textwrap.fill(re.sub(r"\s*\([^)]*\)$", "", title), 11)
 
 
-def ladder_points(m: Measured) -> list[tuple[str, float | None, float | None, str, str]]:
-    """(rung title, best CUDA %, best Triton %, their kernel ids) on the sgemm headline problem, in ladder order."""
-    part, problem = ladder(m), m.headline("sgemm")
-    if part is None or problem is None:
-        return []
-    out = []
-    for idea, kernels in part.ideas:
-        cuda = m.best(m.timed_of(list(kernels), problem, "cuda", "fp32"))
-        tri = m.best(m.timed_of(list(kernels), problem, "triton", "fp32"))
-        if cuda or tri:
-            out.append((idea.title, cuda.pct if cuda else None, tri.pct if tri else None,
-                        cuda.kernel if cuda else "", tri.kernel if tri else ""))
-    return out
-
-
 def ladder_chart(m: Measured) -> Plot:
     key, title = anchors.LADDER, "The SIMT ladder: % of cuBLAS fp32 per rung"
-    points = ladder_points(m)
+    rungs = ladder_rungs(m)
     problem = m.headline("sgemm")
-    if len(points) < 2 or problem is None:
-        why = "one rung only (the headline table has its figures)" if points else "no fp32 SIMT sgemm kernel was timed"
+    if len(rungs) < 2 or problem is None:
+        why = "one rung only (the headline table has its figures)" if rungs else "no fp32 SIMT sgemm kernel was timed"
         return missing(key, title, f"No ladder chart: {why}.")
     with sizes():
         fig = figure(10.7, 3.5)
         ax = fig.add_subplot()
-        top = cuda_triton_bars(ax, [(p[1], p[2]) for p in points])
+        top = cuda_triton_bars(ax, [(r.cuda.pct if r.cuda else None, r.triton.pct if r.triton else None)
+                                    for r in rungs])
         ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
-        ax.set_xticks(range(len(points)))
-        ax.set_xticklabels([short(p[0]) for p in points], fontsize=9)
-        ax.set_xlim(-0.6, len(points) - 0.4)
+        ax.set_xticks(range(len(rungs)))
+        # The rung's number on a line of its own, as the steps table under the chart numbers its rows
+        ax.set_xticklabels([f"{r.number}.\n{short(r.idea.title)}" for r in rungs], fontsize=9)
+        ax.set_xlim(-0.6, len(rungs) - 0.4)
         ax.set_ylim(0, top)
         ax.set_ylabel(f"% of cuBLAS fp32, {problem.shape_label}")
         style(ax, grid="y")
@@ -56,9 +43,10 @@ def ladder_chart(m: Measured) -> Plot:
                    Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label="cuBLAS fp32 = 100%")]
         fig.legend(handles=handles, loc="outside upper center", ncol=3, frameon=False)
         data = png(fig)
-    missing_tri = [p[0] for p in points if p[2] is None]
-    caption = (f"Each rung of the fp32 SIMT ladder in registry order (each adds one idea to the one before), on "
-               f"{problem.label} on {m.header.device}: the fastest CUDA kernel of the rung (blue) and its fastest "
-               f"Triton counterpart (orange), as % of cuBLAS fp32 timed by the same timer; the dashed line is cuBLAS."
+    missing_tri = [r.idea.title for r in rungs if r.triton is None]
+    caption = (f"Each rung of the fp32 SIMT ladder in registry order, numbered as in the table below (each adds one "
+               f"idea to the one before), on {problem.label} on {m.header.device}: the fastest CUDA kernel of the rung "
+               f"(blue) and its fastest Triton counterpart (orange), as % of cuBLAS fp32 timed by the same timer; the "
+               f"dashed line is cuBLAS."
                + (f" No Triton bar where none was timed: {', '.join(missing_tri)}." if missing_tri else ""))
     return Plot(key, title, caption, data, figure=fig)

@@ -1,0 +1,103 @@
+"""The verbs that run NVIDIA's tools on a GPU: `rosetta profile` (ncu), `rosetta sanitize` (compute-sanitizer) and
+`rosetta referee` (nvbench, through the optional cuda-bench package)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness import env
+from harness.cli_console import console
+from harness.cli_options import DEFAULT_OUT, UserError, add_only
+from harness.problems import parse_shape
+from harness.registry import select
+
+
+def add_profile(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("profile", help="ncu hardware counters of every implementation on one problem (GPU)")
+    add_only(s, "profile")
+    s.add_argument("--shape", default="4096x4096x4096", help="MxNxK (sgemm) or MxN (sgemv) (default: %(default)s)")
+    s.add_argument("--out", default=DEFAULT_OUT, help="folder for the counters file (default: %(default)s/)")
+    s.add_argument("--results", help="store the counters with this results file's matching records")
+    s.set_defaults(func=cmd_profile)
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    from harness.inspect.profile import profile
+
+    problem = parse_shape(args.shape)  # as `run` reads it: a malformed shape is named as such, GPU or not
+    if not env.has_gpu():
+        raise UserError(f"profile needs a GPU and ncu ({env.gpu_reason()})")
+    on_row, configs = None, None
+    if args.results:
+        from harness.inspect.profile import autotuned_configs
+        from harness.run.results import attach_profiles, load
+
+        load(args.results)  # a bad file is refused before any profiling
+        configs = autotuned_configs(args.results, problem)  # autotuned rows are profiled in their timed config
+
+        def on_row(row) -> None:
+            if row.metrics:
+                attach_profiles(args.results, {(row.kernel, row.impl, problem.key): row.metrics})
+
+    profile(select(args.only, problem.op), problem, Path(args.out), console(), on_row, configs)
+    return 0
+
+
+TOOLS = ("memcheck", "racecheck", "synccheck")
+
+
+def add_sanitize(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("sanitize", help=f"compute-sanitizer ({', '.join(TOOLS)}) over every CUDA kernel")
+    add_only(s, "check")
+    s.add_argument("--tool", nargs="+", default=list(TOOLS), choices=TOOLS, help="default: all three")
+    s.add_argument("--out", default=DEFAULT_OUT, help="folder for the sanitizer's summary (default: %(default)s/)")
+    s.add_argument("--jobs", type=int, default=8, help="sanitizer processes at once")
+    s.set_defaults(func=cmd_sanitize)
+
+
+def cmd_sanitize(args: argparse.Namespace) -> int:
+    from harness.inspect.sanitize import sanitize
+
+    if not env.has_gpu():
+        raise UserError(f"sanitize needs a GPU and compute-sanitizer ({env.gpu_reason()})")
+    return sanitize(select(args.only, None), tools=args.tool, out_dir=Path(args.out), console=console(),
+                    jobs=args.jobs)
+
+
+def add_referee(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("referee", help="the suite's timer against NVIDIA's nvbench on the same launches (GPU)",
+                       description="Time the chosen implementations with the suite's interleaved rounds and with "
+                       "NVIDIA's nvbench (the optional cuda-bench package) on the very same bound launches, and "
+                       "print both times, both SM clocks and their ratio.")
+    add_only(s, "referee")
+    s.add_argument("--shape", default="4096x4096x4096", help="MxNxK (sgemm) or MxN (sgemv) (default: %(default)s)")
+    s.set_defaults(func=cmd_referee)
+
+
+def cmd_referee(args: argparse.Namespace) -> int:
+    from harness.launch.implementations import all_impls, baselines
+    from harness.run import referee
+    from harness.term_table import Column, print_table
+
+    problem = parse_shape(args.shape)
+    if not env.has_gpu():
+        raise UserError(f"referee needs a GPU ({env.gpu_reason()})")
+    why = referee.missing()
+    if why:
+        raise UserError(why)
+    impls = [*(b for b in baselines(problem.op) if b.vendor),
+             *(i for i in all_impls(select(args.only, problem.op)) if not i.unmet(problem))]
+    rows = referee.referee(impls, problem)
+    out = console()
+
+    def f(v: float | None, spec: str) -> str:
+        return "-" if v is None else format(v, spec)
+
+    print_table(out, f"{problem.label}: the suite's rounds against nvbench's cold measurement",
+                [Column("implementation"), Column("suite ms", right=True), Column("suite MHz", right=True, drop=2),
+                 Column("nvbench ms", right=True), Column("nvbench MHz", right=True, drop=1),
+                 Column("nvbench / suite", right=True)],
+                [[r.label, f(r.suite_ms, ".4f"), f(r.suite_mhz, ".0f"), f(r.nvbench_ms, ".4f"), f(r.nvbench_mhz, ".0f"),
+                  f(r.ratio, ".3f")] for r in rows])
+    return 0

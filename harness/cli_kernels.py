@@ -1,0 +1,81 @@
+"""The verbs about the kernels themselves: `rosetta list`, `explain` and `trace` (no GPU needed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from harness import env
+from harness.cli_console import console
+from harness.registry import SEEDS, get, select
+
+# `rosetta explain` puts CUDA and Triton side by side from this width on (two 80-column halves), stacked below it.
+SIDE_BY_SIDE = 160
+
+
+def add_list(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("list", help="the kernels, their seed, idea and preconditions (fitted to the width; "
+                       "--json: every field)")
+    s.add_argument("--json", action="store_true", help="every field of every kernel, as JSON")
+    s.add_argument("--op", choices=("sgemm", "sgemv"), help="this operation's kernels only")
+    s.set_defaults(func=cmd_list)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    kernels = select(None, args.op)
+    if args.json:
+        rows = [{"id": k.id, "op": k.op, "idea": k.idea, "seed": k.seed, "precision": k.precision,
+                 "b_layout": k.b_layout, "seed_file": SEEDS[k.seed].file if k.seed else None, "section": k.section,
+                 "source": f"kernels_cuda/{k.source}", "symbol": k.symbol, "block": k.block,
+                 "tile": [k.tile_m, k.tile_n, k.tile_k], "preconditions": [c.text for c in k.preconditions],
+                 "reads_c_when_beta_zero": k.reads_c_when_beta_zero,
+                 "counterparts": [{"name": c.name, "module": f"kernels_triton/{c.module}.py", "config": c.config(k),
+                                   "deviations": c.deviation_notes()} for c in k.counterparts]}
+                for k in kernels]
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    from harness.term_table import Column, print_table
+
+    # Left out first when narrow: the source file (its name is the kernel id, README "Layout"), then the Triton
+    # modules, preconditions, beta=0, tile, threads, idea, seed; the kernel id is never left out or cut. The
+    # idea is its key (as in --json): one short word that never wraps.
+    columns = [Column("kernel"), Column("seed", drop=8), Column("idea", drop=7), Column("threads", drop=6, short="thr"),
+               Column("tile", drop=5), Column("preconditions", drop=3, wrap=16), Column("beta=0", drop=4),
+               Column("kernels_cuda/", drop=1), Column("kernels_triton/", drop=2)]
+    rows = [[k.id, k.seed or "ours", k.idea, "x".join(map(str, k.block[:2])),
+             f"{k.tile_m}x{k.tile_n}x{k.tile_k}" if k.tile_n else f"{k.tile_m} row(s)",
+             "\n".join(c.text for c in k.preconditions), "reads C" if k.reads_c_when_beta_zero else "honours",
+             k.source, "\n".join(f"{c.name}: {c.module}.py" for c in k.counterparts)] for k in kernels]
+    print_table(console(), f"tile-rosetta: {len(kernels)} kernels", columns, rows,
+                "a wider terminal or `rosetta list --json` shows them")
+    return 0
+
+
+def add_explain(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("explain", help=f"a kernel's CUDA source beside its Triton counterpart (side by side from "
+                       f"{SIDE_BY_SIDE} columns, stacked below)")
+    s.add_argument("kernel", help="a kernel id as `rosetta list` shows it (a part of one lists the ids it matches)")
+    s.set_defaults(func=cmd_explain)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from harness.report.explain import explain
+
+    explain(get(args.kernel), console(), SIDE_BY_SIDE)
+    return 0
+
+
+def add_trace(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("trace", help="seed 002's worked example: indices each block/thread loads per phase")
+    s.add_argument("--interpreter", action="store_true", help="use the Triton interpreter even with a GPU")
+    s.set_defaults(func=cmd_trace)
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    env.use_interpreter_without_gpu()
+    from harness.inspect.trace import print_trace, trace
+
+    use_gpu = env.has_gpu() and not args.interpreter
+    print_trace(trace(gpu=use_gpu), console(), "CUDA kernel on the GPU" if use_gpu else
+                "Triton counterpart in the interpreter")
+    return 0
