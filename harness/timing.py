@@ -38,7 +38,10 @@ THROTTLE_FRACTION = 0.75  # a run whose window's mean SM clock is under this fra
 ROUNDS = 10
 MIN_ROUNDS = 3           # fewer rounds than this make no call (harness/analysis/verdicts.py)
 BURST_MIN_RUNS = 3
-BURST_MAX_RUNS = 40
+# A run of tens of microseconds (sgemv 4096x4096) has a long tail (0.034 to 0.14 ms in one burst, measured on an
+# H100), so a burst's median needs many runs: with 40 a burst, 8 of 11 A/A pairs of that problem were SAME; with
+# 120, 11 of 11 (half-width at most 0.8%). Reading the flush buffer instead of writing it did not help.
+BURST_MAX_RUNS = 120
 # Device time one entry may take over all its rounds. A seed kernel of 0.7 s a run would otherwise cost 30 s (3 runs
 # in each of 10 rounds): past this, a burst loses its untimed run, then runs, then the entry takes part in the first
 # rounds only (never fewer than MIN_ROUNDS), and its comparisons pair the rounds both sides took part in.

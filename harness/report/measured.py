@@ -105,7 +105,7 @@ class Measured:
     @cached_property
     def analysis(self) -> Analysis:
         """Every verdict of the file (harness/analysis): the record given, else made now from the records."""
-        return self._analysis or analyse(self.all, self.file.path.name)
+        return self._analysis or analyse(self.all, self.file.path.name if self.file.path else "records")
 
     def vs(self, result: Result, relation: str) -> Comparison | None:
         """The comparison of `relation` ("cublas", "triton-baseline", "counterpart", "step", "aa") of a result."""
