@@ -23,7 +23,7 @@ def test_piped_output_keeps_every_row_on_one_line(recorded, width) -> None:
     lines = buf.getvalue().splitlines()
     for r in recorded.results:
         # The kernel id and its implementation on one line: nothing folds at the console's width.
-        assert any(ln.startswith((r.kernel or "baseline") + " ") and f" {r.label} " in ln for ln in lines), r.key
+        assert any(ln.startswith((r.kernel or "baseline") + " ") and f" {r.label} " in ln + " " for ln in lines), r.key
     header = next(ln for ln in lines if ln.startswith("kernel "))
     if width == 250:   # wide enough for every column; narrower, columns are left out (harness.term_table)
         # ... but a column with nothing in it is left out at any width: this run measured no Triton tutorial
