@@ -172,8 +172,8 @@ def method_section(m: Measured) -> Section:
     s.add(TableBlock(_facts(m), "This run"))
     if (study := build_study_table(m)) is not None:
         s.add(TableBlock(study, "The CUDA build: the suite's (-ftz=false, exact arch) against CuPy's default "
-                                "(-ftz=true, sm_90)"))
-    s.add(TableBlock(_seed_table(m), "The documents"))
+                                "(-ftz=true, sm_90)", folded=True))
+    s.add(TableBlock(_seed_table(m), "The documents", folded=True))
     return s
 
 

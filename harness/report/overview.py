@@ -39,7 +39,9 @@ def _rate(r, op: str) -> str:
 
 def headline_table(m: Measured) -> Table:
     """Per op and precision class on its headline problem: the best CUDA kernel, the best Triton one, cuBLAS."""
-    table = Table([("op · problem", False), ("class", False), ("best CUDA", True), ("best Triton", True),
+    # Two lines a row (the figure, then in small type what it belongs to), so the table and the ladder chart
+    # under it fit the first screen.
+    table = Table([("op · problem · class", False), ("best CUDA", True), ("best Triton", True),
                    ("Triton vs CUDA", True), ("best Triton vs Triton tutorial", True), ("cuBLAS", True)],
                   cls="headline")
     for op in m.ops:
@@ -53,12 +55,13 @@ def headline_table(m: Measured) -> Table:
             tri = m.best(m.timed_of(kernels, problem, "triton", precision))
             if base is None or not (cuda or tri):
                 continue
-            cells = [Cell(f"{op} {problem.shape_label}"),
-                     Cell(PRECISION_TEXT.get(precision, precision) + f" vs {baseline_label(precision)}")]
+            cells = [Cell(f"{op} {problem.shape_label}",
+                          sub=PRECISION_TEXT.get(precision, precision) + f" vs {baseline_label(precision)}")]
             for best in (cuda, tri):
-                cells.append(Cell(f"{_rate(best.result, op)} · {best.pct_text}", num=True,
-                                  sub=best.kernel if best.result.model == "cuda" else
-                                  f"{best.result.label}: {best.kernel}", href=anchors.href(anchors.kernel(best.kernel)),
+                named = best.kernel if best and best.result.model == "cuda" else \
+                    f"{best.result.label}: {best.kernel}" if best else ""
+                cells.append(Cell(best.pct_text, num=True, sub=f"{_rate(best.result, op)} · {named}",
+                                  href=anchors.href(anchors.kernel(best.kernel)),
                                   cls="ok" if best.pct >= 100 else "") if best else Cell("—", num=True, cls="muted"))
             c = m.between(tri.result, cuda.result) if cuda and tri else None
             cells.append(_verdict_cell(c))
@@ -67,10 +70,9 @@ def headline_table(m: Measured) -> Table:
                                        + m.pct_text(m.reference(tutorial)) if tutorial else ""))
             cells.append(Cell(_rate(base, op), num=True, sub=base.label))
             table.add(cells)
-    table.notes.append("Each op's headline problem; % is of the cuBLAS of the same precision class, same timer, with "
-                       "its 95% interval from the interleaved rounds. Triton vs CUDA, best Triton vs Triton tutorial: "
-                       "speed ratio with its interval and the call (faster or slower only where the rounds decide "
-                       "it; a tie within the margin; undecided otherwise). Click a kernel for its section.")
+    table.notes.append("Each op's headline problem. %: of the cuBLAS of the same precision class (with its rate), "
+                       "same timer, 95% interval from the interleaved rounds. Ratios: speed ratio, interval and call "
+                       "(faster or slower only where the rounds decide it, a tie within the margin, else undecided).")
     return table
 
 

@@ -56,6 +56,8 @@ th, td { padding: 3px 6px; border-bottom: 1px solid var(--line); text-align: lef
 /* A header breaks only where it must (SASS mnemonics in narrow count columns). */
 table.sass th, table.summary td { overflow-wrap: anywhere; }
 table.sass td.num, table.sass th { font-size: 11.5px; padding: 3px 4px; }
+/* The per-idea record table has thirteen columns: a smaller type keeps it inside the column. */
+table.measured td, table.measured th { font-size: 12px; padding: 3px 4px; } table.measured td code { font-size: 11px; }
 thead th { background: var(--panel); font-weight: 600; border-bottom: 1.5px solid #c9d0d8; }
 tbody tr:hover { background: #f7f9fc; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -104,9 +106,9 @@ details.fold[open] > summary { margin-bottom: 6px; }
 section.part > h3 { font-size: 21px; border-bottom: 1px solid var(--line); padding-bottom: 4px; margin-top: 44px; }
 section.idea > h4 { font-size: 17px; text-transform: none; letter-spacing: 0; color: var(--fg); margin: 26px 0 6px; }
 section.idea { margin-top: 26px; }
-table.headline td { font-size: 14px; } table.headline td.num { font-size: 15px; font-weight: 600; }
-table.headline code.sub { font-weight: 400; }
-#headline h2 { margin-top: 18px; }
+table.headline td { font-size: 14px; } table.headline td.num { font-size: 14px; font-weight: 600; white-space: nowrap; }
+table.headline code.sub { font-weight: 400; display: inline-block; line-height: 1.3; }
+#headline h2 { margin-top: 6px; }
 figure img { display: block; }
 /* Diffs: added and removed lines tinted, not only coloured text. */
 pre.code .gi { background: #e6f6ea; display: inline-block; width: 100%; }

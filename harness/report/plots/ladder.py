@@ -33,7 +33,7 @@ def ladder_chart(m: Measured) -> Plot:
         ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_xticks(range(len(rungs)))
         # The rung's number on a line of its own, as the steps table under the chart numbers its rows
-        ax.set_xticklabels([f"{r.number}.\n{short(r.idea.title)}" for r in rungs], fontsize=9)
+        ax.set_xticklabels([f"{r.number}.\n{short(r.idea.title)}" for r in rungs], fontsize=8)
         ax.set_xlim(-0.6, len(rungs) - 0.4)
         ax.set_ylim(0, top)
         ax.set_ylabel(f"% of cuBLAS fp32, {problem.shape_label}")
