@@ -15,13 +15,23 @@ Three layers (see DESIGN):
   sums lie below fp32's smallest normal number (2^-126). IEEE arithmetic keeps them (the forward error stays
   near the random layer's); an implementation that flushes subnormals to zero (CUDA built with -ftz=true, CuPy's
   default) loses them all and fails, with a reason that says so, unless it declares flushing.
+- scaled: the random inputs with every element of A and B multiplied by 2^e, e drawn uniformly from the integers
+  in [-20, 20] (fresh per check, seeded). Products then span 2^80, so an output is often dominated by a few terms and
+  an operand split that drops relative 2^-16 of each product (bf16x3) shows where uniform inputs average it away.
+
+Every layer past the exact one measures two errors against the float64 reference: the normwise forward error above
+and the componentwise one, max over outputs of |out - ref| / (|alpha|*|A|@|B| + |beta|*|C|) at that output (an
+output whose denominator is 0 must be exact). Both are held to the same bound, K*u plus the error per product term a
+precision class allows (PRODUCT_ERROR), because the classical bound |C - fl(C)| <= gamma_K |A||B| holds element by
+element; rows that are fp32-accurate are also held to a small multiple of the fp32 library's own error of each kind
+on the same inputs.
 Outputs are poisoned before every run: NaN, or, for kernels that read C even when beta == 0 (where
 0*NaN would be NaN whatever the kernel did), a finite sentinel that a missed store leaves behind.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import torch
 
@@ -29,15 +39,39 @@ from harness.problems import Problem
 
 U_FP32 = 2.0**-24
 U_TF32 = 2.0**-11
+# TF32 by truncation (the tensor core reading an fp32 operand's top 19 bits) is off by up to 2^-10 of the value
+U_TF32_TRUNCATED = 2.0**-10
+# bf16 keeps 8 significant bits; Triton's split rounds to nearest (arith.truncf, cvt.rn.bf16.f32 in the PTX)
+U_BF16 = 2.0**-8
+# The relative error of one product term a*b that a precision class allows beside fp32 summation's K*u; classes not
+# named are held to K*u alone (fp32, and the fp32-accurate splits 3xtf32 and bf16x6).
+# - tf32: each input cut to tf32, |a' - a| <= v|a| with v = 2^-10 for truncation (the coarser of the suite's
+#   conversions; rounding gives 2^-11): |a'b' - ab| <= (2v + v^2)|ab|.
+# - bf16x3: a = hi + mid + r with hi = rn_bf16(a), mid = rn_bf16(a - hi), so |mid| <= u(1+u)|a| and the residual
+#   |r| <= u|a - hi| <= u^2|a| (u = 2^-8). The three products hi*hi + hi*mid + mid*hi (each exact in fp32) miss
+#   ab - (hi_a + mid_a)(hi_b + mid_b) + mid_a*mid_b = mid_a*mid_b + r_a*b + (a - r_a)*r_b, so per term
+#   |error| <= u^2(1+u)^2|ab| + u^2|ab| + (1+u^2)u^2|ab| = u^2 (3 + 2u + 2u^2)|ab|, about 3 * 2^-16: the dropped
+#   mid*mid term and the two residuals of a two-part split. It is not fp32-accurate (fp32's u is 2^-24). The bound
+#   is K*u plus that, normwise and componentwise alike (each term's error is relative to |a||b|).
+PRODUCT_ERROR: dict[str, float] = {
+    "tf32": 2 * U_TF32_TRUNCATED + U_TF32_TRUNCATED**2,
+    "bf16x3": U_BF16**2 * (3 + 2 * U_BF16 + 2 * U_BF16**2),
+}
 # How far above the vendor library's own error an implementation may land on the same inputs.
 VENDOR_MULTIPLE = 16.0
+# lambda of recursive summation's probabilistic componentwise bound lambda*sqrt(n)*u (summation_floor): it fails
+# with probability at most 2*exp(-lambda^2/2) per output, 7e-4 at 4
+SUMMATION_LAMBDA = 4.0
 # Written where an output must be overwritten, for kernels whose beta*C term turns NaN into NaN.
 FINITE_SENTINEL = -7.0e30
 EXACT_SCALARS = (2.0, -0.5)  # alpha, beta for kernels that compute alpha*A@B + beta*C
 RANDOM_SCALARS = (1.25, -0.75)
-LAYERS = ("exact", "random", "subnormal")
+LAYERS = ("exact", "random", "subnormal", "scaled")
 # Each operand of the subnormal layer is scaled by this: products of two such numbers are at most 2^-128.
 SUBNORMAL_SCALE = 2.0**-64
+# The scaled layer multiplies each element of A and B by 2^e, e uniform over the integers in [-SCALED_EXPONENT,
+# SCALED_EXPONENT]: every value stays normal in fp32 and bf16 (|a*b| >= 2^-88 for the smallest nonzero draws).
+SCALED_EXPONENT = 20
 FLUSH_REASON = "flushes subnormal values to zero"
 
 
@@ -51,6 +85,9 @@ class Operands:
     C_in: torch.Tensor | None
     layer: str
     seed: int
+    # |alpha|*|A|@|B| + |beta|*|C|, computed once (magnitudes()): every implementation checked on these operands
+    # divides by it, and in float64 at 4096^3 it costs as much as the reference
+    _magnitudes: torch.Tensor | None = field(default=None, repr=False, compare=False)
 
     def fresh_output(self, poison: float) -> torch.Tensor:
         """The output buffer a run writes: C_in when beta != 0 (read by the kernel), else poison."""
@@ -71,17 +108,25 @@ def make_operands(problem: Problem, layer: str, seed: int, device: torch.device 
     b_shape = (p.N,) if p.op == "sgemv" else (p.K, p.N)
     c_shape = (p.M, p.N) if p.op == "sgemm" and p.beta != 0.0 else None
 
-    def draw(shape: tuple[int, ...]) -> torch.Tensor:
+    def values(shape: tuple[int, ...]) -> torch.Tensor:
         if layer == "exact":
             # int8, not the default int64: at 2^31 elements the draw would otherwise need 17 GB of host memory
-            t = torch.randint(-3, 4, shape, generator=g, dtype=torch.int8).to(torch.float32)
-        else:
-            t = torch.rand(shape, generator=g, dtype=torch.float32) * 2 - 1
-            if layer == "subnormal":
-                t = t * SUBNORMAL_SCALE  # a power of two: exact, and each scaled value is still normal
-        return t.to(device)
+            return torch.randint(-3, 4, shape, generator=g, dtype=torch.int8).to(torch.float32)
+        t = torch.rand(shape, generator=g, dtype=torch.float32) * 2 - 1
+        if layer == "subnormal":
+            t = t * SUBNORMAL_SCALE  # a power of two: exact, and each scaled value is still normal
+        return t
 
-    return Operands(p, draw((p.M, p.K if p.op == "sgemm" else p.N)), draw(b_shape),
+    def draw(shape: tuple[int, ...]) -> torch.Tensor:
+        return values(shape).to(device)
+
+    def scaled(shape: tuple[int, ...]) -> torch.Tensor:
+        # multiplied by powers of two, so the scaling itself is exact
+        e = torch.randint(-SCALED_EXPONENT, SCALED_EXPONENT + 1, shape, generator=g, dtype=torch.int8)
+        return torch.ldexp(values(shape), e.to(torch.float32)).to(device)
+
+    operand = scaled if layer == "scaled" else draw
+    return Operands(p, operand((p.M, p.K if p.op == "sgemm" else p.N)), operand(b_shape),
                     draw(c_shape) if c_shape else None, layer, seed)
 
 
@@ -97,54 +142,99 @@ def reference(ops: Operands) -> torch.Tensor:
     return out
 
 
+def magnitudes(ops: Operands) -> torch.Tensor:
+    """|alpha|*|A|@|B| + |beta|*|C| in float64, output by output: the denominator of the componentwise error."""
+    if ops._magnitudes is None:
+        p = ops.problem
+        A, B = ops.A.double().abs(), ops.B.double().abs()
+        scale = abs(p.alpha) * (A @ B)
+        if p.op == "sgemm" and p.beta != 0.0:
+            scale = scale + abs(p.beta) * ops.C_in.double().abs()
+        ops._magnitudes = scale
+    return ops._magnitudes
+
+
 def error_scale(ops: Operands) -> float:
     """max(|alpha|*|A|@|B| + |beta|*|C|): the forward-error unit of this problem."""
-    p = ops.problem
-    A, B = ops.A.double().abs(), ops.B.double().abs()
-    scale = abs(p.alpha) * (A @ B)
-    if p.op == "sgemm" and p.beta != 0.0:
-        scale = scale + abs(p.beta) * ops.C_in.double().abs()
-    return float(scale.max()) or 1.0
+    return float(magnitudes(ops).max()) or 1.0
 
 
 def forward_error(out: torch.Tensor, ref: torch.Tensor, scale: float) -> float:
     return float((out.double() - ref).abs().max()) / scale
 
 
-def error_bound(problem: Problem, tf32: bool = False) -> float:
-    """K*u for fp32 recursive summation; tf32 adds the rounding of both inputs (2*u_tf32)."""
+def componentwise_error(out: torch.Tensor, ref: torch.Tensor, denominators: torch.Tensor) -> float:
+    """max over outputs of |out - ref| / denominator; where the denominator is 0 (a zero row of A or column of B)
+    the output must be exact: 0 if it is, inf if not."""
+    diff = (out.double() - ref).abs()
+    zero = denominators == 0
+    ratio = diff / torch.where(zero, torch.ones_like(denominators), denominators)
+    ratio = torch.where(zero & (diff > 0), torch.full_like(ratio, float("inf")), torch.where(zero, 0.0, ratio))
+    return float(ratio.max()) if ratio.numel() else 0.0
+
+
+def errors(out: torch.Tensor, ops: Operands, ref: torch.Tensor) -> tuple[float, float]:
+    """(normwise, componentwise) forward error of an output."""
+    denominators = magnitudes(ops)
+    return forward_error(out, ref, float(denominators.max()) or 1.0), componentwise_error(out, ref, denominators)
+
+
+def error_bound(problem: Problem, tf32: bool = False, precision: str | None = None) -> float:
+    """K*u for fp32 recursive summation, plus the error per product term its precision class allows (PRODUCT_ERROR;
+    `tf32` names the TF32 class). The same bound holds normwise and componentwise."""
     depth = problem.K if problem.op == "sgemm" else problem.N
-    return depth * U_FP32 + (2 * U_TF32 if tf32 else 0.0)
+    return depth * U_FP32 + PRODUCT_ERROR.get(precision or ("tf32" if tf32 else "fp32"), 0.0)
 
 
 @dataclass
 class Verdict:
     passed: bool
     layer: str
-    error: float | None = None
-    bound: float | None = None
+    error: float | None = None          # normwise forward error
+    bound: float | None = None          # held to by both errors
     vendor_error: float | None = None
     reason: str = ""
     seed: int | None = None
+    # componentwise forward error and the library's on the same inputs (None in files from before they were measured)
+    componentwise: float | None = None
+    vendor_componentwise: float | None = None
+
+    @property
+    def worst(self) -> float | None:
+        """The larger of the two errors (the normwise one alone in older files)."""
+        found = [e for e in (self.error, self.componentwise) if e is not None]
+        return max(found) if found else None
 
     def to_json(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        for key in ("componentwise", "vendor_componentwise"):  # absent, not null, where not measured
+            if out[key] is None:
+                del out[key]
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Verdict:
         return cls(bool(data["passed"]), str(data["layer"]), data.get("error"), data.get("bound"),
-                   data.get("vendor_error"), str(data.get("reason") or ""), data.get("seed"))
+                   data.get("vendor_error"), str(data.get("reason") or ""), data.get("seed"),
+                   data.get("componentwise"), data.get("vendor_componentwise"))
 
 
 def check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
-          vendor_error: float | None = None, tf32: bool = False, declares_flush: bool = False) -> Verdict:
-    """Every element written, finite, and right: exactly (exact layer) or within the bounds (random, subnormal).
+          vendor_error: float | None = None, tf32: bool = False, declares_flush: bool = False,
+          vendor_componentwise: float | None = None, precision: str | None = None,
+          fp32_accurate: bool = True) -> Verdict:
+    """Every element written, finite, and right: exactly (exact layer) or within the bounds (the other layers).
+
+    `precision` names the class whose bound applies (error_bound; `tf32` names TF32). The library's errors, where
+    given, hold a row that is `fp32_accurate` to VENDOR_MULTIPLE times each of them (normwise and componentwise);
+    they are recorded either way, so a row that is not fp32-accurate (bf16x3) still shows how far it is from fp32.
 
     On the subnormal layer a miss of the bounds means the implementation flushed: it fails saying so, unless it
     declares flushing (then it passes with that reason recorded, and a declared flusher that keeps subnormals
     fails: the declaration is checked, like the beta == 0 one).
     """
-    verdict = _check(out, ops, ref, poison=poison, vendor_error=vendor_error, tf32=tf32)
+    verdict = _check(out, ops, ref, poison=poison, vendor=(vendor_error, vendor_componentwise),
+                     bound=error_bound(ops.problem, tf32, precision), held_to_vendor=fp32_accurate and not tf32)
     if ops.layer != "subnormal" or verdict.error is None:
         return verdict
     if not verdict.passed:
@@ -159,7 +249,7 @@ def check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
 
 
 def _check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
-           vendor_error: float | None, tf32: bool) -> Verdict:
+           vendor: tuple[float | None, float | None], bound: float, held_to_vendor: bool) -> Verdict:
     o = out.detach()
     seed = ops.seed
     nan = torch.isnan(o)
@@ -182,19 +272,43 @@ def _check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float
                                   f"(first at {first}: {float(o[tuple(first)])} vs {float(ref[tuple(first)])})",
                            seed=seed)
         return Verdict(True, "exact", error=0.0, bound=0.0, seed=seed)
-    err = forward_error(o, ref, error_scale(ops))
-    bound = error_bound(ops.problem, tf32)
+    err, cw = errors(o, ops, ref)
+    vendor_err, vendor_cw = vendor
     layer = ops.layer
-    if err > bound:
-        return Verdict(False, layer, err, bound, vendor_error,
-                       f"forward error {err:.3g} exceeds the bound {bound:.3g}", seed)
-    if vendor_error is not None and not tf32:
-        allowed = VENDOR_MULTIPLE * max(vendor_error, U_FP32)
-        if err > allowed:
-            return Verdict(False, layer, err, bound, vendor_error,
-                           f"forward error {err:.3g} is over {VENDOR_MULTIPLE:g}x the library's "
-                           f"{vendor_error:.3g} on the same inputs (reduced precision?)", seed)
-    return Verdict(True, layer, err, bound, vendor_error, seed=seed)
+
+    def verdict(reason: str = "") -> Verdict:
+        return Verdict(not reason, layer, err, bound, vendor_err, reason, seed, cw, vendor_cw)
+
+    for name, value in (("forward error", err), ("componentwise error", cw)):
+        if value > bound:
+            return verdict(f"{layer} layer: {name} {value:.3g} exceeds the bound {bound:.3g}")
+    if held_to_vendor:
+        floors = (U_FP32, summation_floor(ops.problem))
+        for name, value, theirs, floor in (("forward error", err, vendor_err, floors[0]),
+                                           ("componentwise error", cw, vendor_cw, floors[1])):
+            if theirs is None:
+                continue
+            allowed = max(VENDOR_MULTIPLE * max(theirs, U_FP32), floor)
+            if value > allowed:
+                return verdict(f"{layer} layer: {name} {value:.3g} is over {VENDOR_MULTIPLE:g}x the library's "
+                               f"{theirs:.3g} on the same inputs"
+                               + (f" and over recursive summation's {floor:.3g}" if floor > U_FP32 else "")
+                               + " (reduced precision?)")
+    return verdict()
+
+
+def summation_floor(problem: Problem) -> float:
+    """The componentwise error an fp32 kernel that sums its depth-n dot products one term after another may have:
+    SUMMATION_LAMBDA * sqrt(n) * u, the probabilistic bound of recursive summation (Higham and Mary, 2019).
+
+    A library's blocked sums can be far more accurate per output than that: on elements scaled over 2^-20..2^20 an
+    output is dominated by a few terms and every later addition rounds against them, so a multiple of the library's
+    componentwise error alone would fail a faithful seed kernel for its order of summation, not its precision (seed
+    003's naive sgemv at 16384x16384: 1.5e-6 against cuBLAS fp32's 7.7e-8). A split that drops precision per
+    product (bf16x3: about 2^-16) still lands past this floor at the depths the checker's own tests use.
+    """
+    depth = problem.K if problem.op == "sgemm" else problem.N
+    return SUMMATION_LAMBDA * depth**0.5 * U_FP32
 
 
 def poison_for(reads_c_when_beta_zero: bool) -> float:

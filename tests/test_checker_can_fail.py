@@ -20,7 +20,7 @@ def _check(bug: str, device: str, problem: Problem = PROBLEM):
     return check_numerics(wrong_kernels.WrongImpl(bug), ctx, device)
 
 
-@pytest.mark.parametrize("bug", [b for b in wrong_kernels.BUGS if b != "tf32"])
+@pytest.mark.parametrize("bug", [b for b in wrong_kernels.BUGS if b not in wrong_kernels.GPU_ONLY])
 def test_wrong_kernel_is_rejected_by_the_runners_checker(bug, device):
     result = _check(bug, device)
     assert not result.passed, f"the checker let '{bug}' through: {result}"
@@ -29,6 +29,63 @@ def test_wrong_kernel_is_rejected_by_the_runners_checker(bug, device):
 def test_the_same_kernel_without_a_bug_passes_the_runners_checker(device):
     result = _check("none", device)
     assert result.passed, result
+
+
+# K deep enough that the random layer's error of a bf16x3 split stays within 16x the library's (so only the scaled
+# layer can catch it); on the GPU a wider problem, whose largest componentwise error reaches further into the split's
+# 2^-16 per product against cuBLAS (seeded: the same operands every run).
+SPLIT_PROBLEM = {"cpu": Problem("sgemm", 37, 53, 512, alpha=2.0, beta=-0.5),
+                 "cuda": Problem("sgemm", 256, 192, 256, alpha=2.0, beta=-0.5)}
+
+
+def test_the_scaled_layer_rejects_a_bf16x3_split_declared_fp32(device):
+    """bf16x3 written out by hand (bf16 parts rounded to nearest, three exact products) on a row declared fp32: the
+    products of elements scaled over 2^-20..2^20 show its 2^-16 per product, which uniform inputs average away."""
+    result = _check("bf16x3", device, SPLIT_PROBLEM[device])
+    scaled = result.scaled
+    assert result.exact.passed and not scaled.passed, result
+    assert scaled.reason.startswith("scaled layer") and "library's" in scaled.reason, scaled.reason
+    assert scaled.componentwise is not None and scaled.vendor_componentwise is not None
+    if device == "cpu":  # the point of the layer: the random one alone lets it through
+        assert result.random.passed and result.subnormal.passed, result
+
+
+def test_the_same_split_passes_the_bound_of_its_own_class():
+    """Held to bf16x3's own bound (K*u + 3 * 2^-16 per product term) and not to the library's error, the same
+    products pass every layer: the bound is one such a split can meet."""
+    p = SPLIT_PROBLEM["cpu"]
+    bf16x3 = numerics.PRODUCT_ERROR["bf16x3"]
+    for layer in ("random", "subnormal", "scaled"):
+        ops = numerics.make_operands(p.with_scalars(*numerics.scalars_for(layer, True)), layer, seed=11, device="cpu")
+        ref = numerics.reference(ops)
+        out = _bf16x3_model(ops)
+        v = numerics.check(out, ops, ref, poison=float("nan"), precision="bf16x3", fp32_accurate=False,
+                           vendor_error=1e-9, vendor_componentwise=1e-9)
+        assert v.passed and v.bound == p.K * numerics.U_FP32 + bf16x3, v
+        assert v.componentwise <= v.bound and v.error <= v.bound
+        fp32 = numerics.check(out, ops, ref, poison=float("nan"))
+        assert fp32.bound < v.bound
+
+
+def _bf16(t: torch.Tensor) -> torch.Tensor:
+    return t.to(torch.bfloat16).to(torch.float32)  # round to nearest even, as cvt.rn.bf16.f32
+
+
+def _bf16x3_model(ops: numerics.Operands) -> torch.Tensor:
+    """hi*hi + hi*mid + mid*hi, each product exact in float64, summed in fp32 per 16-wide K step."""
+    p = ops.problem
+    a_hi, b_hi = _bf16(ops.A), _bf16(ops.B)
+    a_mid, b_mid = _bf16(ops.A - a_hi), _bf16(ops.B - b_hi)
+    acc = torch.zeros(p.M, p.N)
+    for k0 in range(0, p.K, 16):
+        k = slice(k0, k0 + 16)
+        part = (a_mid[:, k].double() @ b_hi[k].double() + a_hi[:, k].double() @ b_mid[k].double()
+                + a_hi[:, k].double() @ b_hi[k].double())
+        acc = (acc.double() + part).float()
+    out = p.alpha * acc.double()
+    if p.beta != 0.0:
+        out = out + p.beta * ops.C_in.double()
+    return out.float()
 
 
 def _round_to_tf32(t: torch.Tensor) -> torch.Tensor:
@@ -43,15 +100,17 @@ def test_tf32_products_are_rejected_where_ieee_is_declared():
     input_precision, so the real kernel's case is the GPU test below."""
     p = Problem("sgemm", 64, 64, 512)
     out = []
-    for layer in ("exact", "random"):
+    for layer in ("exact", "random", "scaled"):
         ops = numerics.make_operands(p, layer, seed=11, device="cpu")
         ref = numerics.reference(ops)
-        vendor = numerics.forward_error((ops.A @ ops.B) * p.alpha, ref, numerics.error_scale(ops))
+        vendor = numerics.errors((ops.A @ ops.B) * p.alpha, ops, ref)
         c = p.alpha * (_round_to_tf32(ops.A) @ _round_to_tf32(ops.B))
-        out.append(numerics.check(c, ops, ref, poison=float("nan"), vendor_error=vendor))
-    exact, random = out
+        out.append(numerics.check(c, ops, ref, poison=float("nan"), vendor_error=vendor[0],
+                                  vendor_componentwise=vendor[1]))
+    exact, random, scaled = out
     assert exact.passed, "small integers are exact in TF32: the exact layer cannot see it"
     assert not random.passed, random
+    assert not scaled.passed and "exceeds the bound" in scaled.reason, scaled
 
 
 def test_unwritten_output_is_caught_with_the_finite_sentinel():

@@ -186,3 +186,31 @@ def test_the_tf32_conversion_claim_fails_when_the_registry_states_another_roundi
     for wrong in ("rna", "truncate", "truncate_rna"):
         stated = KernelEvidence(replace(tf32, tf32_conversion=wrong), evidence[tf32.id].cuda, {})
         assert not any(v.holds for v in mapping.check_claim("tensor_core", TF32_CONVERSION, stated))
+
+
+@needs_nvrtc
+def test_the_operand_split_claim_counts_each_forms_split_in_the_ttgir(evidence):
+    """The counted facts the claim states, on the compiled forms of the 3xTF32 kernels: tf32x3 two parts (one
+    cvt.rna each), bf16x3 two bf16 parts and three bf16 dots, bf16x6 three parts and six; a form's numbers under
+    another split's name refute it."""
+    from harness.report.mapping_tc import OPERAND_SPLIT
+
+    # class -> (dots, bf16 dots, truncf to bf16, cvt.rna.tf32, subf), both operands together
+    expected = {"3xtf32": (3, 0, 0, 2, 2), "bf16x3": (3, 3, 4, 0, 2), "bf16x6": (6, 6, 6, 0, 4)}
+    facts = ("ttgir.warp_group_dot", "ttgir.dot_bf16", "ttgir.to_bf16", "ttgir.to_tf32_rna", "ttgir.split_sub")
+    carriers = [k for k in KERNELS if any(c.precision for c in k.counterparts)]
+    assert carriers
+    for kernel in carriers:
+        ke = evidence[kernel.id]
+        for c in kernel.counterparts:
+            seen = ke.triton[c.name]
+            assert tuple(seen[f] for f in facts) == expected[c.precision_of(kernel)], (kernel.id, c.name)
+            assert seen["ttgir.nan_guard"] == 1
+        verdicts = mapping.check_claim(kernel.idea, OPERAND_SPLIT, ke)
+        assert verdicts and all(v.holds for v in verdicts), _failures(verdicts)
+        bf16x3 = next(c.name for c in kernel.counterparts if c.precision == "bf16x3")
+        bf16x6 = next(c.name for c in kernel.counterparts if c.precision == "bf16x6")
+        swapped = KernelEvidence(kernel, ke.cuda, {bf16x6: Numbers({**ke.triton[bf16x3], "cfg.mma_passes": 6,
+                                                                    "cfg.split_parts": 3})})
+        refuted = [v for v in mapping.check_claim(kernel.idea, OPERAND_SPLIT, swapped) if v.side == "triton"]
+        assert refuted and not any(v.holds for v in refuted), "bf16x3's code passed for bf16x6"

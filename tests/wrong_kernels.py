@@ -14,6 +14,15 @@ from harness.problems import Problem
 
 
 @triton.jit
+def _bf16_rn(x):
+    # fp32 -> bf16 -> fp32, rounded to nearest even on the bit pattern (cvt.rn.bf16.f32's rounding): the interpreter's
+    # own cast to bf16 truncates, which would make the variant worse than Triton's bf16x3 and prove less
+    bits = x.to(tl.int32, bitcast=True)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & -65536
+    return bits.to(tl.float32, bitcast=True)
+
+
+@triton.jit
 def _wrong_tile_kernel(A, B, C, M, N, K, alpha, beta, BLOCK: tl.constexpr, BUG: tl.constexpr):
     if BUG == "swap_grid":   # program_id axes exchanged: rows come from the column axis
         pid_m = tl.program_id(0)
@@ -32,6 +41,18 @@ def _wrong_tile_kernel(A, B, C, M, N, K, alpha, beta, BLOCK: tl.constexpr, BUG: 
         b = tl.load(B + kk[:, None] * N + cols[None, :], mask=(kk[:, None] < K) & (cols[None, :] < N), other=0.0)
         if BUG == "tf32":
             acc = tl.dot(a, b, acc, input_precision="tf32")
+        elif BUG == "bf16x3_dot":  # Triton's own bf16x3 on a row declared fp32 (the interpreter cannot run it: GPU)
+            acc = tl.dot(a, b, acc, input_precision="bf16x3")
+        elif BUG == "bf16x3":
+            # Triton's bf16x3 split written out, so the interpreter computes it too: two bf16 parts per operand
+            # (rounded to nearest), three products whose fp32 results are exact, mid*mid dropped
+            a_hi = _bf16_rn(a)
+            a_mid = _bf16_rn(a - a_hi)
+            b_hi = _bf16_rn(b)
+            b_mid = _bf16_rn(b - b_hi)
+            part = tl.dot(a_mid, b_hi, input_precision="ieee")
+            part = tl.dot(a_hi, b_mid, part, input_precision="ieee")
+            acc += tl.dot(a_hi, b_hi, part, input_precision="ieee")
         else:
             acc = tl.dot(a, b, acc, input_precision="ieee")
     if BUG == "zeros":
@@ -46,7 +67,9 @@ def _wrong_tile_kernel(A, B, C, M, N, K, alpha, beta, BLOCK: tl.constexpr, BUG: 
     tl.store(ptrs, out, mask=mask)
 
 
-BUGS = ("swap_grid", "skip_last_k", "skip_row", "tf32", "zeros", "ignore_beta")
+BUGS = ("swap_grid", "skip_last_k", "skip_row", "tf32", "zeros", "ignore_beta", "bf16x3", "bf16x3_dot")
+# Bugs only a GPU can show: the interpreter computes every tl.dot in fp32 (and refuses bf16x3)
+GPU_ONLY = ("tf32", "bf16x3_dot")
 
 
 def launch(bug: str, A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float, beta: float) -> None:

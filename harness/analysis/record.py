@@ -4,7 +4,7 @@ Every pair the suite compares is here once, with its verdict (harness/analysis/v
 - "cublas": every timed implementation against cuBLAS of its precision class (fp32 and the fp32-accurate split
   forms against cuBLAS fp32, TF32 against cuBLAS TF32);
 - "triton-baseline": every Triton row against the Triton tutorial GEMM of its class, where the run measured one;
-- "counterpart": every Triton counterpart against its CUDA kernel (the suite's build);
+- "counterpart": every Triton counterpart against its CUDA kernel (the suite's build), in the same precision class;
 - "step": every rung of a ladder against the rung before, in the same model (harness/registry/rungs.py);
 - "aa": every implementation against itself timed as a second entry (the A/A control, `rosetta run --aa`);
 - "runs" (two files, `across`): every implementation of one file against the same in another.
@@ -174,7 +174,8 @@ def analyse(results: Iterable[Result], source: str) -> Analysis:
                 if tutorial is not None:
                     out.append(pair("triton-baseline", r, tutorial))
                 cuda = by_impl.get((r.kernel, "cuda"))
-                if cuda is not None:
+                # within one class only: a bf16 split on a 3xTF32 kernel's entry is not its CUDA kernel's counterpart
+                if cuda is not None and cuda.precision == r.precision:
                     out.append(pair("counterpart", r, cuda))
             out.append(aa(r))
         out += steps(rows)

@@ -94,7 +94,9 @@ def triton_numbers(kernel: Kernel, counterpart: Counterpart, r: KernelResources,
     if isinstance(group_m, int):  # the program order the kernel text computes (1: row-major)
         out["cfg.group_m"] = group_m
     out.update({f"cfg.{k}": int(v) for k, v in (launched or {}).items()})
-    out["cfg.mma_passes"] = {"tf32": 1, "tf32x3": 3}.get(str(cfg.get("input_precision", "")), 0)
+    # what the form's input_precision asks the compiler for: MMA passes (dots per K step) and parts per operand
+    split = TRITON_SPLITS.get(str(cfg.get("input_precision", "")), (0, 0, 0))
+    out["cfg.mma_passes"], out["cfg.split_parts"], out["cfg.split_bf16"] = split
     if "cfg.block_m" in out and "cfg.block_n" in out:
         out["cfg.outputs_per_thread"] = out["cfg.block_m"] * out["cfg.block_n"] // (32 * out["cfg.num_warps"])
     return Numbers(out)
@@ -102,6 +104,11 @@ def triton_numbers(kernel: Kernel, counterpart: Counterpart, r: KernelResources,
 
 # Tensor-core products per output per k: none for FFMA kernels, one for TF32, three for 3xTF32.
 _PASSES = {"fp32": 0, "tf32": 1, "3xtf32": 3}
+# Triton's input_precision -> (dots per K step, parts each operand is split into, 1 where the parts are bf16): what
+# the split forms are by definition (3xTF32: big + small, three products; bf16x3: two bf16 parts, three products;
+# bf16x6: three bf16 parts, six products). The mapping claim "operand split" holds the compiled ttgir to it.
+TRITON_SPLITS: dict[str, tuple[int, int, int]] = {"tf32": (1, 1, 0), "tf32x3": (3, 2, 0), "bf16x3": (3, 2, 1),
+                                                  "bf16x6": (6, 3, 1)}
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ Two more texts of the same compile give facts the ttgir does not hold by name:
   (``ttir.size_mul_i32.<arg>``, ``ttir.size_mul_i64.<arg>``). An operand past 2^31 elements is addressed
   right only when the first is 0;
 * the PTX: how fp32 operands become TF32 for the tensor cores (``ptx.cvt_rn_tf32``, ``ptx.cvt_rna_tf32``:
-  the rounding conversions; ``ptx.mma_tf32``: MMA instructions that take tf32 operands).
+  the rounding conversions; ``ptx.mma_tf32``: MMA instructions that take tf32 operands), and bf16 for the bf16 splits
+  (``ptx.cvt_rn_bf16``, ``ptx.mma_bf16``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 __all__ = ["FACTS_VERSION", "FACT_KEYS", "PTX_KEYS", "facts", "ptx_facts", "size_muls"]
 
 # Part of the compile cache key: bump when a fact is added or its meaning changes.
-FACTS_VERSION = 2
+FACTS_VERSION = 3
 
 # fact -> the ttgir pattern counted
 _COUNTED: dict[str, re.Pattern[str]] = {
@@ -40,6 +41,14 @@ _COUNTED: dict[str, re.Pattern[str]] = {
     # loads, stores and async copies given a mask (a second operand, or `mask`): bounds handled in the program
     "masked": re.compile(r"\btt\.load %[\w#.]+, %|\btt\.store %[\w#.]+, %[\w#.]+, %"
                          r"|\bttg\.async_copy_global_to_local [^\n]* mask %"),
+    # how the compiler splits fp32 operands for input_precision "tf32x3", "bf16x3", "bf16x6" (its F32DotTC pass):
+    # dots whose operands are bf16, conversions to bf16 (arith.truncf) and to tf32 (cvt.rna as inline asm), the
+    # subtractions that form each remainder, and the NaN guard (cmpf uno) before the last dot of a split
+    "dot_bf16": re.compile(r"\b(?:ttng\.warp_group_dot|tt\.dot) [^\n]*? : (?:tensor|!ttg\.memdesc)<[\dx]*xbf16"),
+    "to_bf16": re.compile(r"\barith\.truncf [^\n]* to tensor<[\dx]*xbf16"),
+    "to_tf32_rna": re.compile(r"\btt\.elementwise_inline_asm \"cvt\.rna\.tf32\.f32"),
+    "split_sub": re.compile(r"\barith\.subf\b"),
+    "nan_guard": re.compile(r"\barith\.cmpf uno\b"),
 }
 _MMA_LAYOUT = re.compile(r"#ttg\.nvidia_mma<\{versionMajor = (\d+)")
 _SWIZZLED = re.compile(r"#ttg\.swizzled_shared<\{vec = (\d+), perPhase = (\d+), maxPhase = (\d+)")
@@ -54,6 +63,9 @@ _PTX: dict[str, re.Pattern[str]] = {
     "ptx.cvt_rn_tf32": re.compile(r"\bcvt\.rn\.tf32\.f32\b"),
     "ptx.cvt_rna_tf32": re.compile(r"\bcvt\.rna(?:\.satfinite)?\.tf32\.f32\b"),
     "ptx.mma_tf32": re.compile(r"\b(?:wgmma\.mma_async|mma\.sync)\.[\w.]*\.tf32\b"),
+    # fp32 to bf16, rounded to nearest even (one value or a packed pair), and MMAs that take bf16 operands
+    "ptx.cvt_rn_bf16": re.compile(r"\bcvt\.rn\.bf16(?:x2)?\.f32\b"),
+    "ptx.mma_bf16": re.compile(r"\b(?:wgmma\.mma_async|mma\.sync)\.[\w.]*\.bf16\b"),
 }
 PTX_KEYS: tuple[str, ...] = tuple(_PTX)
 

@@ -11,7 +11,7 @@ import torch
 from harness.baselines import TRITON_BASELINES, baseline_precision, is_cublas
 from harness.launch import cublas
 from harness.problems import Problem
-from harness.registry import KERNELS, Counterpart, Kernel, Precision
+from harness.registry import KERNELS, PRECISION_CLASSES, Counterpart, Kernel, Precision, PrecisionClass
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,14 @@ class Impl:
 
     @property
     def precision(self) -> Precision:
+        """The precision class: a counterpart's own where it sets one (Triton's bf16 splits), else its kernel's."""
+        if self.counterpart is not None and self.kernel is not None:
+            return self.counterpart.precision_of(self.kernel)
         return self.kernel.precision if self.kernel else baseline_precision(self.name)
+
+    @property
+    def precision_class(self) -> PrecisionClass:
+        return PRECISION_CLASSES[self.precision]
 
     @property
     def tf32(self) -> bool:

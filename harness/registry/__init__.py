@@ -13,22 +13,26 @@ from harness.registry.ideas import IDEAS
 from harness.registry.seeds import SECTION_EN, SEEDS, UNROLL_CLAIM
 from harness.registry.types import (
     DERIVED,
+    PRECISION_CLASSES,
     PRECISIONS,
     Counterpart,
     Deviation,
     Kernel,
     Precision,
+    PrecisionClass,
     Published,
     PublishedRatio,
     Seed,
+    precision_label,
 )
 
 KERNELS: tuple[Kernel, ...] = (*seeds.KERNELS, *gemv.KERNELS, *ladder.KERNELS, *tensor_cores.KERNELS,
                               *hopper.KERNELS)
 BY_ID: dict[str, Kernel] = {k.id: k for k in KERNELS}
 
-__all__ = ["BY_ID", "DERIVED", "IDEAS", "KERNELS", "PRECISIONS", "SECTION_EN", "SEEDS", "UNROLL_CLAIM", "Counterpart",
-           "Deviation", "Kernel", "Precision", "Published", "PublishedRatio", "Seed", "get", "select"]
+__all__ = ["BY_ID", "DERIVED", "IDEAS", "KERNELS", "PRECISIONS", "PRECISION_CLASSES", "SECTION_EN", "SEEDS",
+           "UNROLL_CLAIM", "Counterpart", "Deviation", "Kernel", "Precision", "PrecisionClass", "Published",
+           "PublishedRatio", "Seed", "get", "precision_label", "select"]
 
 
 def get(kernel_id: str) -> Kernel:

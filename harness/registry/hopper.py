@@ -9,6 +9,8 @@ Each rung is one .cu file in kernels_cuda/, built for sm_90a (wgmma and setmaxnr
 - rosetta.wgmma_persistent: the same on a persistent grid with a static grouped tile scheduler.
 - rosetta.wgmma_3xtf32: fp32-accurate 3xTF32 on the persistent grid, 128 x 128 tiles; the producer warpgroup writes
   each landed stage's tf32 remainders beside it, three wgmma per K step, each K tile's sum added in fp32.
+  Its Triton side also runs Triton's bf16 splits on the persistent form ("persistent-bf16x3", "persistent-bf16x6"):
+  rows of their own precision class beside tf32x3 (tensor_cores.BF16_SPLITS).
 
 Both operands are K-major in shared memory (TF32 wgmma cannot transpose B), so every rung takes B as Bt = B^T
 (b_layout "kmajor": the harness packs it once, outside the timed region). The tensor core reads fp32 operands'
@@ -27,6 +29,7 @@ from dataclasses import replace
 
 from harness.preconditions import dims_fit_int32, multiple_of
 from harness.registry.seeds import GEMM_ALPHA_BETA
+from harness.registry.tensor_cores import BF16_SPLITS
 from harness.registry.types import Counterpart, Deviation, Kernel, Precision
 
 _BK = 32          # one 128-byte swizzle row of fp32: the K step of every rung
@@ -68,11 +71,13 @@ def _counterpart(bm: int, bn: int, threads: int, num_stages: int, split: bool) -
 def _kernel(name: str, symbol: str, threads: int, bm: int, bn: int, stages: int, tensor_maps: bool,
             counterpart_stages: int, notes: str, precision: Precision = "tf32") -> Kernel:
     args = GEMM_ALPHA_BETA + (TENSOR_MAP_ARGS if tensor_maps else ())
+    persistent = _counterpart(bm, bn, threads, counterpart_stages, split=bn == 256)
+    splits = tuple(replace(persistent, name=f"persistent-{p}", precision=p) for p in BF16_SPLITS)
     return Kernel(
         id=f"rosetta.{name}<{precision},{bm},{bn},{_BK},{stages},kmajor>", op="sgemm", idea="wgmma", seed=None,
         section=_SECTION, symbol=symbol, args=args, block=(threads, 1, 1), tile_m=bm, tile_n=bn, tile_k=_BK,
         preconditions=_preconditions(bm, bn), reads_c_when_beta_zero=False,
-        counterparts=(_counterpart(bm, bn, threads, counterpart_stages, split=bn == 256),), notes=notes,
+        counterparts=(persistent, *(splits if precision == "3xtf32" else ())), notes=notes,
         precision=precision, b_layout="kmajor", dynamic_smem=_smem(stages, bm, bn, precision), aligned16=_ABC,
         # TF32 rungs hand fp32 to the tensor core, which truncates; the 3xTF32 split keeps that truncation as its
         # high part and rounds the remainder with cvt.rna

@@ -10,12 +10,17 @@ target, and the NVRTC path always compiles for sm_90: that is why the CUDA side 
 Each kernel has two Triton counterparts: "dot" (kernels_triton.gemm_tc) with the CUDA block's tile, K step, warps and
 stages, and "tuned" (kernels_triton.gemm_tc_tuned), the same source with the tile chosen by @triton.autotune (its
 launch ignores the derived tile; chosen_config() reports the winner).
+The 3xTF32 kernels also carry Triton's bf16 splits on the tuned form, "tuned-bf16x3" and "tuned-bf16x6"
+(input_precision "bf16x3" / "bf16x6"): rows of their own precision class beside the tf32x3 one, compared with cuBLAS
+fp32; bf16x6 must pass the fp32 checks, bf16x3 is labelled not fp32-accurate (harness/registry/types.py).
 
 TF32 entries are compared only with cuBLAS TF32 and checked against the tf32 bound; 3xTF32 entries are compared with
 cuBLAS fp32 and must pass the fp32 checks.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from harness.preconditions import dims_fit_int32
 from harness.registry.seeds import GEMM_ALPHA_BETA
@@ -28,14 +33,17 @@ from harness.registry.types import BLayout, Counterpart, Kernel, Precision
 _SIMT_TILE = (128, 128, 32, 2, 4, 3, 1)
 _WIDE_TILE = (256, 128, 32, 4, 2, 3, 1)
 _GROUP_M = 8  # the CUDA kernel's grouped block order, in the Triton programs too
+# Triton's bf16 operand splits, registered beside tf32x3 on the fp32-accurate kernels (each a row of its own class)
+BF16_SPLITS: tuple[Precision, ...] = ("bf16x3", "bf16x6")
 
 
-def _counterparts(kmajor: bool) -> tuple[Counterpart, ...]:
-    return (
-        Counterpart("dot", "gemm_tc", {"b_kmajor": kmajor, "group_m": _GROUP_M}, num_stages=3),
-        # the tuner picks tile and stages at launch; num_stages here only shapes the ahead-of-time compile
-        Counterpart("tuned", "gemm_tc_tuned", {"b_kmajor": kmajor}, num_stages=3),
-    )
+def _counterparts(kmajor: bool, precision: Precision) -> tuple[Counterpart, ...]:
+    # the tuner picks tile and stages at launch; num_stages here only shapes the ahead-of-time compile
+    tuned = Counterpart("tuned", "gemm_tc_tuned", {"b_kmajor": kmajor}, num_stages=3)
+    out = (Counterpart("dot", "gemm_tc", {"b_kmajor": kmajor, "group_m": _GROUP_M}, num_stages=3), tuned)
+    if precision == "3xtf32":
+        out += tuple(replace(tuned, name=f"tuned-{split}", precision=split) for split in BF16_SPLITS)
+    return out
 
 
 def _kernel(precision: Precision, tile: tuple[int, ...], b_layout: BLayout, notes: str) -> Kernel:
@@ -50,7 +58,7 @@ def _kernel(precision: Precision, tile: tuple[int, ...], b_layout: BLayout, note
         id=f"rosetta.tc_gemm<{precision},{bm},{bn},{bk},{wm},{wn},{stages},{b_layout}>", op="sgemm",
         idea="tensor_core", seed=None, section="tile-rosetta's step after the closing \"Tensor Cores\" paragraph",
         symbol=symbol, args=GEMM_ALPHA_BETA, block=(wm * wn * 32, 1, 1), tile_m=bm, tile_n=bn, tile_k=bk,
-        preconditions=(dims_fit_int32(),), reads_c_when_beta_zero=False, counterparts=_counterparts(kmajor),
+        preconditions=(dims_fit_int32(),), reads_c_when_beta_zero=False, counterparts=_counterparts(kmajor, precision),
         notes=notes, precision=precision, b_layout=b_layout, dynamic_smem=smem,
         # to_tf32() in the .cu: cvt.rn.tf32.f32 on every operand (both precisions; 3xTF32 on the high and low parts)
         tf32_conversion="rn")

@@ -16,10 +16,55 @@ from harness.problems import Op, Problem
 
 # fp32: FFMA (Triton input_precision="ieee"); tf32: tensor cores, inputs cut to 10 mantissa bits (rounded or
 # truncated, per implementation: TF32_CONVERSION_TEXT);
-# 3xtf32: tensor cores, each operand split into a tf32 high part and a tf32 remainder (fp32-accurate).
-Precision = Literal["fp32", "tf32", "3xtf32"]
-PRECISIONS: tuple[Precision, ...] = ("fp32", "tf32", "3xtf32")
-TRITON_INPUT_PRECISION: dict[Precision, str] = {"fp32": "ieee", "tf32": "tf32", "3xtf32": "tf32x3"}
+# 3xtf32: tensor cores, each operand split into a tf32 high part and a tf32 remainder (fp32-accurate);
+# bf16x3 / bf16x6: tensor cores, each operand split into two / three bf16 parts, three / six bf16 products per term
+# (Triton's split forms: bf16x6 is fp32-accurate, bf16x3 is not).
+Precision = Literal["fp32", "tf32", "3xtf32", "bf16x3", "bf16x6"]
+
+
+@dataclass(frozen=True)
+class PrecisionClass:
+    """A precision class as every table, plot and check names it."""
+
+    key: Precision
+    text: str                 # its short name: "fp32", "TF32", "3xTF32", "bf16x3", "bf16x6"
+    input_precision: str      # Triton's tl.dot(input_precision=...) for the class
+    # the cuBLAS row it is timed against: "fp32" for every class used in place of fp32 math, "tf32" for TF32
+    yardstick: Literal["fp32", "tf32"]
+    # held to the fp32 checks (the fp32 bound and a multiple of cuBLAS fp32's own error on the same inputs)
+    fp32_accurate: bool
+    tensor_cores: bool
+
+    @property
+    def caveat(self) -> str:
+        """What a reader must be told beside the name: a class used in place of fp32 that is not as accurate."""
+        return "not fp32-accurate" if self.yardstick == "fp32" and not self.fp32_accurate else ""
+
+    @property
+    def label(self) -> str:
+        """The name with its caveat: "bf16x3 (not fp32-accurate)"."""
+        return f"{self.text} ({self.caveat})" if self.caveat else self.text
+
+
+PRECISION_CLASSES: dict[Precision, PrecisionClass] = {c.key: c for c in (
+    PrecisionClass("fp32", "fp32", "ieee", "fp32", fp32_accurate=True, tensor_cores=False),
+    PrecisionClass("tf32", "TF32", "tf32", "tf32", fp32_accurate=False, tensor_cores=True),
+    PrecisionClass("3xtf32", "3xTF32", "tf32x3", "fp32", fp32_accurate=True, tensor_cores=True),
+    # bf16x3 drops about 2^-16 of each product (harness/numerics.py PRODUCT_ERROR derives its bound); its measured
+    # error beside cuBLAS fp32's, layer by layer, is in the report's fp32-class table (report/fp32_class.py)
+    PrecisionClass("bf16x3", "bf16x3", "bf16x3", "fp32", fp32_accurate=False, tensor_cores=True),
+    PrecisionClass("bf16x6", "bf16x6", "bf16x6", "fp32", fp32_accurate=True, tensor_cores=True),
+)}
+PRECISIONS: tuple[Precision, ...] = tuple(PRECISION_CLASSES)
+TRITON_INPUT_PRECISION: dict[Precision, str] = {p: c.input_precision for p, c in PRECISION_CLASSES.items()}
+
+
+def precision_label(precision: str) -> str:
+    """The label of a precision class by key (the key itself for one this registry does not know)."""
+    found = PRECISION_CLASSES.get(precision)  # type: ignore[call-overload]
+    return found.label if found else precision
+
+
 # How B reaches the kernel: "row" is the suite's K x N row-major B; "kmajor" is B^T (N x K contiguous),
 # packed once before the run (the packing is timed on its own, never inside the kernel's time).
 BLayout = Literal["row", "kmajor"]
@@ -38,7 +83,8 @@ TF32_CONVERSION_TEXT: dict[TF32Conversion, str] = {
                     "remainder to nearest, ties away (cvt.rna.tf32.f32)",
 }
 # What Triton's compiler emits for each input_precision (the PTX of gemm_tc shows it): "tf32" hands the fp32 tiles to
-# wgmma as they are; "tf32x3" splits each operand with cvt.rna into a tf32 high part and a remainder.
+# wgmma as they are; "tf32x3" splits each operand with cvt.rna into a tf32 high part and a remainder. The bf16 splits
+# convert to bf16 (cvt.rn.bf16.f32) and have no TF32 conversion.
 TRITON_TF32_CONVERSION: dict[str, TF32Conversion] = {"tf32": "truncate", "tf32x3": "rna"}
 # A counterpart whose `design` starts with this moves data differently from its CUDA kernel on purpose: it is shown,
 # labelled, and never an idea's best Triton.
@@ -109,6 +155,9 @@ class Counterpart:
     # more than 2^31 elements. Where False, binding refuses such operands before launch. The CPU tier proves the
     # True case on the compiled TTIR of every counterpart (no 32-bit multiplication by a size on any operand's path).
     offsets_64bit: bool = True
+    # A precision class of its own (one of Triton's split forms on a 3xTF32 kernel's counterpart): it overrides the
+    # kernel's where set, and the row is labelled and compared by it. None: the kernel's precision.
+    precision: Precision | None = None
 
     def __post_init__(self) -> None:
         if self.design and not self.design.startswith(DELIBERATELY_DIFFERENT):
@@ -123,11 +172,13 @@ class Counterpart:
         form with 32-bit offsets."""
         return [] if self.offsets_64bit else unmet((indices_fit_int32(),), problem)
 
+    def precision_of(self, kernel: Kernel) -> Precision:
+        """The precision class this counterpart runs in: its own where set, else its kernel's."""
+        return self.precision or kernel.precision
+
     def tf32_conversion(self, kernel: Kernel) -> TF32Conversion | None:
-        """How this counterpart turns fp32 operands into TF32 for its kernel's precision (None for fp32 SIMT)."""
-        if kernel.precision == "fp32":
-            return None
-        return TRITON_TF32_CONVERSION[TRITON_INPUT_PRECISION[kernel.precision]]
+        """How this counterpart turns fp32 operands into TF32 (None for fp32 SIMT and the bf16 splits)."""
+        return TRITON_TF32_CONVERSION.get(TRITON_INPUT_PRECISION[self.precision_of(kernel)])
 
     def tf32_rounding(self, kernel: Kernel) -> str:
         """The conversion in words, for captions ("" for fp32 SIMT)."""
@@ -149,8 +200,8 @@ class Counterpart:
             raise ValueError(f"{kernel.id} [{self.name}]: {kernel.threads} threads is less than a warp: "
                              f"state a num_warps deviation and why")
         out: dict[str, int | bool | str] = {**derived, "num_stages": self.num_stages, **self.params}
-        if kernel.precision != "fp32":
-            out["input_precision"] = TRITON_INPUT_PRECISION[kernel.precision]
+        if self.precision_of(kernel) != "fp32":
+            out["input_precision"] = TRITON_INPUT_PRECISION[self.precision_of(kernel)]
         return out
 
     def deviation_notes(self) -> list[str]:

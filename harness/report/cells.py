@@ -5,7 +5,7 @@ Each has its explanation as a legend line (LEGEND), printed under the tables tha
 
 from __future__ import annotations
 
-from harness.registry import BY_ID
+from harness.registry import BY_ID, precision_label
 from harness.report import fmt
 from harness.report.measured import Measured, baseline_label
 from harness.report.tables import Cell
@@ -14,8 +14,9 @@ from harness.run.records import Result, Status
 LEGEND = {
     "ms": "ms: median device time; runs: how many timed runs it is the median of, over the interleaved rounds; "
           "spread: (p80 - p20) / median; MHz: the mean SM clock of those runs, read on the device around each.",
-    "pct": "% cuBLAS: cuBLAS's time over this one's, same problem, same timer, same precision class (fp32 and 3xTF32 "
-           "against cuBLAS fp32, TF32 against cuBLAS TF32), with its 95% interval from the rounds in brackets; the "
+    "pct": "% cuBLAS: cuBLAS's time over this one's, same problem, same timer, same precision class (fp32, 3xTF32 "
+           "and the bf16 splits against cuBLAS fp32, TF32 against cuBLAS TF32), with its 95% interval from the "
+           "rounds in brackets; the "
            "call: FAST or SLOW where the whole interval is past 1 and the margin, SAME where it lies within the "
            "margin (a tie), AMBIGUOUS where it straddles (undecided).",
     "tutorial": "vs Triton tutorial: a Triton row's speed over the Triton tutorial GEMM's of its class (tutorial "
@@ -141,8 +142,7 @@ def flags_cell(r: Result) -> Cell:
 
 
 def precision_cell(r: Result) -> Cell:
-    text = {"fp32": "fp32", "tf32": "TF32", "3xtf32": "3xTF32"}.get(r.precision, r.precision)
-    return Cell(text, cls="" if r.precision == "fp32" else "warn")
+    return Cell(precision_label(r.precision), cls="" if r.precision == "fp32" else "warn")
 
 
 def pct_header(precisions: set[str]) -> str:

@@ -6,6 +6,7 @@ from harness.registry import SEEDS
 from harness.report import anchors, hopper_steps
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.findings import findings
+from harness.report.fp32_class import fp32_class_table
 from harness.report.ladder_steps import ladder_steps_table
 from harness.report.measured import Measured
 from harness.report.method import method_section, notices, when
@@ -87,8 +88,9 @@ def headline_section(m: Measured, plots: list[Plot]) -> Section | None:
     return s if s.blocks else None
 
 
-def plots_section(plots: list[Plot]) -> Section | None:
-    """Every plot that has something to draw (the ladder chart is in the headline); none: no section."""
+def plots_section(m: Measured, plots: list[Plot]) -> Section | None:
+    """Every plot that has something to draw (the ladder chart is in the headline), the accuracy chart with its
+    table of rows (folded); none: no section."""
     drawn = [p for p in plots if p.png and p.key != anchors.LADDER]
     if not drawn:
         return None
@@ -96,6 +98,8 @@ def plots_section(plots: list[Plot]) -> Section | None:
     for p in drawn:
         sub = Section(anchors.plot(p.key), p.title, 3)
         sub.add(_figure(p))
+        if p.key == anchors.ACCURACY and (table := fp32_class_table(m)) is not None:
+            sub.add(TableBlock(table, "Every point: speed, interval, call and error per layer", folded=True))
         s.add(sub)
     return s
 
@@ -155,7 +159,7 @@ def document(m: Measured, plots: list[Plot], prove: bool = True) -> Document:
                   f"and cuBLAS · run of {when(h.started)}"),   # the file is named in the footer and the method
         notices=notices(m),
         sections=[s for s in (headline_section(m, plots), findings_section(m), overview_section(m),
-                              plots_section(plots), claims_section(m), ideas_section(m, prove),
+                              plots_section(m, plots), claims_section(m), ideas_section(m, prove),
                               all_results_section(m), method_section(m)) if s is not None],
         footer=f"Rendered by harness.report from {m.file.path.name}. Static figures only: this page loads nothing "
                "from the network.")

@@ -23,7 +23,43 @@ def _cuda_conversion(ev: Evidence) -> bool:
 def _triton_conversion(ev: Evidence) -> bool:
     declared = ev.kernel.counterpart(ev.form).tf32_conversion(ev.kernel)
     n = ev.triton
+    if declared is None:  # a bf16 split: no TF32 anywhere, bf16 MMAs fed by round-to-nearest conversions
+        return (n["ptx.mma_tf32"] + n["ptx.cvt_rn_tf32"] + n["ptx.cvt_rna_tf32"] == 0 and n["ptx.mma_bf16"] > 0
+                and n["ptx.cvt_rn_bf16"] > 0)
     return n["ptx.mma_tf32"] > 0 and _conversion_is(declared, n["ptx.cvt_rn_tf32"], n["ptx.cvt_rna_tf32"])
+
+
+def _sixteen_byte_only(ev: Evidence) -> bool:
+    return ev.triton["LDGSTS.128"] > 0 and ev.triton["LDGSTS.32"] + ev.triton["STS.32"] == 0
+
+
+def _row_major_b(ev: Evidence) -> bool:
+    """tf32 forms transpose row-major B with 4-byte copies or stores; the bf16 splits (bf16 wgmma reads a transposed
+    B) copy it 16 bytes at a time like K-major B."""
+    if ev.triton["cfg.split_bf16"]:
+        return _sixteen_byte_only(ev)
+    return ev.triton["LDGSTS.32"] + ev.triton["STS.32"] > 0
+
+
+def _split_as_stated(ev: Evidence) -> bool:
+    """The ttgir's split is the one the form's input_precision names (harness/inspect/evidence.TRITON_SPLITS): its
+    dots (bf16 ones for the bf16 splits), per operand parts - 1 subtractions and, for the parts, a cvt.rna.tf32 for
+    tf32x3's big part or one truncf to bf16 per bf16 part, and one NaN guard wherever there is a split."""
+    n = ev.triton
+    dots, parts, bf16 = n["cfg.mma_passes"], n["cfg.split_parts"], n["cfg.split_bf16"]
+    split = parts > 1
+    return (n["ttgir.warp_group_dot"] == dots and n["ttgir.dot_bf16"] == (dots if bf16 else 0)
+            and n["ttgir.to_bf16"] == (2 * parts if bf16 else 0)
+            and n["ttgir.to_tf32_rna"] == (2 if split and not bf16 else 0)
+            and n["ttgir.split_sub"] == 2 * (parts - 1) and n["ttgir.nan_guard"] == int(split))
+
+
+def _cuda_split(ev: Evidence) -> bool:
+    """The CUDA kernels write their split in the source: a 3xTF32 kernel converts its remainder to tf32 (cvt.rn or
+    cvt.rna), and every conversion is the registry's."""
+    n = ev.cuda
+    remainder = n["src.cvt_rn_tf32"] + n["src.cvt_rna_tf32"] > 0
+    return _cuda_conversion(ev) and (remainder or n["cfg.mma_passes"] != 3)
 
 
 def _hmma_expected(ev: Evidence) -> int:
@@ -38,8 +74,8 @@ TENSOR_CORE = (
     Claim("tensor-core instruction",
           "mma.sync.m16n8k8 tf32 written as inline PTX (HMMA), its A fragments loaded with ldmatrix (LDSM); no wgmma "
           "(HGMMA), which needs the sm_90a target the NVRTC path does not compile for",
-          "tl.dot(input_precision='tf32' or 'tf32x3'): the compiler picks Hopper's wgmma (HGMMA, a #ttg.nvidia_mma "
-          "version 3 accumulator, ttng.warp_group_dot)",
+          "tl.dot(input_precision='tf32', 'tf32x3', 'bf16x3' or 'bf16x6'): the compiler picks Hopper's wgmma "
+          "(HGMMA, a #ttg.nvidia_mma version 3 accumulator, ttng.warp_group_dot)",
           COMPILER,
           Check("mma.sync; HMMA and LDSM, no HGMMA", lambda ev: ev.cuda["src.mma_sync"] > 0 and ev.cuda["HMMA"] > 0
                 and ev.cuda["HGMMA"] == 0 and ev.cuda["LDSM"] > 0, ("src.mma_sync", "HMMA", "HGMMA", "LDSM")),
@@ -50,7 +86,8 @@ TENSOR_CORE = (
           "written by hand: 3xTF32 splits each operand into a tf32 high part and a tf32 remainder and issues three "
           "mma per product, TF32 one (HMMA = passes x 2 main-loop copies x the warp's m16n8k8 tiles per K tile)",
           "one argument: input_precision='tf32x3' makes the compiler split the tiles and issue three warp-group dots "
-          "per K step, 'tf32' one",
+          "per K step, 'tf32' one; the bf16 splits, rows of their own class on the 3xTF32 kernels, three "
+          "('bf16x3') and six ('bf16x6')",
           COMPILER,
           Check("HMMA count of the passes", lambda ev: ev.cuda["HMMA"] == _hmma_expected(ev),
                 ("cfg.mma_passes", "HMMA")),
@@ -75,17 +112,16 @@ TENSOR_CORE = (
           "column mapping (LDS.128 beside LDSM); K-major B (Bt, packed outside the timed region): ldmatrix for both "
           "operands, no LDS.128",
           "wgmma's tf32 B operand must be K-major in shared memory: row-major B is transposed on the way in (4-byte "
-          "async copies or 4-byte shared stores); K-major B is copied as it lies (16-byte copies and stores only)",
+          "async copies or 4-byte shared stores); K-major B is copied as it lies (16-byte copies and stores only). "
+          "The bf16 splits' B parts are bf16, which wgmma reads transposed: 16-byte copies for either layout",
           COMPILER,
           ByKernel({"row>": Check("LDS.128 and LDSM", lambda ev: ev.cuda["LDS.128"] > 0 and ev.cuda["LDSM"] > 0,
                                   ("LDS.128", "LDSM")),
                     "kmajor>": Check("LDSM, no LDS.128", lambda ev: ev.cuda["LDS.128"] == 0 and ev.cuda["LDSM"] > 0,
                                      ("LDS.128", "LDSM"))}),
-          ByKernel({"row>": Check("4-byte copies or stores",
-                                  lambda ev: ev.triton["LDGSTS.32"] + ev.triton["STS.32"] > 0,
-                                  ("LDGSTS.32", "STS.32", "LDGSTS.128")),
-                    "kmajor>": Check("16-byte copies and stores only", lambda ev: ev.triton["LDGSTS.128"] > 0
-                                     and ev.triton["LDGSTS.32"] + ev.triton["STS.32"] == 0,
+          ByKernel({"row>": Check("4-byte copies or stores (bf16 splits: 16-byte copies and stores only)",
+                                  _row_major_b, ("LDGSTS.32", "STS.32", "LDGSTS.128", "cfg.split_bf16")),
+                    "kmajor>": Check("16-byte copies and stores only", _sixteen_byte_only,
                                      ("LDGSTS.32", "STS.32", "LDGSTS.128"))})),
 )
 
@@ -97,12 +133,39 @@ TF32_CONVERSION = Claim(
     f"with to_tf32()",
     f"input_precision='tf32': no conversion instruction in the PTX, the fp32 tile goes to wgmma as it is and the "
     f"tensor core reads its top 19 bits: it {TF32_CONVERSION_TEXT['truncate']}. 'tf32x3': the compiler splits each "
-    f"operand with cvt.rna.tf32.f32: it {TF32_CONVERSION_TEXT['rna']}. Registry: Counterpart.tf32_rounding",
+    f"operand with cvt.rna.tf32.f32: it {TF32_CONVERSION_TEXT['rna']}. Registry: Counterpart.tf32_rounding. The "
+    f"bf16 splits have no TF32: cvt.rn.bf16.f32 (round to nearest even) and bf16 wgmma",
     COMPILER,
     Check("the registry's conversion (Kernel.tf32_conversion) is the asm the source writes",
           _cuda_conversion, ("src.cvt_rn_tf32", "src.cvt_rna_tf32", "src.tf32_mask", "src.tf32_round_bits")),
-    Check("tf32 MMA in the PTX; its cvt.*.tf32.f32 are the registry's conversion (none: truncation)",
-          _triton_conversion, ("ptx.cvt_rn_tf32", "ptx.cvt_rna_tf32", "ptx.mma_tf32")))
+    Check("tf32 MMA in the PTX; its cvt.*.tf32.f32 are the registry's conversion (none: truncation); bf16 splits: "
+          "no tf32, cvt.rn.bf16.f32 and bf16 MMA",
+          _triton_conversion, ("ptx.cvt_rn_tf32", "ptx.cvt_rna_tf32", "ptx.mma_tf32", "ptx.cvt_rn_bf16",
+                               "ptx.mma_bf16")))
+
+OPERAND_SPLIT = Claim(
+    "operand split",
+    "written by hand: the TF32 kernels split nothing (one MMA per product); the 3xTF32 kernels split each operand into "
+    "a tf32 big part and a tf32 remainder (the conversions of the row 'fp32 to TF32 conversion') and issue three MMAs "
+    "per product (big·big, big·small, small·big; small·small dropped), summed from zero per K tile (the wgmma rung: "
+    "per pair of K tiles) and added to the total in fp32. No bf16 split is written in CUDA",
+    "one argument, split by the compiler (counted in the ttgir of the K loop; Triton 3.6 and 3.9 emit the same): "
+    "'tf32' splits nothing, one dot per K step. 'tf32x3': two parts per operand, big = cvt.rna.tf32.f32 (an inline asm "
+    "op) and small = x − big (one arith.subf), left fp32 for the tensor core to truncate; three dots, small·big and "
+    "big·small from zero, a NaN in that partial sum set to 0 (arith.cmpf uno + select), then big·big, and the K "
+    "step's sum added to the accumulator in fp32 (arith.addf). 'bf16x3': two bf16 parts, hi = truncf(x) and "
+    "mid = truncf(x − hi) (two arith.truncf and one subf per operand; cvt.rn.bf16.f32, round to nearest even, in the "
+    "PTX); three bf16 dots mid·hi, hi·mid, hi·hi (mid·mid dropped: about 2^-16 of each product, not fp32-accurate). "
+    "'bf16x6': three bf16 parts, lo = truncf(x − hi − mid) too (three truncf and two subf per operand); six bf16 dots "
+    "mid·mid, lo·hi, hi·lo, mid·hi, hi·mid, hi·hi (mid·lo, lo·mid and lo·lo dropped: about 2^-24); the same NaN guard "
+    "and fp32 addition",
+    COMPILER,
+    Check("a 3xTF32 kernel converts its remainder to tf32; every conversion is the registry's", _cuda_split,
+          ("cfg.mma_passes", "src.cvt_rn_tf32", "src.cvt_rna_tf32", "src.tf32_mask")),
+    Check("dots, bf16 dots, conversions (truncf to bf16, cvt.rna.tf32), subtractions and NaN guards as the form's "
+          "split names them", _split_as_stated,
+          ("cfg.mma_passes", "cfg.split_parts", "ttgir.warp_group_dot", "ttgir.dot_bf16", "ttgir.to_bf16",
+           "ttgir.to_tf32_rna", "ttgir.split_sub", "ttgir.nan_guard")))
 
 _TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<")
 
@@ -153,5 +216,5 @@ WGMMA = (
                 lambda ev: ev.triton["HGMMA"] > 0, ("HGMMA", "USETMAXREG"))),
 )
 
-TC_CLAIMS: dict[str, tuple[Claim, ...]] = {"tensor_core": (*TENSOR_CORE, TF32_CONVERSION),
-                                           "wgmma": (*WGMMA, WGMMA_CONVERSION)}
+TC_CLAIMS: dict[str, tuple[Claim, ...]] = {"tensor_core": (*TENSOR_CORE, TF32_CONVERSION, OPERAND_SPLIT),
+                                           "wgmma": (*WGMMA, WGMMA_CONVERSION, OPERAND_SPLIT)}

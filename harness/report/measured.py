@@ -16,12 +16,13 @@ from harness.analysis.record import Analysis, Comparison, analyse, pair
 from harness.baselines import cublas_of
 from harness.inspect.resources import Occupancy, sm90_occupancy
 from harness.problems import Problem
-from harness.registry import BY_ID, IDEAS, Counterpart, Kernel
+from harness.registry import BY_ID, IDEAS, PRECISION_CLASSES, Counterpart, Kernel
 from harness.registry.ideas import Idea
 from harness.run.records import SEED_SGEMM, Result, headline_problem, record_order
 from harness.run.results import Results
 
-PRECISION_TEXT = {"fp32": "fp32", "tf32": "TF32", "3xtf32": "3xTF32"}
+# How the report names each precision class: the registry's label, caveat included ("bf16x3 (not fp32-accurate)").
+PRECISION_TEXT = {p: c.label for p, c in PRECISION_CLASSES.items()}
 
 
 def baseline_label(precision: str) -> str:
@@ -164,7 +165,8 @@ class Measured:
         """The precision classes these kernels were timed in on a problem, fp32 first."""
         ids = {k.id for k in kernels}
         found = {r.precision for r in self.all if r.kernel in ids and r.problem == problem and r.timed}
-        return [p for p in ("fp32", "3xtf32", "tf32") if p in found] + sorted(found - {"fp32", "3xtf32", "tf32"})
+        order = ("fp32", "3xtf32", "bf16x6", "bf16x3", "tf32")
+        return [p for p in order if p in found] + sorted(found - set(order))
 
     # ------------------------------------------------------------------ the seed's own problem
     def seed_record(self, kernel_id: str, impl: str = "cuda") -> Result | None:

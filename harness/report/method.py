@@ -168,7 +168,13 @@ def method_section(m: Measured) -> Section:
                 "every element must be written, and with β = 0 NaN in C must not leak unless the registry "
                 "declares that the seed kernel reads C. A subnormal layer scales the random inputs by 2^-64 each, so "
                 "every product lies below fp32's smallest normal number: an implementation that flushes subnormals "
-                "to zero fails it, unless it declares flushing (only the CuPy-build study rows do)."]))
+                "to zero fails it, unless it declares flushing (only the CuPy-build study rows do). A scaled layer "
+                "multiplies each element of A and B by 2^e, e uniform in [-20, 20], so that a few products dominate "
+                "an output and a split that drops 2^-16 of each product (bf16x3) shows. Past the exact layer the "
+                "componentwise error, |out − ref| / (|α|·|A|·|B| + |β|·|C|) at the worst output, is held to the "
+                "same bound and multiple as the normwise one. TF32 rows are held to K·u plus TF32's error per "
+                "product instead, bf16x3 (labelled not fp32-accurate) to K·u plus 3·2^-16, and neither to cuBLAS "
+                "fp32's error."]))
     s.add(TableBlock(_facts(m), "This run"))
     if (study := build_study_table(m)) is not None:
         s.add(TableBlock(study, "The CUDA build: the suite's (-ftz=false, exact arch) against CuPy's default "

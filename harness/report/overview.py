@@ -37,6 +37,11 @@ def _rate(r, op: str) -> str:
     return f"{fmt.tflops(r.figures.tflops)} TFLOP/s" if op == "sgemm" else f"{fmt.gbps(r.figures.gbps)} GB/s"
 
 
+# The classes the headline has a row for; Triton's bf16 splits are in the accuracy chart's table (fp32_class.py),
+# where they stand beside the 3xTF32 rows with their errors, and the first screen keeps the ladder chart.
+HEADLINE_CLASSES = ("fp32", "3xtf32", "tf32")
+
+
 def headline_table(m: Measured) -> Table:
     """Per op and precision class on its headline problem: the best CUDA kernel, the best Triton one, cuBLAS."""
     # Two lines a row (the figure, then in small type what it belongs to), so the table and the ladder chart
@@ -49,7 +54,7 @@ def headline_table(m: Measured) -> Table:
         if problem is None:
             continue
         kernels = [k for k in m.kernels if k.op == op]
-        for precision in m.precisions(kernels, problem):
+        for precision in [p for p in m.precisions(kernels, problem) if p in HEADLINE_CLASSES]:
             base = m.baseline(problem, precision)
             cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
             tri = m.best(m.timed_of(kernels, problem, "triton", precision))

@@ -1,6 +1,7 @@
-"""Regenerate the README's results section, and docs/results.md, from a recorded run:
+"""Regenerate the README's results section, and docs/results.md, from a recorded run, and its section on fp32 work
+on the tensor cores from a run of those rows:
 
-    python -m harness.report.readme results/<run>.jsonl
+    python -m harness.report.readme results/<run>.jsonl [results/<fp32-class run>.jsonl]
 
 Everything between the README's results markers comes from that file: the run's device and command,
 the findings, the headline table (with the verdicts against CUDA and the Triton tutorial), the idea
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from harness.report import anchors, markdown
 from harness.report.findings import findings
+from harness.report.fp32_class import fp32_class_table
 from harness.report.measured import Measured
 from harness.report.method import command
 from harness.report.overview import claims_tables, headline_table, idea_table
@@ -24,12 +26,14 @@ from harness.report.tables import to_markdown
 from harness.run.results import load
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+FP32_BEGIN, FP32_END = "<!-- fp32-class:begin -->", "<!-- fp32-class:end -->"
 # The plots the README shows; the report shows them all.
 README_PLOTS = (anchors.BARS.format(op="sgemm"), anchors.BARS.format(op="sgemm") + "-tf32", anchors.HOPPER_LADDER,
                 anchors.GEMV, anchors.ROOFLINE, anchors.ACCURACY)
 
 
-def section(results_path: Path, readme_dir: Path) -> str:
+def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
+    """`accuracy`: show the run's accuracy chart (False where the fp32-class section shows one of its own)."""
     m = Measured(load(results_path))
     h = m.header
     path = results_path.as_posix()
@@ -45,7 +49,7 @@ def section(results_path: Path, readme_dir: Path) -> str:
                                                      for n, f in enumerate(found, 1)))
     lines.append("#### Ideas at a glance\n\n" + to_markdown(idea_table(m)))
     for plot in all_plots(m):
-        if plot.png and plot.key in README_PLOTS:
+        if plot.png and plot.key in README_PLOTS and (accuracy or plot.key != anchors.ACCURACY):
             name = f"{results_path.stem}-{plot.key}.png"
             (results_path.parent / name).write_bytes(plot.png)
             rel = (results_path.parent / name).resolve().relative_to(readme_dir.resolve())
@@ -53,6 +57,32 @@ def section(results_path: Path, readme_dir: Path) -> str:
     lines.append("Every result of the run, and the documents' figures beside ours: [docs/results.md]"
                  "(docs/results.md).")
     return "\n\n".join(lines)
+
+
+def fp32_section(results_path: Path, readme_dir: Path) -> str:
+    """The accuracy chart and its table of rows from a run of the fp32-class rows (the README's second section)."""
+    m = Measured(load(results_path))
+    path = results_path.as_posix()
+    lines = [f"Measured on {m.header.device} ({m.header.started}), with `{command(m)}`; regenerate with "
+             f"`python -m harness.report.readme <run> {path}`."]
+    for plot in all_plots(m):
+        if plot.png and plot.key == anchors.ACCURACY:
+            name = f"{results_path.stem}-{plot.key}.png"
+            (results_path.parent / name).write_bytes(plot.png)
+            rel = (results_path.parent / name).resolve().relative_to(readme_dir.resolve())
+            lines.append(f"![{plot.title}]({rel.as_posix()})\n\n{plot.caption}")
+    table = fp32_class_table(m)
+    if table is not None:
+        lines.append(to_markdown(table))
+    return "\n\n".join(lines)
+
+
+def _between(text: str, begin: str, end: str, body: str, readme: Path) -> str:
+    if begin not in text or end not in text:
+        raise ValueError(f"{readme} has no {begin} ... {end} markers")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{body}\n{end}{tail}"
 
 
 def long_tables(results_path: Path) -> str:
@@ -70,19 +100,18 @@ def long_tables(results_path: Path) -> str:
     return "\n\n".join(lines) + "\n"
 
 
-def update(readme: Path, results_path: Path) -> None:
-    text = readme.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise ValueError(f"{readme} has no {BEGIN} ... {END} markers")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    readme.write_text(f"{head}{BEGIN}\n{section(results_path, readme.parent)}\n{END}{tail}", encoding="utf-8")
+def update(readme: Path, results_path: Path, fp32_path: Path | None = None) -> None:
+    main = section(results_path, readme.parent, accuracy=fp32_path is None)
+    text = _between(readme.read_text(encoding="utf-8"), BEGIN, END, main, readme)
+    if fp32_path is not None:
+        text = _between(text, FP32_BEGIN, FP32_END, fp32_section(fp32_path, readme.parent), readme)
+    readme.write_text(text, encoding="utf-8")
     docs = readme.parent / "docs"
     docs.mkdir(exist_ok=True)
     (docs / "results.md").write_text(long_tables(results_path), encoding="utf-8")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    update(Path("README.md"), Path(sys.argv[1]))
+    update(Path("README.md"), Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) == 3 else None)

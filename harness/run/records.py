@@ -64,9 +64,17 @@ class Numerics:
     beta0: Beta0 | None = None
     # inputs scaled so that products and partial sums are subnormal (None in files from before the layer)
     subnormal: Verdict | None = None
+    # every element of A and B scaled by 2^e, e in [-20, 20] (None in files from before the layer)
+    scaled: Verdict | None = None
+
+    @property
+    def layers(self) -> dict[str, Verdict]:
+        """The verdicts this record holds, by layer name."""
+        found = {"exact": self.exact, "random": self.random, "subnormal": self.subnormal, "scaled": self.scaled}
+        return {name: v for name, v in found.items() if v is not None}
 
     def failure_reasons(self) -> list[str]:
-        out = [v.reason for v in (self.exact, self.random, self.subnormal)
+        out = [v.reason for v in (self.exact, self.random, self.subnormal, self.scaled)
                if v is not None and not v.passed and v.reason]
         if self.beta0 is not None and not self.beta0.agrees:
             out.append(f"beta == 0: {self.beta0.observed}, declared {self.beta0.declared}")
@@ -76,7 +84,8 @@ class Numerics:
         return {"passed": self.passed, "exact": self.exact.to_json() if self.exact else None,
                 "random": self.random.to_json() if self.random else None,
                 "beta0": self.beta0.to_json() if self.beta0 else None,
-                "subnormal": self.subnormal.to_json() if self.subnormal else None}
+                "subnormal": self.subnormal.to_json() if self.subnormal else None,
+                "scaled": self.scaled.to_json() if self.scaled else None}
 
     @classmethod
     def from_json(cls, data: dict) -> Numerics:
@@ -85,7 +94,8 @@ class Numerics:
                    Verdict.from_json(data["exact"]) if data.get("exact") else None,
                    Verdict.from_json(data["random"]) if data.get("random") else None,
                    Beta0.from_json(data["beta0"]) if data.get("beta0") else None,
-                   Verdict.from_json(data["subnormal"]) if data.get("subnormal") else None)
+                   Verdict.from_json(data["subnormal"]) if data.get("subnormal") else None,
+                   Verdict.from_json(data["scaled"]) if data.get("scaled") else None)
 
 
 @dataclass

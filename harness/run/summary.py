@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.registry import PRECISION_CLASSES
 from harness.roofline import Peaks
 from harness.run.records import Result, Status, record_order
 from harness.term_table import Column, print_table
@@ -72,7 +73,10 @@ def row(r: Result, verdicts: Verdicts = _no_verdicts) -> list[str]:
     peak = r.figures.pct_peak if r.figures is not None and r.precision == "fp32" else None
     clock = r.timing.clock_mhz if r.timed and r.timing else None
     pct, call, tutorial = verdicts(r) if r.timed else ("-", "-", "-")
-    return [r.kernel or "baseline", r.label, f"{r.timing.median_ms:.3f}" if r.timed and r.timing else "-",
+    # the table has no precision column: a class used in place of fp32 that is not as accurate says so by the name
+    caveat = PRECISION_CLASSES[r.precision].caveat if r.precision in PRECISION_CLASSES else ""
+    label = f"{r.label} ({caveat})" if caveat else r.label
+    return [r.kernel or "baseline", label, f"{r.timing.median_ms:.3f}" if r.timed and r.timing else "-",
             f"{clock:.0f}" if clock else "-", rate, pct, call, tutorial, _pct(peak if r.timed else None),
             verdict(r), beta0(r), regs(r)]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.report.measured import Measured
-from harness.report.plots.accuracy import accuracy
+from harness.report.plots.accuracy import accuracy, speed_intervals
 from harness.report.plots.bars import gemv_bars, sgemm_bars
 from harness.report.plots.common import DPI, MAX_WIDTH, MIN_PT, Plot, min_text_pt
 from harness.report.plots.hopper import hopper_chart
@@ -30,6 +30,6 @@ def all_plots(m: Measured) -> list[Plot]:
         out.append(gemv_bars(m))
     out.append(roofline(m))
     if "sgemm" in m.ops:
-        out.append(accuracy(m))
+        out.append(accuracy(m, speed_intervals(m)))
     out += [time_vs_size(m, op) for op in m.ops]
     return out

@@ -1,12 +1,27 @@
-"""Accuracy against speed: every sgemm implementation's forward error against its TFLOP/s."""
+"""Accuracy against speed for users who need fp32: every fp32-class sgemm implementation's worst error over the
+numerics layers against its TFLOP/s, the Pareto front of the two, and cuBLAS TF32 for reference.
+
+The points are cuBLAS fp32, the SIMT summit (the SIMT ladder's top rung, CUDA and its Triton forms), every 3xTF32 row
+and every row of Triton's bf16 splits, the Triton tutorial GEMM of each fp32 class, and cuBLAS TF32 (drawn, never on
+the front: it is no fp32 answer). The error is the worst a record carries: normwise and componentwise, on the random,
+subnormal and scaled layers (older files hold fewer; the caption says which were there). A caller with a speed
+interval per record (a mapping from `Result.key` to (lo, hi) TFLOP/s) gets horizontal error bars.
+"""
 
 from __future__ import annotations
 
-from matplotlib.lines import Line2D
+import math
+from collections.abc import Mapping
 
-from harness.registry import BY_ID
-from harness.report import anchors
-from harness.report.measured import PRECISION_TEXT, Measured
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
+
+from harness.baselines import is_triton_baseline
+from harness.registry import BY_ID, PRECISION_CLASSES
+from harness.registry.rungs import LADDERS
+from harness.report import anchors, fmt
+from harness.report.measured import PRECISION_TEXT, Measured, build_study
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -21,82 +36,199 @@ from harness.report.plots.common import (
 )
 from harness.run.records import Result
 
-SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D"}
-SHAPE_NAME = {"o": "circle", "^": "triangle", "D": "diamond"}
+SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D", "bf16x6": "s", "bf16x3": "v"}
+SHAPE_NAME = {"o": "circle", "^": "triangle", "D": "diamond", "s": "square", "v": "downward triangle"}
+# The layers whose errors count (the exact layer's is 0 by construction) and the two measures of each.
+ERROR_LAYERS = ("random", "subnormal", "scaled")
+# Speed intervals a caller may pass: Result.key -> (lo, hi) TFLOP/s.
+Intervals = Mapping[tuple, tuple[float, float]]
+
+
+def worst_error(r: Result) -> tuple[float, str] | None:
+    """The worst error a record carries over ERROR_LAYERS, normwise and componentwise, and where it is ("scaled,
+    componentwise"); None where it carries none."""
+    found: list[tuple[float, str]] = []
+    for name, v in (r.numerics.layers.items() if r.numerics else ()):
+        if name not in ERROR_LAYERS:
+            continue
+        for value, measure in ((v.error, "normwise"), (v.componentwise, "componentwise")):
+            if value is not None and value > 0:
+                found.append((value, f"{name}, {measure}"))
+    return max(found) if found else None
 
 
 def _error(r: Result) -> float | None:
-    v = r.numerics.random if r.numerics else None
-    return v.error if v is not None and v.error else None
+    worst = worst_error(r)
+    return worst[0] if worst else None
 
 
-def _tf32_conversions(m: Measured, recs: list[Result]) -> str:
-    """How each TF32 implementation on the plot turns fp32 into TF32 (registry facts the mapping claims prove on
-    the compiled code), and the error each way gives: truncation's error is about twice rounding's."""
-    ways: dict[str, list[float]] = {}
-    for r in recs:
-        kernel = BY_ID.get(r.kernel or "")
-        if r.precision != "tf32" or kernel is None or (e := _error(r)) is None:
+def _summit() -> set[str]:
+    """The SIMT ladder's top rung: its kernels' ids."""
+    simt = next(lad for lad in LADDERS if lad.precision == "fp32")
+    return {k.id for k in simt.rungs[-1]}
+
+
+def on_the_plot(m: Measured, r: Result) -> bool:
+    """cuBLAS (fp32 and the TF32 reference), the Triton tutorial GEMM of an fp32 class, the SIMT summit's rows, and
+    every row of a tensor-core class used in place of fp32 (3xTF32 and the bf16 splits)."""
+    cls = PRECISION_CLASSES.get(r.precision)  # type: ignore[call-overload]
+    if cls is None or m.deliberately_different(r) or build_study(r):
+        return False
+    if r.baseline:
+        return r.impl in ("cublas", "cublas-tf32") or cls.yardstick == "fp32"
+    return r.kernel in _summit() or (cls.yardstick == "fp32" and cls.tensor_cores)
+
+
+def speed_intervals(m: Measured) -> dict[tuple, tuple[float, float]]:
+    """Each timed record's TFLOP/s interval: its rate scaled by the 95% interval of its speed against its class's
+    cuBLAS (the verdict of the interleaved rounds); none for cuBLAS itself or a file of single bursts."""
+    out: dict[tuple, tuple[float, float]] = {}
+    for r in m.all:
+        c = m.vs(r, "cublas") if r.timed and r.figures else None
+        if c is None or r.figures is None:
             continue
-        counterpart = m.counterpart(r)
-        text = counterpart.tf32_rounding(kernel) if counterpart is not None else kernel.tf32_rounding
-        if text:
-            ways.setdefault(text, []).append(e)
-    if not ways:
-        return ""
-    def span(errs: list[float]) -> str:
-        return f"{min(errs):.1e}" + (f" to {max(errs):.1e}" if max(errs) > min(errs) else "")
-
-    return " How fp32 becomes TF32: " + "; ".join(
-        f"{way}: {len(errs)} {'implementation' if len(errs) == 1 else 'implementations'}, forward error {span(errs)}"
-        for way, errs in ways.items()) + "."
+        pct, lo, hi = c.pct()
+        if lo is not None and hi is not None:
+            out[r.key] = (r.figures.tflops * lo / pct, r.figures.tflops * hi / pct)
+    return out
 
 
-def accuracy(m: Measured) -> Plot:
-    key, title = anchors.ACCURACY, "sgemm: accuracy against speed"
+def pareto_front(points: list[tuple[float, float]]) -> list[int]:
+    """Indices of the (speed, error) points no other point beats on both (at least as fast and as accurate, better
+    on one), in order of speed."""
+    front = [i for i, (x, y) in enumerate(points)
+             if not any(x2 >= x and y2 <= y and (x2 > x or y2 < y) for x2, y2 in points)]
+    return sorted(front, key=lambda i: points[i][0])
+
+
+def _short(r: Result) -> str:
+    """A point's label: the kernel's name without namespace and arguments (and its B layout where the kernel also
+    exists for row-major B), and the implementation."""
+    if r.kernel is None:
+        return r.label
+    family = r.kernel.split("<")[0]
+    name = family.split(".")[-1]
+    kernel = BY_ID.get(r.kernel)
+    if kernel is not None and kernel.b_layout == "kmajor" and any(
+            k.id.split("<")[0] == family and k.b_layout == "row" for k in BY_ID.values()):
+        name += " (K-major B)"
+    return f"{name} {r.label}"
+
+
+def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
+    key, title = anchors.ACCURACY, "sgemm: accuracy against speed for fp32 work"
     problem = m.headline("sgemm")
     if problem is None:
         why = "this was a CPU run: nothing was timed" if m.header.mode == "cpu" else "no sgemm was timed"
         return missing(key, title, f"No accuracy-against-speed plot: {why}.")
-    recs = [r for r in m.on(problem) if r.timed and r.figures and _error(r)]
+    recs = [r for r in m.on(problem) if r.timed and r.figures and _error(r) and on_the_plot(m, r)]
     if not recs:
-        return missing(key, title, f"No accuracy-against-speed plot: no timed sgemm on {problem.label} carries a "
-                                   "random-layer error.")
+        return missing(key, title, f"No accuracy-against-speed plot: no timed fp32-class sgemm on {problem.label} "
+                                   "carries a numerics error.")
+    speeds = [r.figures.tflops for r in recs if r.figures]
+    errors = [_error(r) or 0.0 for r in recs]
+    fp32_class = [i for i, r in enumerate(recs) if PRECISION_CLASSES[r.precision].yardstick == "fp32"]
+    front = [fp32_class[j] for j in pareto_front([(speeds[i], errors[i]) for i in fp32_class])]
     with sizes():
-        fig = figure(12.0, 5.8)
+        fig = figure(12.0, 6.4)
         ax = fig.add_subplot()
-        for r in recs:
-            assert r.figures is not None
+        if len(front) > 1:
+            ax.plot([speeds[i] for i in front], [errors[i] for i in front], linestyle="--", color="#444444",
+                    linewidth=1.2, zorder=3)
+        barred = 0
+        named: list[tuple[float, float]] = []
+        for i, r in enumerate(recs):
             colour = model_colour(r.model)  # a baseline keeps its model's colour: cuBLAS grey, Triton's orange
             size = 150 if r.baseline else 70
-            ax.scatter([r.figures.tflops], [_error(r)], marker=SHAPE.get(r.precision, "o"), s=size, color=colour,
-                       edgecolors="black" if r.baseline else "white", linewidths=0.9, zorder=5 if r.baseline else 4)
+            span = (intervals or {}).get(r.key)
+            if span is not None:
+                lo, hi = span
+                ax.errorbar([speeds[i]], [errors[i]], xerr=[[max(speeds[i] - lo, 0.0)], [max(hi - speeds[i], 0.0)]],
+                            fmt="none", ecolor=colour, elinewidth=1.2, capsize=3, zorder=4)
+                barred += 1
+            ax.scatter([speeds[i]], [errors[i]], marker=SHAPE.get(r.precision, "o"), s=size, color=colour,
+                       edgecolors="black" if r.baseline or i in front else "white",
+                       linewidths=1.6 if i in front else 0.9, zorder=5 if r.baseline else 4)
+            if i in front:
+                # numbered at its lower right, where no point can be (it would beat this one on both), and named in
+                # the legend: names beside close points would overlap
+                ax.annotate(str(front.index(i) + 1), (speeds[i], errors[i]), xytext=(6, -13),
+                            textcoords="offset points", fontsize=10, fontweight="bold", color="#222222")
             if r.baseline:
-                ax.annotate(r.label, (r.figures.tflops, _error(r)), xytext=(8, 6), textcoords="offset points",
-                            fontsize=10, color="#222222")
+                # a baseline close to one already named (cuBLAS fp32 and the ieee tutorial often are) is named under
+                # its marker, not over the other's name
+                here = (math.log10(speeds[i]), math.log10(errors[i]))
+                near = any(abs(here[0] - x) < 0.15 and abs(here[1] - y) < 0.2 for x, y in named)
+                named.append(here)
+                ax.annotate(r.label, (speeds[i], errors[i]), xytext=(8, -16 if near else 6),
+                            textcoords="offset points", fontsize=9.5, color="#222222")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        # Headroom for the labels of the cuBLAS markers, which sit at the extremes.
-        xs = [r.figures.tflops for r in recs if r.figures]
-        ys = [e for r in recs if (e := _error(r))]
-        ax.set_xlim(min(xs) / 1.6, max(xs) * 2.5)
-        ax.set_ylim(min(ys) / 1.6, max(ys) * 2.5)
+        # plain numbers on the speed axis, 1, 2, 3 and 5 of each decade (20, 30, 50, 100, 200): every minor tick
+        # labelled would crowd its end of the decade
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(FuncFormatter(
+            lambda v, _: f"{v:g}" if v > 0 and round(v / 10 ** math.floor(math.log10(v))) in (2, 3, 5) else ""))
+        # Headroom for the labels of the markers at the extremes.
+        ax.set_xlim(min(speeds) / 1.6, max(speeds) * 2.5)
+        ax.set_ylim(min(errors) / 2.0, max(errors) * 3.0)
         ax.set_xlabel(f"TFLOP/s on {problem.label} (log)")
-        ax.set_ylabel("forward error, random layer (log)")
+        ax.set_ylabel("worst error over the numerics layers (log)")
         style(ax, grid="both")
         present = sorted({r.precision for r in recs}, key=lambda p: list(SHAPE).index(p) if p in SHAPE else 9)
-        handles = [Line2D([], [], marker=SHAPE.get(p, "o"), linestyle="", color="#555555", markersize=9,
-                          label=PRECISION_TEXT.get(p, p)) for p in present]
-        handles += [Line2D([], [], marker="s", linestyle="", color=c, markersize=9, label=name)
-                    for name, c in (("CUDA kernel", CUDA), ("Triton counterpart", TRITON), ("cuBLAS", CUBLAS))]
+        handles: list = [Line2D([], [], marker=SHAPE.get(p, "o"), linestyle="", color="#555555", markersize=9,
+                                label=PRECISION_TEXT.get(p, p)) for p in present]
+        handles += [Patch(color=c, label=name)
+                    for name, c in (("CUDA kernel", CUDA), ("Triton", TRITON), ("cuBLAS", CUBLAS))]
+        handles.append(Line2D([], [], linestyle="--", color="#444444",
+                              label="Pareto front (classes against cuBLAS fp32):"))
+        # named without the class: the marker's shape gives it, and the shapes above give its label
+        handles += [Line2D([], [], linestyle="", marker=f"${n}$", color="#222222", markersize=8,
+                           label=_short(recs[i])) for n, i in enumerate(front, 1)]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
                   title="shape: precision\ncolour: implementation")
         data = png(fig)
-    caption = (f"Every sgemm implementation timed on {problem.label}: its speed against its forward error on the "
-               "random numerics layer, max|out − ref| / max(|α|·|A|·|B| + |β|·|C|). Marker shape is the precision "
-               "class (" + ", ".join(f"{PRECISION_TEXT.get(p, p)} {SHAPE_NAME[SHAPE.get(p, 'o')]}" for p in present)
-               + "), colour "
-               "the implementation; the baselines (cuBLAS fp32 and TF32 in grey, the Triton tutorial GEMM of each "
-               "class in orange) are the larger, outlined and labelled markers. Faster is "
-               "right, more accurate is lower." + _tf32_conversions(m, recs))
+    caption = (f"The fp32-class sgemm implementations timed on {problem.label} ({fmt.joined(_present(recs))}) "
+               "and cuBLAS TF32 for reference where it was timed: speed against the worst error each carries, "
+               "the larger of the "
+               "normwise forward error max|out − ref| / max(|α|·|A|·|B| + |β|·|C|) and the componentwise one "
+               "(|out − ref| / (|α|·|A|·|B| + |β|·|C|), worst output) over " + _layers_text(recs) + ". Marker shape "
+               "is the precision class (" + ", ".join(f"{PRECISION_TEXT.get(p, p)} "
+                                                      f"{SHAPE_NAME[SHAPE.get(p, 'o')]}" for p in present)
+               + "), colour the implementation; the baselines are the larger, outlined and labelled markers. The "
+               "dashed line is the Pareto front of the fp32 classes (no other point is both faster and more "
+               "accurate), its points outlined, numbered and named in the legend; cuBLAS TF32 is never on it. "
+               "Faster is right, more accurate is lower." + _bars_text(barred, len(recs)))
     return Plot(key, title, caption, data, figure=fig)
+
+
+def _present(recs: list[Result]) -> list[str]:
+    """The families of points the chart holds, in words, for its caption."""
+    families = [("cuBLAS fp32", lambda r: r.impl == "cublas"),
+                ("the SIMT summit", lambda r: r.kernel in _summit()),
+                ("every 3xTF32 row", lambda r: not r.baseline and r.precision == "3xtf32"),
+                ("Triton's bf16 splits", lambda r: r.precision in ("bf16x3", "bf16x6")),
+                ("the Triton tutorial GEMM of each fp32 class", lambda r: is_triton_baseline(r.impl))]
+    return [name for name, has in families if any(has(r) for r in recs)]
+
+
+def _layers_text(recs: list[Result]) -> str:
+    """Which layers and measures the plotted records hold (older files predate the scaled layer and the
+    componentwise error)."""
+    layers = [name for name in ERROR_LAYERS if any(name in (r.numerics.layers if r.numerics else {}) for r in recs)]
+    componentwise = any(v.componentwise is not None for r in recs if r.numerics for v in r.numerics.layers.values())
+    text = " and ".join(f"the {name}" for name in layers) + (" layer" if len(layers) == 1 else " layers")
+    missing_parts = [f"{name} layer" for name in ERROR_LAYERS if name not in layers]
+    if not componentwise:
+        missing_parts.append("componentwise error")
+    if missing_parts:
+        text += " (older records: no " + " and no ".join(missing_parts) + ")"
+    return text
+
+
+def _bars_text(barred: int, total: int) -> str:
+    if not barred:
+        return ""
+    which = "every point" if barred == total else f"{barred} of the {total} points (not cuBLAS itself)"
+    return (f" Horizontal bars on {which}: the 95% interval of its speed against its class's cuBLAS over the "
+            "interleaved rounds, as TFLOP/s (often narrower than the marker).")
