@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:  # for annotations only: the registry sits above this module
-    from harness.registry import Counterpart, Kernel
+from typing import Literal
 
 Op = Literal["sgemm", "sgemv"]
 OPS: tuple[Op, ...] = ("sgemm", "sgemv")
@@ -117,22 +114,3 @@ SWEEP_SGEMM = (
     Problem("sgemm", 4095, 4095, 4095),
     Problem("sgemm", 4097, 4097, 4097),
 )
-
-
-def cpu_problem(kernel: Kernel, counterpart: Counterpart) -> Problem:
-    """The CPU tier's shape for a counterpart: odd, two partial tiles a side, K with a partial step.
-
-    The interpreter's cost grows with programs x K steps, so tiny tiles get small problems.
-    """
-    if kernel.op == "sgemv":
-        return CPU_SGEMV
-    cfg = counterpart.config(kernel)
-    m = min(CPU_SGEMM.M, 2 * int(cfg["block_m"]) + 3)
-    return Problem("sgemm", m, min(CPU_SGEMM.N, 2 * int(cfg["block_n"]) + 5), CPU_SGEMM.K)
-
-
-def seed_problem(kernel: Kernel) -> Problem:
-    """The seeds' default problem of the kernel's op, as near as the kernel's preconditions allow."""
-    from harness.preconditions import allowed_shape
-
-    return allowed_shape(kernel.preconditions, DEFAULT_SGEMM[0] if kernel.op == "sgemm" else DEFAULT_SGEMV[0])

@@ -8,8 +8,9 @@ import torch
 
 from harness.launch.implementations import Impl, all_impls, baselines
 from harness.launch.triton import config
-from harness.problems import Problem, cpu_problem
+from harness.problems import Problem
 from harness.registry import KERNELS, Kernel
+from harness.registry.shapes import cpu_problem
 from harness.run.records import Numerics
 from harness.run.runner import ProblemContext, check_numerics
 

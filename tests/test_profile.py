@@ -16,6 +16,7 @@ import pytest
 from harness.inspect import profile
 from harness.problems import Problem
 from harness.registry import BY_ID
+from harness.run import results
 
 _HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
            '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
@@ -162,8 +163,8 @@ def test_autotuned_configs_come_from_the_timed_records(tmp_path):
         w.write(Result("triton:autotuned", "triton", p, Status.OK, kernel=kid,
                        resources=Resources(config={"block_m": 128, "autotuned": chosen})))
         w.write(Result("triton:dot", "triton", p, Status.OK, kernel=kid, resources=Resources(config={"block_m": 128})))
-    assert profile.autotuned_configs(path, p) == {(kid, "triton:autotuned"): chosen}
-    assert profile.autotuned_configs(path, Problem("sgemm", 512, 512, 512)) == {}
+    assert results.autotuned_configs(path, p) == {(kid, "triton:autotuned"): chosen}
+    assert results.autotuned_configs(path, Problem("sgemm", 512, 512, 512)) == {}
 
 
 def test_counters_this_ncu_does_not_know_are_left_out_not_fatal(monkeypatch):

@@ -1,12 +1,13 @@
-"""KernelResources: what a compiler allotted to one compiled kernel, and the facts read off its code."""
+"""KernelResources: what a compiler allotted to one compiled kernel, and the facts read off its code; Resources:
+the form a results record keeps of them (with the launch settings, counters and evidence read beside)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from harness.inspect.occupancy import Occupancy, sm90_occupancy
 
-__all__ = ["KernelResources"]
+__all__ = ["KernelResources", "Resources"]
 
 
 @dataclass(frozen=True)
@@ -45,3 +46,29 @@ class KernelResources:
     @classmethod
     def from_json(cls, data: dict) -> KernelResources:
         return cls(**data)
+
+
+@dataclass
+class Resources:
+    """What the compiler chose for one implementation (None where it was not read)."""
+
+    registers: int | None = None
+    spills: int | None = None
+    shared_bytes: int | None = None
+    local_bytes: int | None = None
+    sass: dict[str, int] = field(default_factory=dict)
+    occupancy: float | None = None          # theoretical, 0..1
+    source: str = ""                        # how it was obtained
+    driver: dict[str, int] | None = None    # what the driver reports for the loaded CUDA function
+    config: dict | None = None              # a Triton launch's settings (the autotuner's choice included)
+    profile: dict[str, float] | None = None  # hardware counters read by ncu
+    error: str | None = None                # reading them failed: why
+    evidence: dict[str, int | bool] | None = None  # facts the mapping claims are proven on (ttgir, source, ptxas)
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v not in (None, {}, "")}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Resources:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})

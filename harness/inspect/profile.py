@@ -10,7 +10,8 @@ barriers. The result per implementation is a flat ``dict[str, float]``, the shap
 
 An autotuned counterpart chooses its tile by timing, and under the profiler's replay it may choose another one
 than the timed run did, so its counters would describe another kernel. Given the configuration a results file
-recorded for it (``autotuned_configs``), the launch under ncu is pinned to that configuration, and the counters
+recorded for it (``harness.run.results.autotuned_configs``), the launch under ncu is pinned to that
+configuration, and the counters
 carry ``config_pinned`` (1.0: the timed configuration ran; 0.0: it could not be pinned and another one ran).
 """
 
@@ -32,7 +33,7 @@ from harness.problems import Problem
 from harness.registry import Kernel, get
 from harness.roofline import operand_bytes, tile_bytes
 
-__all__ = ["METRICS", "ProfileRow", "autotuned_configs", "command", "derive", "parse_csv", "pin", "profile",
+__all__ = ["METRICS", "ProfileRow", "command", "derive", "parse_csv", "pin", "profile",
            "profile_one"]
 
 # What each counter is called in the result, and ncu's name for it.
@@ -198,20 +199,6 @@ def command(kernel: Kernel, impl: str, problem: Problem, config: dict | None = N
             str(problem.M), str(problem.N), str(problem.K), *([json.dumps(config, sort_keys=True)] if config else [])]
 
 
-def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[tuple[str, str], dict]:
-    """(kernel id, impl) -> the configuration the autotuner chose in the timed run of `problem`, from a results
-    file's records (``resources.config["autotuned"]``)."""
-    from harness.run.results import load
-
-    out = {}
-    for r in load(results_path).results:
-        cfg = r.resources.config if r.resources else None
-        chosen = cfg.get("autotuned") if cfg else None
-        if r.kernel and r.problem.key == problem.key and isinstance(chosen, dict):
-            out[(r.kernel, r.impl)] = dict(chosen)
-    return out
-
-
 def _config_read_back(stdout: str) -> dict | None:
     line = next((ln for ln in reversed(stdout.splitlines()) if ln.startswith(CONFIG_MARK)), None)
     return json.loads(line[len(CONFIG_MARK):]) if line else None
@@ -267,9 +254,9 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
             configs: dict[tuple[str, str], dict] | None = None) -> list[ProfileRow]:
     """Every implementation of every kernel under ncu on `problem`; writes profile-<time>.json in out_dir.
 
-    `configs` ((kernel id, impl) -> configuration, see `autotuned_configs`) pins autotuned counterparts to the
-    configuration their timed run chose. The JSON is rewritten after every implementation (and `on_row` called), so
-    a profile cut short keeps every counter it read.
+    `configs` ((kernel id, impl) -> configuration, see `harness.run.results.autotuned_configs`) pins autotuned
+    counterparts to the configuration their timed run chose. The JSON is rewritten after every implementation (and
+    `on_row` called), so a profile cut short keeps every counter it read.
     """
     rows: list[ProfileRow] = []
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -9,10 +9,11 @@ live here, beside the type, so that tables, plots and the terminal pick and name
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 
 from harness.baselines import BASELINE_ORDER, TRITON_BASELINE_LABELS, is_cublas
+from harness.inspect.kernel_resources import Resources  # the record's field type, defined beside what it is read from
 from harness.numerics import Verdict
 from harness.problems import Problem
 from harness.registry import BY_ID, KERNELS
@@ -96,32 +97,6 @@ class Numerics:
                    Beta0.from_json(data["beta0"]) if data.get("beta0") else None,
                    Verdict.from_json(data["subnormal"]) if data.get("subnormal") else None,
                    Verdict.from_json(data["scaled"]) if data.get("scaled") else None)
-
-
-@dataclass
-class Resources:
-    """What the compiler chose for one implementation (None where it was not read)."""
-
-    registers: int | None = None
-    spills: int | None = None
-    shared_bytes: int | None = None
-    local_bytes: int | None = None
-    sass: dict[str, int] = field(default_factory=dict)
-    occupancy: float | None = None          # theoretical, 0..1
-    source: str = ""                        # how it was obtained
-    driver: dict[str, int] | None = None    # what the driver reports for the loaded CUDA function
-    config: dict | None = None              # a Triton launch's settings (the autotuner's choice included)
-    profile: dict[str, float] | None = None  # hardware counters read by ncu
-    error: str | None = None                # reading them failed: why
-    evidence: dict[str, int | bool] | None = None  # facts the mapping claims are proven on (ttgir, source, ptxas)
-
-    def to_json(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v not in (None, {}, "")}
-
-    @classmethod
-    def from_json(cls, data: dict) -> Resources:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 # Figures derived from the median time; stored flat at the top level of a result, as schema 1 has them.

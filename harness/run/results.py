@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.problems import Problem
 from harness.run.records import SCHEMA, Result, RunEnd, RunHeader
 
 __all__ = ["SCHEMA", "Results", "ResultsWriter", "load"]
@@ -138,3 +139,15 @@ def attach_profiles(path: str | Path, metrics: dict[tuple, dict[str, float]]) ->
             w.write(results.end)
     os.replace(tmp, path)
     return attached
+
+
+def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[tuple[str, str], dict]:
+    """(kernel id, impl) -> the configuration the autotuner chose in the timed run of `problem`, from a results
+    file's records (``resources.config["autotuned"]``)."""
+    out = {}
+    for r in load(results_path).results:
+        cfg = r.resources.config if r.resources else None
+        chosen = cfg.get("autotuned") if cfg else None
+        if r.kernel and r.problem.key == problem.key and isinstance(chosen, dict):
+            out[(r.kernel, r.impl)] = dict(chosen)
+    return out

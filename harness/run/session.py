@@ -19,8 +19,9 @@ from pathlib import Path
 from harness import env
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
-from harness.problems import Problem, cpu_problem, seed_problem
+from harness.problems import Problem
 from harness.registry import Kernel
+from harness.registry.shapes import cpu_problem, seed_problem
 from harness.run.precompile import Precompiler
 from harness.run.records import Result, RunEnd, RunHeader, Status
 from harness.run.results import ResultsWriter, load

@@ -1,0 +1,26 @@
+"""The problems a kernel is run on by default, derived from the kernel: the CPU tier's small odd shape for a Triton
+counterpart, and the seeds' default problem as near as the kernel's preconditions allow. They live with the registry
+(they read a Kernel) so that problems.py, below it, knows nothing of kernels."""
+
+from __future__ import annotations
+
+from harness.preconditions import allowed_shape
+from harness.problems import CPU_SGEMM, CPU_SGEMV, DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
+from harness.registry.types import Counterpart, Kernel
+
+
+def cpu_problem(kernel: Kernel, counterpart: Counterpart) -> Problem:
+    """The CPU tier's shape for a counterpart: odd, two partial tiles a side, K with a partial step.
+
+    The interpreter's cost grows with programs x K steps, so tiny tiles get small problems.
+    """
+    if kernel.op == "sgemv":
+        return CPU_SGEMV
+    cfg = counterpart.config(kernel)
+    m = min(CPU_SGEMM.M, 2 * int(cfg["block_m"]) + 3)
+    return Problem("sgemm", m, min(CPU_SGEMM.N, 2 * int(cfg["block_n"]) + 5), CPU_SGEMM.K)
+
+
+def seed_problem(kernel: Kernel) -> Problem:
+    """The seeds' default problem of the kernel's op, as near as the kernel's preconditions allow."""
+    return allowed_shape(kernel.preconditions, DEFAULT_SGEMM[0] if kernel.op == "sgemm" else DEFAULT_SGEMV[0])
