@@ -3,9 +3,13 @@
 The ratio is the subject's time over the reference's (below 1: the subject is faster). It is estimated from the
 interleaved rounds of harness/timing.py: each round gives each entry a median over its burst, and
 
-- two entries of one batch (timed in the same rounds) are compared round by round: the estimate is the geometric
-  mean of the rounds' ratios, and the interval resamples rounds (a paired bootstrap), so what drifts from round to
-  round (the power state, the clock, the neighbour run before) falls out of the ratio as far as it hits both alike;
+- two entries of one batch (timed in the same rounds) are compared round by round: the estimate is the median of
+  the rounds' ratios, and the interval resamples rounds (a paired bootstrap of that median), so what drifts from
+  round to round (the power state, the clock, the neighbour run before) falls out of the ratio as far as it hits
+  both alike. Why the median and not the mean: round-to-round ratios have long tails (a tensor-core round at a
+  lower clock, a tens-of-microseconds sgemv burst behind a stall), and on the A/A control's own rounds
+  (tests/test_verdicts.py test_the_paired_median_keeps_its_coverage_under_the_aa_controls_tails) the median's
+  interval covers the true ratio about as often as the mean's (both near 94%) while deciding a tie far more often;
 - entries of different batches (two files, a worker replaced halfway) are compared as two independent sets of
   rounds: each side's rounds are resampled on their own.
 
@@ -142,17 +146,20 @@ def _round_medians(s: Samples, values: list, rounds: int | None = None) -> np.nd
 
 def _estimate(a: np.ndarray, b: np.ndarray, paired: bool, margin: float, seed: int) -> Estimate:
     rng = np.random.default_rng(seed)
+    n = min(len(a), len(b))
     if paired:
+        # the median of the rounds' log ratios: one round that an outlying run pulls far off moves it little, where
+        # it moves a mean by a tenth of its excursion (the module's docstring gives the calibration)
         d = a - b
-        point = float(d.mean())
-        boot = d[rng.integers(0, len(d), size=(RESAMPLES, len(d)))].mean(axis=1)
+        point = float(np.median(d))
+        boot = np.median(d[rng.integers(0, len(d), size=(RESAMPLES, len(d)))], axis=1)
+        widen = 1.0
     else:
         point = float(a.mean() - b.mean())
         boot = (a[rng.integers(0, len(a), size=(RESAMPLES, len(a)))].mean(axis=1)
                 - b[rng.integers(0, len(b), size=(RESAMPLES, len(b)))].mean(axis=1))
+        widen = _t975(n - 1) / 1.96
     tail = (1 - LEVEL) / 2
-    n = min(len(a), len(b))
-    widen = _t975(n - 1) / 1.96
     q_lo, q_hi = (point + widen * (float(q) - point) for q in np.quantile(boot, [tail, 1 - tail]))
     lo, hi = math.exp(q_lo), math.exp(q_hi)
     call = call_of(lo, hi, margin) if n >= MIN_ROUNDS else Call.AMBIGUOUS
