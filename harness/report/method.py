@@ -85,8 +85,9 @@ def rounds_paragraph(m: Measured, timed: list) -> list[Inline]:
         f"{max(clocks):.0f} MHz; {fmt.plural(throttled, 'run')} under {THROTTLE_FRACTION:.0%} of the maximum clock "
         "(throttled: kept and counted in its row's flags, not dropped, so a row's time is the time a sustained "
         "run of it takes). ",
-        "Every ratio on this page is a verdict (harness/analysis/verdicts.py): the geometric mean over the rounds "
-        "of the two sides' per-round medians, paired round by round, with a 95% bootstrap interval over rounds; "
+        "Every ratio on this page is a verdict (harness/analysis/verdicts.py): the median over the rounds of the "
+        "ratio of the two sides' per-round medians, paired round by round (one outlying round moves it little), "
+        "with a 95% bootstrap interval over rounds (two files: the means of independent rounds); "
         f"the call is SAME where the interval lies within ±{MARGIN_SIMT:.0%} (SIMT and bandwidth rows) or "
         f"±{MARGIN_TENSOR_CORES:.0%} (a side on the tensor cores, whose clock moves with the power draw), FAST or "
         "SLOW where it lies wholly below or above 1 beyond that, AMBIGUOUS (undecided) where it straddles 1. The "
