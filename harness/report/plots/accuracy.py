@@ -196,8 +196,9 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
                "is the precision class (" + ", ".join(f"{PRECISION_TEXT.get(p, p)} "
                                                       f"{SHAPE_NAME[SHAPE.get(p, 'o')]}" for p in present)
                + "), colour the implementation; the baselines are the larger, outlined and labelled markers. The "
-               "dashed line is the Pareto front of the classes timed against cuBLAS fp32 (no other point is both faster and more "
-               "accurate), its points outlined, numbered and named in the legend; cuBLAS TF32 is never on it. "
+               "dashed line is the Pareto front of the classes timed against cuBLAS fp32 (no other point is both "
+               "faster and more accurate), its points outlined, numbered and named in the legend; cuBLAS TF32 is "
+               "never on it. "
                "Faster is right, more accurate is lower." + _bars_text(barred, len(recs)))
     return Plot(key, title, caption, data, figure=fig)
 
