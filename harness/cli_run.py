@@ -27,8 +27,8 @@ from harness.cli_options import (
 from harness.cli_progress import Reporter
 from harness.problems import CPU_SGEMM, CPU_SGEMV
 from harness.registry import select
+from harness.rounds import MIN_ROUNDS, ROUNDS
 from harness.run.worker import DEFAULT_TIMEOUT_S
-from harness.timing import MIN_ROUNDS, ROUNDS
 
 if TYPE_CHECKING:
     from harness.run.records import Result

@@ -13,18 +13,15 @@ own events on a CUDA kernel and requires agreement within 10% (it passes on the 
 EventClock is the same measurement of one run made into pytest-benchmark's timer, so that the benchmarks'
 statistics are device times (tests/test_benchmarks.py).
 
-A comparison is not one burst per implementation: `interleave` times every implementation of a problem in rounds,
-in a shuffled order per round, a short burst each, and keeps every run as a sample with the mean SM clock of its
-window (harness/sm_clock.py), so that a sample is a time and a cycle count. harness/analysis/verdicts.py makes the
-calls from those samples.
+A comparison is not one burst per implementation: harness/rounds.py times every implementation of a problem in
+interleaved rounds and keeps every run as a `Samples` (defined here, the record's form of them);
+harness/analysis/verdicts.py makes the calls from those samples.
 """
 
 from __future__ import annotations
 
-import random
-import uuid
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -33,21 +30,6 @@ L2_FLUSH_BYTES = 256 * 2**20
 SPREAD_LIMIT = 0.05     # (p80 - p20) / median above this is flagged
 CLOCK_DROP_LIMIT = 0.05  # an SM clock that fell by more than this during the runs is flagged
 THROTTLE_FRACTION = 0.75  # a run whose window's mean SM clock is under this fraction of the maximum is throttled
-# Interleaved rounds (`interleave`): how many, and the bounds of one burst's runs. Ten rounds put a 95% bootstrap
-# interval of a paired ratio within about +-2% when a round's ratio varies by 3% (TF32 rows at the power limit).
-ROUNDS = 10
-MIN_ROUNDS = 3           # fewer rounds than this make no call (harness/analysis/verdicts.py)
-BURST_MIN_RUNS = 3
-# A run of tens of microseconds (sgemv 4096x4096) has a long tail (0.034 to 0.14 ms in one burst, measured on an
-# H100), so a burst's median needs many runs: with 40 a burst, 8 of 11 A/A pairs of that problem were SAME; with
-# 120, 11 of 11 (half-width at most 0.8%). Reading the flush buffer instead of writing it did not help.
-BURST_MAX_RUNS = 120
-# Device time one entry may take over all its rounds. A seed kernel of 0.7 s a run would otherwise cost 30 s (3 runs
-# in each of 10 rounds): past this, a burst loses its untimed run, then runs, then the entry takes part in the first
-# rounds only (never fewer than MIN_ROUNDS), and its comparisons pair the rounds both sides took part in.
-ENTRY_BUDGET_MS = 2500.0
-
-
 @dataclass
 class Timing:
     median_ms: float
@@ -232,111 +214,6 @@ def time_gpu(fn: Callable[[], None], *, warmup_ms: float = 25.0, rep_ms: float =
     if clock_before and clock_after and clock_after < (1 - CLOCK_DROP_LIMIT) * clock_before:
         t.flags.append(f"SM clock fell {clock_before} -> {clock_after} MHz")
     return t
-
-
-@dataclass
-class Entry:
-    """One implementation to interleave: its key, its bare launch, and a first estimate of one run's time."""
-
-    key: Hashable
-    launch: Callable[[], object]
-    estimate_ms: float
-
-
-def estimate_ms(fn: Callable[[], object], device: torch.device, flush_l2: bool = True) -> float:
-    """One run's time, to size the bursts: a flushed run after a first call (compile, load, autotune), and the mean
-    of three more where one is short enough for its launch to matter."""
-    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device=device) if flush_l2 else None
-    fn()
-    torch.cuda.synchronize(device)
-    estimate = 0.0
-    for runs in (1, 3):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(runs):
-            if flush is not None:
-                flush.zero_()
-            fn()
-        end.record()
-        torch.cuda.synchronize(device)
-        estimate = max(start.elapsed_time(end) / runs, 1e-3)
-        if estimate > 5.0:
-            break
-    return estimate
-
-
-def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float = 100.0, seed: int = 0,
-               twins: bool = False, device: torch.device | None = None, flush_l2: bool = True,
-               on_burst: Callable[[Hashable, int], None] | None = None) -> dict[Hashable, Samples]:
-    """Time every entry in `rounds` rounds, each round in its own shuffled order, one burst per entry per round.
-
-    A burst is one untimed run (the entry's code and data back in place after the others ran), then
-    rep_ms / rounds of runs (at least BURST_MIN_RUNS, at most BURST_MAX_RUNS; fewer for a slow entry, which may also
-    take part in the first rounds only: burst_plan), each after an L2 flush, bracketed by CUDA events and by two SM
-    clock probes. With `twins`, every entry is timed a second time as an entry of its own
-    (key (key, "aa")): the A/A control, whose call must be SAME. on_burst(key, round) is called before each burst.
-    """
-    from harness.sm_clock import ProbeBuffer, max_sm_clock_mhz
-
-    device = device or torch.device("cuda", torch.cuda.current_device())
-    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device=device) if flush_l2 else None
-    todo = [*entries, *(Entry((e.key, "aa"), e.launch, e.estimate_ms) for e in entries if twins)]
-    plans = {e.key: burst_plan(e.estimate_ms, rounds, rep_ms) for e in todo}
-    probes = ProbeBuffer.make(max((p.runs for p in plans.values()), default=1), device)
-    batch = uuid.uuid4().hex[:12]
-    max_mhz = max_sm_clock_mhz(device)
-    got: dict[Hashable, dict] = {e.key: {"ms": [], "mhz": [], "per_round": [], "order": []} for e in todo}
-    rng = random.Random(seed)
-    for r in range(rounds):
-        order = [e for e in todo if r < plans[e.key].rounds]
-        rng.shuffle(order)
-        for position, e in enumerate(order):
-            if on_burst is not None:
-                on_burst(e.key, r)
-            plan = plans[e.key]
-            ms, mhz = _burst(e.launch, plan.runs, plan.untimed, flush, probes, device)
-            g = got[e.key]
-            g["ms"] += ms
-            g["mhz"] += mhz
-            g["per_round"].append(len(ms))
-            g["order"].append(position)
-    return {key: Samples(g["ms"], g["mhz"], g["per_round"], g["order"], batch, max_mhz) for key, g in got.items()}
-
-
-@dataclass(frozen=True)
-class BurstPlan:
-    runs: int        # timed runs per burst
-    untimed: bool    # one untimed run first
-    rounds: int      # the rounds this entry takes part in (the first ones)
-
-
-def burst_plan(estimate: float, rounds: int, rep_ms: float) -> BurstPlan:
-    """rep_ms / rounds of runs per burst, bounded, and the whole entry within ENTRY_BUDGET_MS (see there)."""
-    runs = int(min(max(rep_ms / rounds / estimate, BURST_MIN_RUNS), BURST_MAX_RUNS))
-    if rounds * (runs + 1) * estimate <= ENTRY_BUDGET_MS:
-        return BurstPlan(runs, True, rounds)
-    runs = max(1, min(runs, int(ENTRY_BUDGET_MS / (rounds * estimate))))
-    taken = min(rounds, max(MIN_ROUNDS, int(ENTRY_BUDGET_MS / (runs * estimate))))
-    return BurstPlan(runs, False, taken)
-
-
-def _burst(fn: Callable[[], object], runs: int, untimed: bool, flush: torch.Tensor | None, probes,
-           device: torch.device) -> tuple[list[float], list[float | None]]:
-    if untimed:
-        fn()
-    probes.clear()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
-    for i in range(runs):
-        if flush is not None:
-            flush.zero_()
-        probes.probe(i, 0)
-        starts[i].record()
-        fn()
-        ends[i].record()
-        probes.probe(i, 1)
-    torch.cuda.synchronize(device)
-    return [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)], probes.clocks_mhz(runs)
 
 
 class EventClock:

@@ -34,9 +34,10 @@ from harness.analysis.verdicts import compare, margin_for
 from harness.launch.implementations import Impl, baselines
 from harness.numerics import poison_for
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, OPS
+from harness.rounds import Entry, estimate_ms, interleave
 from harness.run.runner import ProblemContext, figures, tensors
 from harness.sm_clock import ProbeBuffer
-from harness.timing import Entry, EventClock, Samples, estimate_ms, interleave, time_gpu
+from harness.timing import EventClock, Samples, time_gpu
 from tests.benchmark_cases import CASES, case_id, case_marks, markers, model_of, param, sort_chosen
 
 PROBLEMS = {"sgemm": DEFAULT_SGEMM[0], "sgemv": DEFAULT_SGEMV[1]}

@@ -1,6 +1,6 @@
 """Verdicts: a ratio with a 95% interval from interleaved rounds, in time and in cycles, and a call of FAST, SLOW,
 SAME or AMBIGUOUS against a declared margin (harness/analysis/verdicts.py); the samples they are made from
-(harness/timing.py); every pair a results file compares (harness/analysis/record.py). CPU tier: made-up samples."""
+(harness/rounds.py); every pair a results file compares (harness/analysis/record.py). CPU tier: made-up samples."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import pytest
 from harness.analysis.record import Analysis, across, analyse, analysis_path
 from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, call_of, compare, margin_for
 from harness.problems import Problem
+from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS, burst_plan
 from harness.run.records import Result, Status
 from harness.sm_clock import window_clock_mhz
-from harness.timing import ENTRY_BUDGET_MS, MIN_ROUNDS, Samples, Timing, burst_plan
+from harness.timing import Samples, Timing
 
 P = Problem("sgemm", 256, 256, 256)
 

@@ -11,9 +11,9 @@ from harness.analysis.verdicts import Call, compare, margin_for
 from harness.launch.implementations import Impl, baselines
 from harness.problems import DEFAULT_SGEMM
 from harness.registry import get
+from harness.rounds import Entry, estimate_ms, interleave
 from harness.run import referee
 from harness.run.runner import ProblemContext, tensors
-from harness.timing import Entry, estimate_ms, interleave
 
 pytestmark = [pytest.mark.gpu, pytest.mark.gpu_alone]
 P = DEFAULT_SGEMM[0]

@@ -1,7 +1,7 @@
 """The one place a speed comparison is decided: a ratio with a 95% interval, in time and in cycles, and a call.
 
 The ratio is the subject's time over the reference's (below 1: the subject is faster). It is estimated from the
-interleaved rounds of harness/timing.py: each round gives each entry a median over its burst, and
+interleaved rounds of harness/rounds.py: each round gives each entry a median over its burst, and
 
 - two entries of one batch (timed in the same rounds) are compared round by round: the estimate is the median of
   the rounds' ratios, and the interval resamples rounds (a paired bootstrap of that median), so what drifts from
@@ -31,7 +31,8 @@ from enum import Enum
 
 import numpy as np
 
-from harness.timing import MIN_ROUNDS, Samples
+from harness.rounds import MIN_ROUNDS
+from harness.timing import Samples
 
 RESAMPLES = 4000
 LEVEL = 0.95

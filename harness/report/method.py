@@ -14,15 +14,9 @@ from harness.report.doc import Inline, Notice, Para, Section, TableBlock
 from harness.report.measured import Measured
 from harness.report.specs import spec
 from harness.report.tables import Cell, Table
+from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS
 from harness.run.records import Status
-from harness.timing import (
-    CLOCK_DROP_LIMIT,
-    ENTRY_BUDGET_MS,
-    L2_FLUSH_BYTES,
-    MIN_ROUNDS,
-    SPREAD_LIMIT,
-    THROTTLE_FRACTION,
-)
+from harness.timing import CLOCK_DROP_LIMIT, L2_FLUSH_BYTES, SPREAD_LIMIT, THROTTLE_FRACTION
 
 
 def when(stamp: str | None) -> str:

@@ -3,7 +3,7 @@
 nvbench is the reference for GPU timing: cold runs (L2 flushed before each), a blocking kernel that holds the
 stream until a batch is queued, the SM clock read on the device around each sample, throttled samples discarded
 with a pause, and a noise criterion that decides when to stop. The suite keeps its own engine
-(harness/timing.py `interleave`) because a comparison needs what nvbench's one-benchmark-at-a-time loop does not
+(harness/rounds.py `interleave`) because a comparison needs what nvbench's one-benchmark-at-a-time loop does not
 give: every implementation of a problem timed in the same shuffled rounds, each sample kept beside its clock. This
 module holds the engine to nvbench on the same closures, so that a disagreement is seen (`rosetta referee`, and
 tests/test_referee.py on a GPU).
@@ -66,8 +66,8 @@ class _Stream:
 def referee(impls: list[Impl], problem: Problem, *, rounds: int = 10, rep_ms: float = 100.0, seed: int = 5
             ) -> list[Row]:
     """Time each implementation with the suite's interleaved rounds, then with nvbench, on one bound closure each."""
+    from harness.rounds import Entry, estimate_ms, interleave
     from harness.run.runner import ProblemContext, tensors
-    from harness.timing import Entry, estimate_ms, interleave
 
     device = torch.device("cuda", torch.cuda.current_device())
     ctx = ProblemContext(problem, device, seed)

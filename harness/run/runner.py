@@ -21,8 +21,8 @@ from harness import numerics
 from harness.launch.implementations import Impl
 from harness.problems import Problem
 from harness.roofline import Peaks, flops, intensity, operand_bytes, tile_bytes
+from harness.rounds import ROUNDS
 from harness.run.records import Beta0, Figures, Numerics, Resources, Result, Status
-from harness.timing import ROUNDS
 
 
 @dataclass
@@ -154,7 +154,7 @@ class RunOptions:
     rep_ms: float = 100.0        # timed device time per implementation, spread over the rounds
     seed: int = 20261122
     device_type: str = "cuda"
-    rounds: int = ROUNDS         # interleaved rounds per problem (harness/timing.py)
+    rounds: int = ROUNDS         # interleaved rounds per problem (harness/rounds.py)
     aa: bool = False             # time every implementation twice, as two entries: the A/A control
 
 
@@ -175,7 +175,7 @@ def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resour
             ) -> Result | Pending:
     """Numerics, then, where they pass and the run times, the bound launch that the rounds will time (Pending).
     Never raises for the kernel's faults: a failure is a finished Result."""
-    from harness.timing import estimate_ms
+    from harness.rounds import estimate_ms
 
     problem = ctx.problem
     rec = Result(impl=impl.name, model=impl.model, problem=problem, status=Status.OK,
@@ -230,7 +230,8 @@ def time_pending(pending: list[Pending], ctx: ProblemContext, opts: RunOptions, 
     on_burst(index into pending, round) is called before each burst, so a caller can tell which one was running
     when something went wrong.
     """
-    from harness.timing import Entry, Timing, interleave
+    from harness.rounds import Entry, interleave
+    from harness.timing import Timing
 
     seconds = [0.0] * len(pending)
     last: list = [None, 0.0]

@@ -3,7 +3,7 @@
 The parent process never touches the GPU: workers (run/worker.py) own the CUDA contexts. Each worker
 takes whole problems from a shared queue, largest first, so that no two implementations share a GPU
 while timed and all implementations of a problem, cuBLAS included, are timed in the same interleaved
-rounds on one GPU (harness/timing.py `interleave`): every comparison the analysis makes within a
+rounds on one GPU (harness/rounds.py `interleave`): every comparison the analysis makes within a
 problem is then paired round by round.
 """
 
@@ -22,12 +22,12 @@ from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
 from harness.problems import Problem
 from harness.registry import Kernel
 from harness.registry.shapes import cpu_problem, seed_problem
+from harness.rounds import ROUNDS
 from harness.run.precompile import Precompiler
 from harness.run.records import Result, RunEnd, RunHeader, Status
 from harness.run.results import ResultsWriter, load
 from harness.run.work import key_of
 from harness.run.worker import DEFAULT_TIMEOUT_S, ImplKey, Worker, WorkerSpec, run_problem
-from harness.timing import ROUNDS
 
 Plan = list[tuple[Problem, list[ImplKey]]]
 
