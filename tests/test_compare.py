@@ -8,7 +8,8 @@ import pytest
 
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
-from harness.report.compare import compare, render_compare
+from harness.report.compare import compare
+from harness.report.compare_page import render_compare
 from harness.run.records import Figures, Result, RunEnd, RunHeader, Status
 from harness.run.results import ResultsWriter
 from harness.timing import Samples, Timing
@@ -87,7 +88,7 @@ def test_a_difference_within_both_runs_spreads_is_not_marked(tmp_path):
     a = _file(tmp_path / "a.jsonl", "GPU A", {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.0})
     b = _file(tmp_path / "b.jsonl", "GPU B", {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.1})
     cmp = compare(a, b)
-    assert not any(r.beyond_spread for r in cmp.rows)
+    assert not any(r.decided for r in cmp.rows)
     page = render_compare(cmp, tmp_path / "c.html").read_text()
     assert 'class="n slower"' not in page and 'class="n faster"' not in page
 

@@ -1,0 +1,98 @@
+"""The page of `rosetta compare --html`: a headline per op, B's speed over A's plotted for every shared record, every
+shared record in a table with its call, and the rank changes within ideas (the comparison itself: compare.py)."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from harness.analysis.verdicts import Call
+from harness.report.compare import HEADERS, Comparison, Row, table_rows
+
+_CSS = """body{font-family:system-ui,"Noto Sans","Noto Sans CJK SC",sans-serif;max-width:1400px;margin:2em auto;
+padding:0 1em;color:#222}table{border-collapse:collapse;font-size:14px;margin:1em 0;max-width:100%}th,td{border-bottom:
+1px solid #ddd;padding:4px 8px;text-align:left;overflow-wrap:break-word}td.n{text-align:right;
+font-variant-numeric:tabular-nums}th{background:#f4f4f4}td.faster{color:#1a7f37;font-weight:600}td.slower{color:#b3261e;
+font-weight:600}td.same{color:#6b7280}ul.head{font-size:16px;background:#f7f7fb;padding:.8em .8em .8em 2em;
+border-left:4px solid #2f5d9e}code{font-size:13px}img{max-width:100%;height:auto;border:1px solid #e2e6eb}"""
+
+
+def ratio_plot(cmp: Comparison) -> bytes | None:
+    """B speed / A of every shared record, one panel per op, problems across; colour is the model throughout."""
+    from harness.report.plots.common import CUBLAS, CUDA, TRITON, figure, model_colour, png, sizes, style
+
+    ops = [op for op in cmp.ops if any(r.op == op for r in cmp.rows)]
+    if not ops:
+        return None
+    with sizes():
+        fig = figure(12.6, 4.2)
+        axes = fig.subplots(1, len(ops), squeeze=False)[0]
+        for ax, op in zip(axes, ops, strict=True):
+            rows = [r for r in cmp.rows if r.op == op]
+            problems = list(dict.fromkeys(r.problem for r in rows))
+            for r in rows:
+                x = problems.index(r.problem) + {"cuda": -0.15, "triton": 0.15}.get(r.a.model, 0.0)
+                colour = model_colour(r.a.model)
+                ax.scatter([x], [r.speedup], s=28 if r.decided else 18, color=colour if r.decided
+                           else "white", edgecolors=colour, linewidths=1.1, marker="s" if r.kernel is None else "o",
+                           zorder=3)
+            ax.axhline(1.0, color="#888888", linestyle="--", linewidth=1.0)
+            ax.set_xticks(range(len(problems)))
+            ax.set_xticklabels([p.split(" ", 1)[-1] for p in problems], rotation=30, ha="right")
+            ax.set_title(op, loc="left")
+            style(ax, grid="y")
+        axes[0].set_ylabel("B speed / A (A's median time over B's)")
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], marker="o", linestyle="", color=CUDA, label="CUDA kernel"),
+                   Line2D([], [], marker="o", linestyle="", color=TRITON, label="Triton counterpart"),
+                   Line2D([], [], marker="s", linestyle="", color=CUBLAS, label="cuBLAS"),
+                   *([Line2D([], [], marker="s", linestyle="", color=TRITON, label="Triton tutorial GEMM")]
+                     if any(r.kernel is None and r.a.model.startswith("triton") for r in cmp.rows) else []),
+                   Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color="#444444",
+                          label="open: a tie or undecided")]
+        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
+        return png(fig)
+
+
+def _verdict(r: Row) -> str:
+    return {Call.FAST: "faster", Call.SLOW: "slower"}.get(r.call, "same")
+
+
+def render_compare(cmp: Comparison, out: Path) -> Path:
+    """A self-contained HTML page of the comparison: a headline per op, the ratios plotted, every shared record."""
+    import base64
+
+    e = html.escape
+    numeric = {"A ms", "B ms", "B speed / A", "A % cuBLAS", "B % cuBLAS"}
+    head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="{"n " if h in numeric else ""}{_verdict(r) if h == "B speed / A" else ""}">'
+                         f"{e(v)}</td>" for h, v in zip(HEADERS, row, strict=True)) + "</tr>"
+        for r, row in zip(cmp.rows, table_rows(cmp), strict=True))
+    ranks = "".join(f"<tr><td>{e(c.idea)}</td><td>{e(c.problem)}</td><td><code>{e(c.impl)}</code></td>"
+                    f'<td class="n">{c.rank_a}</td><td class="n">{c.rank_b}</td></tr>' for c in cmp.rank_changes)
+    heads = "".join(f"<li>{e(cmp.op_headline(op))}</li>" for op in cmp.ops)
+    heads += f"<li>{len(cmp.rank_changes)} rank changes within ideas</li><li>{e(cmp.held_headline())}</li>"
+    data = ratio_plot(cmp)
+    plot = (f'<figure><img src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}" alt="B speed / A per '
+            'record"><figcaption>B speed / A for every record timed in both, one panel per op, problems across: blue '
+            "CUDA kernels, orange Triton counterparts, grey squares cuBLAS; filled where the two runs' rounds decide a "
+            "difference (FAST or SLOW), open where it is a tie or undecided; the dashed line is 1."
+            "</figcaption></figure>"
+            if data else "<p>No record was timed in both files: nothing to plot.</p>")
+    page = f"""<!doctype html><html lang="en"><meta charset="utf-8"><title>tile-rosetta: compare</title>
+<style>{_CSS}</style><h1>tile-rosetta: two runs compared</h1>
+<p>A: <code>{e(cmp.name_a)}</code><br>B: <code>{e(cmp.name_b)}</code></p><ul class="head">{heads}</ul>
+{plot}
+<p>Times are each run's medians (CUDA events, L2 flushed before every run). B speed / A is the verdict of B
+against A from the two runs' interleaved rounds, taken as independent sets, with its 95% interval; it is coloured
+only where the call is FAST (green, B faster) or SLOW (red); a tie or undecided is grey. % of cuBLAS is against the
+same run's cuBLAS of the same precision, so devices of different speeds compare fairly.</p>
+<h2>Per implementation and problem</h2><table><tr>{head}</tr>{body}</table>
+<h2>Rank changes within an idea</h2>{"<table><tr><th>idea</th><th>problem</th><th>implementation</th><th>rank in A"
+"</th><th>rank in B</th></tr>" + ranks + "</table>" if ranks else "<p>None: every idea ranks its implementations "
+"the same way in both runs.</p>"}
+<p>Timed in one file only: {len(cmp.only_a)} in A, {len(cmp.only_b)} in B.</p></html>"""
+    out.write_text(page, encoding="utf-8")
+    return out
