@@ -18,7 +18,8 @@ from harness.launch.implementations import Impl, baselines
 from harness.numerics import error_bound
 from harness.problems import DEFAULT_SGEMM, Problem
 from harness.registry import KERNELS
-from harness.run.records import Result, RunHeader, Status, impl_label, record_order
+from harness.run.order import record_order
+from harness.run.records import Result, RunHeader, Status, impl_label
 from harness.run.runner import ProblemContext, check_numerics, tensors
 from harness.run.session import cpu_plan, gpu_plan
 from harness.timing import Timing

@@ -23,7 +23,7 @@ from harness.report.measured import Measured
 from harness.run.records import Result
 
 __all__ = ["COUNTER_TOLERANCE", "MIN_GAP", "MIN_WEIGHT", "Reason", "because", "counters", "despite",
-           "latency_bound", "reasons", "side_name", "tied", "untied_text"]
+           "latency_bound", "reasons", "side_name", "tied"]
 
 # ncu's kernel time may differ from the timed median by this fraction before its counters are refused: ncu replays
 # one launch with the clocks unlocked, so a few percent is the replay (7% at most among the H100 run's fixed-tile
@@ -81,18 +81,6 @@ def tied(r: Result, tolerance: float = COUNTER_TOLERANCE) -> bool | None:
 def counters(r: Result) -> dict[str, float] | None:
     """The counters of `r` that may be reasoned from: None when absent or not tied to the timed configuration."""
     return r.resources.profile if tied(r) and r.resources else None
-
-
-def untied_text(r: Result) -> str | None:
-    """Why `r`'s counters are refused, in words; None where they are usable or absent."""
-    if tied(r) is not False:
-        return None
-    prof = r.resources.profile if r.resources else None
-    assert prof is not None and r.timing is not None
-    what = ("the profiled launch ran another configuration than the timed one" if prof.get("config_pinned") == 0.0
-            else f"ncu's kernel time {fmt.ms(prof['duration_ns'] / 1e6)} ms is more than "
-                 f"{COUNTER_TOLERANCE:.0%} from the timed {fmt.ms(r.timing.median_ms)} ms")
-    return f"{what}: these counters describe another kernel and no cause is read from them"
 
 
 def _sm_cycles(m: Measured, r: Result) -> float | None:

@@ -22,7 +22,8 @@ from harness.analysis.record import Analysis, across, analyse
 from harness.analysis.record import Comparison as Verdicted
 from harness.analysis.verdicts import Call
 from harness.registry import BY_ID
-from harness.run.records import Result, record_order
+from harness.run.order import record_order
+from harness.run.records import Result
 from harness.run.results import Results, load
 
 

@@ -18,7 +18,8 @@ from harness.inspect.resources import Occupancy, sm90_occupancy
 from harness.problems import Problem
 from harness.registry import BY_ID, IDEAS, PRECISION_CLASSES, Counterpart, Kernel
 from harness.registry.ideas import Idea
-from harness.run.records import SEED_SGEMM, Result, headline_problem, record_order
+from harness.run.order import SEED_SGEMM, headline_problem, record_order
+from harness.run.records import Result
 from harness.run.results import Results
 
 # How the report names each precision class: the registry's label, caveat included ("bf16x3 (not fp32-accurate)").

@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
-from harness.baselines import BASELINE_ORDER, TRITON_BASELINE_LABELS, is_cublas
+from harness.baselines import TRITON_BASELINE_LABELS, is_cublas
 from harness.inspect.kernel_resources import Resources  # the record's field type, defined beside what it is read from
 from harness.numerics import Verdict
 from harness.problems import Problem
-from harness.registry import BY_ID, KERNELS
 from harness.roofline import Peaks
 from harness.timing import Timing
 
@@ -332,38 +331,3 @@ def impl_label(impl: str, device: str | None = None) -> str:
     if model == "cuda":  # a build-study row (harness/build/options.py): the build it was made with, spelled out
         return f"CUDA, {variant} build"
     return "Triton " + variant
-
-
-def record_order(result: Result) -> tuple:
-    """Baselines first (cuBLAS, then the Triton baseline), then the registry's order, CUDA before its Triton
-    counterparts."""
-    order = {k.id: i for i, k in enumerate(KERNELS)}
-    if result.baseline:
-        known = result.impl in BASELINE_ORDER
-        return (0, 0, BASELINE_ORDER.index(result.impl) if known else len(BASELINE_ORDER), result.impl)
-    kernel = BY_ID.get(result.kernel or "")
-    if kernel is None:
-        return (2, 0, 0, f"{result.kernel} {result.impl}")
-    names = [f"triton:{c.name}" for c in kernel.counterparts]
-    within = 0 if result.impl == "cuda" else 1 + (names.index(result.impl) if result.impl in names else len(names))
-    return (1, order[kernel.id], within, result.impl)
-
-
-# The seeds' own problem (every GEMM worklog benchmarks 4096^3): their published % of cuBLAS is for it.
-SEED_SGEMM = Problem("sgemm", 4096, 4096, 4096)
-
-
-def headline_problem(results: list[Result], op: str) -> Problem | None:
-    """The problem of an op to show one chart for: the seeds' 4096^3 when timed, else the one most
-    implementations were timed on (ties: the biggest, then the first measured)."""
-    timed = [r for r in results if r.timed and r.op == op]
-    if not timed:
-        return None
-    if op == "sgemm" and any(r.problem == SEED_SGEMM for r in timed):
-        return SEED_SGEMM
-    counts: dict[Problem, int] = {}
-    first: dict[Problem, int] = {}
-    for i, r in enumerate(timed):
-        counts[r.problem] = counts.get(r.problem, 0) + 1
-        first.setdefault(r.problem, i)
-    return max(counts, key=lambda p: (counts[p], p.flops, -first[p]))

@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 from harness.registry import PRECISION_CLASSES
 from harness.roofline import Peaks
-from harness.run.records import Result, Status, record_order
+from harness.run.order import record_order
+from harness.run.records import Result, Status
 from harness.term_table import Column, print_table
 
 COLUMNS = (Column("kernel"), Column("implementation", short="impl"), Column("ms", drop=5, right=True),
