@@ -172,8 +172,7 @@ def _launched(handle: object, counterpart: Counterpart) -> dict[str, int]:
 
     meta = getattr(handle, "metadata", None)
     out = {k: int(getattr(meta, k)) for k in ("num_warps", "num_stages") if isinstance(getattr(meta, k, None), int)}
-    chosen = getattr(launch_triton.module(counterpart), "chosen_config", None)
-    for key, value in ((chosen() if chosen else None) or {}).items():
+    for key, value in (launch_triton.chosen_config(counterpart) or {}).items():
         name = {"BLOCK_M": "block_m", "BLOCK_N": "block_n", "BLOCK_K": "block_k", "GROUP_M": "group_m"}.get(key, key)
         if name in ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages") and isinstance(value, int):
             out[name] = value

@@ -32,6 +32,7 @@ from harness.inspect.tools import find_tool, run
 from harness.problems import Problem
 from harness.registry import Kernel, get
 from harness.roofline import operand_bytes, tile_bytes
+from kernels_triton.forms import AutotunedForm
 
 __all__ = ["METRICS", "ProfileRow", "command", "derive", "parse_csv", "pin", "profile",
            "profile_one"]
@@ -301,8 +302,7 @@ def _main(argv: list[str]) -> None:
         if config is not None and not pin(mod, config):
             print(f"profile: no configuration of {impl} matches {config}; the tuner chooses", file=sys.stderr)
     launch_once(kernel, impl, problem, scalars=(problem.alpha, problem.beta))
-    chosen = getattr(mod, "chosen_config", None)
-    ran = chosen() if chosen is not None else None
+    ran = mod.chosen_config() if isinstance(mod, AutotunedForm) else None
     if ran is not None:
         print(CONFIG_MARK + json.dumps(ran, sort_keys=True), flush=True)
 

@@ -15,6 +15,7 @@ import torch
 from harness import env
 from harness.operands import pack_b, problem_of
 from harness.registry import Counterpart, Kernel
+from kernels_triton.forms import AutotunedForm, TritonForm
 
 # Triton's interpreter (the CPU tier) computes every tl.dot as an fp32 matmul whatever input_precision says, and it
 # accepts only "tf32", "tf32x3" and "ieee": a bf16 split runs there as "ieee", which is what it computes for the others
@@ -22,8 +23,20 @@ from harness.registry import Counterpart, Kernel
 INTERPRETER_PRECISION = {"bf16x3": "ieee", "bf16x6": "ieee"}
 
 
-def module(counterpart: Counterpart) -> ModuleType:
-    return importlib.import_module(f"kernels_triton.{counterpart.module}")
+def module(counterpart: Counterpart) -> TritonForm:
+    """The counterpart's form, checked against the declared interface (kernels_triton/forms.py)."""
+    mod: ModuleType = importlib.import_module(f"kernels_triton.{counterpart.module}")
+    if not isinstance(mod, TritonForm):
+        lacking = [n for n in ("KERNEL", "SIGNATURE", "constexprs", "launch") if not hasattr(mod, n)]
+        raise TypeError(f"kernels_triton.{counterpart.module} is no Triton form: it lacks {', '.join(lacking)} "
+                        "(kernels_triton/forms.py)")
+    return mod
+
+
+def chosen_config(counterpart: Counterpart) -> dict | None:
+    """The configuration an autotuned form's tuner chose at its last launch; None for a form without a tuner."""
+    mod = module(counterpart)
+    return mod.chosen_config() if isinstance(mod, AutotunedForm) else None
 
 
 def config(kernel: Kernel, counterpart: Counterpart) -> dict:

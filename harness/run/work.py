@@ -142,9 +142,9 @@ def resources_of(state: dict, impl: Impl, handle: object) -> Resources | None:
     from harness.launch import triton
 
     config = triton.config(impl.kernel, impl.counterpart)
-    chosen = getattr(triton.module(impl.counterpart), "chosen_config", None)
-    if chosen is not None and chosen():
-        config = {**config, "autotuned": chosen()}
+    chosen = triton.chosen_config(impl.counterpart)
+    if chosen:
+        config = {**config, "autotuned": chosen}
     if state["gpu"] and handle is not None and hasattr(handle, "n_regs"):
         return handle_record(handle, config)
     if key not in cache:
