@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from harness.registry import hopper, ladder, tensor_cores
-from harness.registry.types import Counterpart, Kernel
+from harness.registry.types import PRECISION_CLASSES, Counterpart, Kernel, Precision
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,10 @@ def _simt() -> Ladder:
                   lambda c: c.module == ladder.LADDER and not c.deliberately_different)
 
 
-def _hopper(precision: str, name: str) -> Ladder:
+def _hopper(precision: Precision) -> Ladder:
     start = tuple(k for k in tensor_cores.KERNELS if k.precision == precision and k.b_layout == "kmajor")
-    return Ladder(name, precision, (start, *((k,) for k in hopper.KERNELS if k.precision == precision)),
-                  lambda c: not c.deliberately_different)
+    rungs = (start, *((k,) for k in hopper.KERNELS if k.precision == precision))
+    return Ladder(PRECISION_CLASSES[precision].text, precision, rungs, lambda c: not c.deliberately_different)
 
 
-LADDERS: tuple[Ladder, ...] = (_simt(), _hopper("tf32", "TF32"), _hopper("3xtf32", "3xTF32"))
+LADDERS: tuple[Ladder, ...] = (_simt(), _hopper("tf32"), _hopper("3xtf32"))

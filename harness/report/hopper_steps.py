@@ -10,7 +10,7 @@ pointing with the speed (ladder_steps.moved_counter), so a step that loses point
 from __future__ import annotations
 
 from harness.problems import Problem
-from harness.registry import hopper, tensor_cores
+from harness.registry import PRECISION_CLASSES, hopper, tensor_cores
 from harness.registry.types import Kernel
 from harness.report.ladder_steps import step_cells
 from harness.report.measured import Best, Measured, baseline_label
@@ -22,7 +22,7 @@ __all__ = ["HOPPER_IDEAS", "TITLE", "chains", "hopper_steps_table", "rung_name"]
 TITLE = "Rung by rung: what each Hopper idea gained, and what moved"
 # The ideas whose section shows the table: the wgmma rungs'.
 HOPPER_IDEAS = frozenset(k.idea for k in hopper.KERNELS)
-_PRECISION_TEXT = {"tf32": "TF32", "3xtf32": "3xTF32"}
+_HOPPER_CLASSES = ("tf32", "3xtf32")   # the Hopper rungs' classes, in the order the table shows them
 # Counters and compiled facts: the first step of each chain changes the tensor-core instruction itself (mma.sync to
 # wgmma), a compiled fact that no counter names.
 _KINDS = ("counter", "compiled")
@@ -31,7 +31,7 @@ _KINDS = ("counter", "compiled")
 def chains() -> list[tuple[str, list[list[Kernel]]]]:
     """(precision, rungs) for TF32 and 3xTF32: the mma.sync rung, then each wgmma rung of that precision."""
     out = []
-    for precision in _PRECISION_TEXT:
+    for precision in _HOPPER_CLASSES:
         start = [k for k in tensor_cores.KERNELS if k.precision == precision and k.b_layout == "kmajor"]
         out.append((precision, [start, *([k] for k in hopper.KERNELS if k.precision == precision)]))
     return out
@@ -62,7 +62,7 @@ def hopper_steps_table(m: Measured) -> Table:
                 tri = m.best(m.timed_of(kernels, problem, "triton", precision))
                 if cuda is None and tri is None:
                     continue
-                table.add([Cell(problem.shape_label), Cell(_PRECISION_TEXT[precision]),
+                table.add([Cell(problem.shape_label), Cell(PRECISION_CLASSES[precision].text),
                            Cell(rung_name(cuda, kernels), code=True),
                            *step_cells(m, cuda, before[0], _KINDS), *step_cells(m, tri, before[1], _KINDS)])
                 before = (cuda or before[0], tri or before[1])

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from matplotlib.patches import Patch
 
+from harness.registry import PRECISION_CLASSES
 from harness.report import anchors
 from harness.report.hopper_steps import chains, rung_name
 from harness.report.measured import Measured, baseline_label
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, cuda_triton_bars, figure, missing, png, sizes, style
-
-_CLASS = {"tf32": "TF32", "3xtf32": "3xTF32"}
 
 
 def hopper_points(m: Measured) -> list[tuple[str, str, float | None, float | None]]:
@@ -45,7 +44,8 @@ def hopper_chart(m: Measured) -> Plot:
             ax.axvline(split - 0.5, color="#999999", linewidth=0.8)
         ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_xticks(range(len(points)))
-        ax.set_xticklabels([f"{name.replace('_', ' ')}\n{_CLASS[prec]}" for name, prec, _, _ in points], fontsize=9)
+        ax.set_xticklabels([f"{name.replace('_', ' ')}\n{PRECISION_CLASSES[prec].text}"
+                            for name, prec, _, _ in points], fontsize=9)
         ax.set_xlim(-0.6, len(points) - 0.4)
         ax.set_ylim(0, top)
         ax.set_ylabel(f"% of the class's cuBLAS, {problem.shape_label}")
