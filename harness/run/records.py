@@ -98,17 +98,15 @@ class Numerics:
                    Verdict.from_json(data["scaled"]) if data.get("scaled") else None)
 
 
-# Figures derived from the median time; stored flat at the top level of a result, as schema 1 has them.
-_FIGURES = ("tflops", "gbps", "intensity", "bytes_model", "pct_cublas", "pct_peak")
-
-
+# Figures derived from the median time; stored flat at the top level of a result, as schema 1 has them. (Files of
+# earlier versions also hold a "pct_cublas" the worker computed from medians: it is read by nothing, the one % of
+# cuBLAS is the analysis's, harness/report/measured.py Measured.pct.)
 @dataclass
 class Figures:
     tflops: float
     gbps: float
     intensity: float
     bytes_model: int
-    pct_cublas: float | None = None     # same precision's cuBLAS (TF32 rows: cuBLAS TF32)
     pct_peak: float | None = None       # FP32 FMA peak (sgemm fp32 rows) or copy bandwidth (sgemv)
 
     def to_json(self) -> dict:
@@ -119,7 +117,7 @@ class Figures:
         if "tflops" not in data:
             return None
         return cls(float(data["tflops"]), float(data["gbps"]), float(data["intensity"]), int(data["bytes_model"]),
-                   data.get("pct_cublas"), data.get("pct_peak"))
+                   data.get("pct_peak"))
 
 
 @dataclass
@@ -168,10 +166,6 @@ class Result:
         if self.figures is None:
             return None
         return self.figures.tflops if self.op == "sgemm" else self.figures.gbps
-
-    @property
-    def pct_cublas(self) -> float | None:
-        return self.figures.pct_cublas if self.figures else None
 
     @property
     def baseline(self) -> bool:
