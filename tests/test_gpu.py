@@ -10,7 +10,8 @@ from harness.launch.implementations import Impl, all_impls, baselines
 from harness.numerics import poison_for
 from harness.preconditions import allowed_shape
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
-from harness.run.runner import ProblemContext, check_numerics, tensors
+from harness.run.runner import check_numerics, tensors
+from tests.contexts import shared_context
 
 pytestmark = pytest.mark.gpu
 
@@ -25,15 +26,7 @@ def _shape(impl: Impl, which: str) -> Problem:
     return allowed_shape(impl.kernel.preconditions, want) if impl.model == "cuda" else want
 
 
-_contexts: dict = {}
-
-
-def _ctx(problem: Problem) -> ProblemContext:
-    # Operands and references are shared by every implementation of a problem, as in `rosetta run`.
-    if problem not in _contexts:
-        _contexts.clear()
-        _contexts[problem] = ProblemContext(problem, torch.device("cuda"), seed=77)
-    return _contexts[problem]
+_ctx = shared_context  # operands and references shared by every implementation of a problem
 
 
 @pytest.mark.parametrize("which", ["seed", "other"])

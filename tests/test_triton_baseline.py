@@ -23,6 +23,7 @@ from harness.run.records import Result, RunHeader, Status, impl_label
 from harness.run.runner import ProblemContext, check_numerics, tensors
 from harness.run.session import cpu_plan, gpu_plan
 from harness.timing import Timing
+from tests.contexts import shared_context
 
 NAMES = tuple(TRITON_BASELINES)
 CLASSES = {"triton-tutorial": ("fp32", "ieee", "Triton tutorial (ieee)"),
@@ -202,14 +203,7 @@ def test_the_triton_baseline_forms_every_offset_in_64_bits():
 
 
 # ------------------------------------------------------------------------------------------------------- GPU tier
-_contexts: dict = {}
-
-
-def _ctx(problem: Problem) -> ProblemContext:
-    if problem not in _contexts:
-        _contexts.clear()
-        _contexts[problem] = ProblemContext(problem, torch.device("cuda"), seed=77)
-    return _contexts[problem]
+_ctx = shared_context  # operands and references shared by every implementation of a problem
 
 
 GPU_SHAPES = (DEFAULT_SGEMM[0], Problem("sgemm", 1000, 1531, 771))

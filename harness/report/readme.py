@@ -20,7 +20,7 @@ from harness.report.fp32_class import fp32_class_table
 from harness.report.measured import Measured
 from harness.report.method import command
 from harness.report.overview import claims_tables, headline_table, idea_table
-from harness.report.plots import all_plots
+from harness.report.plots import Plot, all_plots
 from harness.report.results_tables import markdown_results_table
 from harness.report.tables import to_markdown
 from harness.run.results import load
@@ -30,6 +30,13 @@ FP32_BEGIN, FP32_END = "<!-- fp32-class:begin -->", "<!-- fp32-class:end -->"
 # The plots the README shows; the report shows them all.
 README_PLOTS = (anchors.BARS.format(op="sgemm"), anchors.BARS.format(op="sgemm") + "-tf32", anchors.HOPPER_LADDER,
                 anchors.GEMV, anchors.ROOFLINE, anchors.ACCURACY)
+
+
+def _plot_markdown(plot: Plot, results_path: Path, readme_dir: Path) -> str:
+    """The plot written as a PNG beside its results file, and its Markdown image with the caption under it."""
+    png = results_path.parent / f"{results_path.stem}-{plot.key}.png"
+    png.write_bytes(plot.png or b"")
+    return f"![{plot.title}]({png.resolve().relative_to(readme_dir.resolve()).as_posix()})\n\n{plot.caption}"
 
 
 def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
@@ -49,10 +56,7 @@ def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
                                                      for n, f in enumerate(found, 1)))
     for plot in all_plots(m):
         if plot.png and plot.key in README_PLOTS and (accuracy or plot.key != anchors.ACCURACY):
-            name = f"{results_path.stem}-{plot.key}.png"
-            (results_path.parent / name).write_bytes(plot.png)
-            rel = (results_path.parent / name).resolve().relative_to(readme_dir.resolve())
-            lines.append(f"![{plot.title}]({rel.as_posix()})\n\n{plot.caption}")
+            lines.append(_plot_markdown(plot, results_path, readme_dir))
     lines.append("Each idea at a glance, every result of the run, and the documents' figures beside ours: "
                  "[docs/results.md](docs/results.md).")
     return "\n\n".join(lines)
@@ -66,10 +70,7 @@ def fp32_section(results_path: Path, readme_dir: Path) -> str:
              f"`python -m harness.report.readme <run> {path}`."]
     for plot in all_plots(m):
         if plot.png and plot.key == anchors.ACCURACY:
-            name = f"{results_path.stem}-{plot.key}.png"
-            (results_path.parent / name).write_bytes(plot.png)
-            rel = (results_path.parent / name).resolve().relative_to(readme_dir.resolve())
-            lines.append(f"![{plot.title}]({rel.as_posix()})\n\n{plot.caption}")
+            lines.append(_plot_markdown(plot, results_path, readme_dir))
     if fp32_class_table(m) is not None:
         lines.append("Every point with its speed interval, call, registers and error per layer: "
                      "[docs/fp32-class.md](docs/fp32-class.md).")
