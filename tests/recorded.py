@@ -9,12 +9,28 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def recorded_gpu_run() -> Path | None:
-    """The newest committed full GPU run: a results file whose run header says gpu and whose command chose no subset."""
+    """The newest committed full GPU run: a results file whose run header says gpu, whose command chose no subset,
+    and which is no A/A control."""
     for path in sorted((REPO / "results").glob("*.jsonl"), reverse=True):
         header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
-        if header.get("mode") == "gpu" and not {"--only", "--sweep", "--shape"} & set(header.get("argv", [])):
+        if _full_gpu_run(header):
             return path
     return None
+
+
+def recorded_run_before_the_scaled_layer() -> Path | None:
+    """The newest committed full GPU run none of whose records has a scaled-layer verdict (an older file)."""
+    for path in sorted((REPO / "results").glob("*.jsonl"), reverse=True):
+        text = path.read_text(encoding="utf-8")
+        header = json.loads(text.splitlines()[0])
+        if _full_gpu_run(header) and '"scaled"' not in text:
+            return path
+    return None
+
+
+def _full_gpu_run(header: dict) -> bool:
+    """A GPU run whose command chose no subset and is no A/A control."""
+    return header.get("mode") == "gpu" and not {"--only", "--sweep", "--shape", "--aa"} & set(header.get("argv", []))
 
 
 def with_rounds(results, jitter: float = 0.001):

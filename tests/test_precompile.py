@@ -43,3 +43,29 @@ def test_the_pool_compiles_a_counterpart_into_tritons_disk_cache(tmp_path, monke
     assert pre.close() == []
     cubins = list((tmp_path / "triton").rglob("*.cubin"))
     assert len(cubins) >= at_least, f"the pool compiled {len(cubins)} kernels into Triton's cache"
+
+
+def test_the_worker_reads_the_plans_cuda_compile_records_in_the_background_and_waits_for_its_own(monkeypatch):
+    """The worker starts reading every default-build CUDA kernel's compile record of the plan when it starts (the
+    build-variant rows read none), and a row's record is the one that read produced, not a second read."""
+    from harness.launch.implementations import Impl
+    from harness.run import work
+    from harness.run.records import Resources
+    from harness.run.session import RunSession
+
+    kernel = BY_ID["s000.gemm_naive"]
+    plan = [(Problem("sgemm", 64, 64, 64), [key_of(i) for i in all_impls([kernel])])]
+    assert RunSession.cuda_kernels(plan) == [kernel.id]
+
+    read: list[str] = []
+
+    def record(k, arch):
+        read.append((k.id, arch))
+        return Resources(source=f"read for {arch}")
+
+    monkeypatch.setattr("harness.inspect.resources.kernel_record", record)
+    state = {"gpu": False, "resources": {}, "records": {}}
+    work._prefetch_records(state, RunSession.cuda_kernels(plan), "sm_90a")
+    got = work.resources_of(state, Impl("cuda", "sgemm", kernel), None)
+    again = work.resources_of(state, Impl("cuda", "sgemm", kernel), None)
+    assert got is again and got.source == "read for sm_90a" and read == [(kernel.id, "sm_90a")]

@@ -122,8 +122,31 @@ def test_the_suites_autotuned_ceiling_searches_every_configuration_the_tutorial_
 
     searched = _tiles(gemm_autotuned.sgemm_autotuned.configs)
     assert set(TUTORIAL) <= set(searched)
-    assert len(searched) == len(set(searched)), "a configuration is searched twice"
+    folds = [c.kwargs["FOLD"] for c in gemm_autotuned.sgemm_autotuned.configs]
+    assert len(set(zip(searched, folds, strict=True))) == len(searched), "a configuration is searched twice"
+    assert {True, False} == set(folds), "the tuner is given both ways of keeping loads in bounds"
     assert _tiles(gemm_autotuned.CONFIGS[:1]) == [(64, 128, 64, 3, 8)]  # the interpreter's is still the first
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["masked", "folded"])
+def test_the_autotuned_ceiling_is_right_on_an_odd_shape_with_loads_masked_or_folded(fold, device):
+    """Folded loads read rows and columns mod M and N past the edge; the store's mask must throw those away and the
+    K mask keep the partial last step: every output checked against float64, C poisoned with NaN (beta = 0)."""
+    import triton
+
+    from kernels_triton.gemm_autotuned import sgemm_autotuned_kernel
+
+    p = triton_tutorial.CPU_PROBLEM
+    g = torch.Generator().manual_seed(7)
+    A = torch.rand(p.M, p.K, generator=g).to(device)
+    B = torch.rand(p.K, p.N, generator=g).to(device)
+    C = torch.full((p.M, p.N), float("nan"), device=device)
+    grid = (triton.cdiv(p.M, 32) * triton.cdiv(p.N, 64),)
+    sgemm_autotuned_kernel[grid](A, B, C, p.M, p.N, p.K, 1.0, 0.0, BLOCK_M=32, BLOCK_N=64, BLOCK_K=32, GROUP_M=8,
+                                 FOLD=fold)
+    ref = A.double() @ B.double()
+    assert not torch.isnan(C).any()
+    assert float((C.double() - ref).abs().max() / ref.abs().max()) < error_bound(p)
 
 
 def test_binding_refuses_what_is_not_an_sgemm_of_fp32_operands(device):

@@ -155,7 +155,8 @@ class RunSession:
         workers = [Worker(WorkerSpec(gpu=g, measure=self.measure,
                                      options={"rep_ms": self.rep_ms, "seed": self.seed, "peaks": self.gpu,
                                               "rounds": self.rounds, "aa": self.aa,
-                                              "build_variants": self.build_variants(plan)}))
+                                              "build_variants": self.build_variants(plan),
+                                              "cuda_kernels": self.cuda_kernels(plan)}))
                    for g in self.gpus]
         lock = threading.Lock()
         clock = time.perf_counter()
@@ -251,6 +252,11 @@ class RunSession:
         if free:
             for problem, _ in plan:
                 fits_in_memory("rosetta run", problem, min(free))
+
+    @staticmethod
+    def cuda_kernels(plan: Plan) -> list[str]:
+        """The CUDA kernels whose compile records the plan's default-build rows read, in plan order."""
+        return list(dict.fromkeys(k[0] for _, keys in plan for k in keys if k[0] is not None and k[1] == "cuda"))
 
     @staticmethod
     def build_variants(plan: Plan) -> tuple[str, ...]:

@@ -24,6 +24,11 @@ COLUMNS = (Column("kernel"), Column("implementation", short="impl"), Column("ms"
            Column("beta=0", drop=4), Column("regs", drop=1, right=True))
 HEADERS = tuple(c.header for c in COLUMNS)
 MORE = "the report and the results file have them"
+CAVEAT_MARK = "*"
+
+
+def _caveat(r: Result) -> str:
+    return PRECISION_CLASSES[r.precision].caveat if r.precision in PRECISION_CLASSES else ""
 
 
 def _pct(value: float | None) -> str:
@@ -74,9 +79,9 @@ def row(r: Result, verdicts: Verdicts = _no_verdicts) -> list[str]:
     peak = r.figures.pct_peak if r.figures is not None and r.precision == "fp32" else None
     clock = r.timing.clock_mhz if r.timed and r.timing else None
     pct, call, tutorial = verdicts(r) if r.timed else ("-", "-", "-")
-    # the table has no precision column: a class used in place of fp32 that is not as accurate says so by the name
-    caveat = PRECISION_CLASSES[r.precision].caveat if r.precision in PRECISION_CLASSES else ""
-    label = f"{r.label} ({caveat})" if caveat else r.label
+    # the table has no precision column: a class used in place of fp32 that is not as accurate is marked by the name,
+    # and the mark is said under the table (the caveat in full would push an 80-column row past its width)
+    label = f"{r.label}{CAVEAT_MARK}" if _caveat(r) else r.label
     return [r.kernel or "baseline", label, f"{r.timing.median_ms:.3f}" if r.timed and r.timing else "-",
             f"{clock:.0f}" if clock else "-", rate, pct, call, tutorial, _pct(peak if r.timed else None),
             verdict(r), beta0(r), regs(r)]
@@ -98,7 +103,14 @@ def _title(label: str, peaks: Peaks | None) -> str:
 
 def print_summary(results: list[Result], peaks: Peaks | None, console, verdicts: Verdicts = _no_verdicts) -> None:
     """Print one table per problem, fitted to the console's width (bold headers on a terminal)."""
+    marked: dict[str, list[str]] = {}
+    for r in results:
+        if caveat := _caveat(r):
+            marked.setdefault(r.problem.label, []).append(f"{PRECISION_CLASSES[r.precision].text}: {caveat}")
     for i, (label, rows) in enumerate(tables(results, verdicts).items()):
         if i:
             console.print()
         print_table(console, _title(label, peaks), list(COLUMNS), rows, MORE)
+        if label in marked:
+            console.print(f"{CAVEAT_MARK} " + "; ".join(dict.fromkeys(marked[label])), soft_wrap=False,
+                          highlight=False)

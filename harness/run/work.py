@@ -6,6 +6,7 @@ Runs inside the worker (run/worker.py starts it); the parent never imports CUDA 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from harness import env
 from harness.launch.implementations import Impl
@@ -41,7 +42,7 @@ def setup(options: dict) -> dict:
     from harness.run.runner import RunOptions
 
     gpu = env.has_gpu() and not env.interpreting()
-    state: dict = {"gpu": gpu, "contexts": {}, "resources": {}}
+    state: dict = {"gpu": gpu, "contexts": {}, "resources": {}, "records": {}}
     state["opts"] = RunOptions(time=gpu, rep_ms=float(options.get("rep_ms", 100.0)),
                                seed=int(options.get("seed", SEED)), device_type="cuda" if gpu else "cpu",
                                rounds=int(options.get("rounds", RunOptions.rounds)), aa=bool(options.get("aa")))
@@ -58,6 +59,7 @@ def setup(options: dict) -> dict:
         # Every CUDA source compiles in the background from here on (cached on disk across runs), overlapping the
         # peaks, the baselines and the Triton compiles; a kernel whose module is not ready yet waits for it alone.
         build.prefetch(variants=options.get("build_variants", ("default",)))
+        _prefetch_records(state, options.get("cuda_kernels", ()), build.device_arch())
         # What the parent needs to know of this GPU; it asks here so that it never opens a context itself.
         state["facts"] = {"sms": props.multi_processor_count, "l2_bytes": getattr(props, "L2_cache_size", None),
                           "free_bytes": torch.cuda.mem_get_info(state["device_obj"])[0],
@@ -76,6 +78,26 @@ def setup(options: dict) -> dict:
         state["device_obj"] = torch.device("cpu")
         state["device"] = "cpu (Triton interpreter)"
     return state
+
+
+# Threads reading the CUDA kernels' compile reports (ptxas log, SASS mix: a cuobjdump child each) in the background:
+# read one by one in the worker they took 35 s of a 241 s default run, on its critical path.
+RECORD_THREADS = 4
+
+
+def _prefetch_records(state: dict, kernel_ids: tuple[str, ...] | list[str], arch: str) -> None:
+    """Start reading the compile record of each CUDA kernel the plan measures; resources_of waits for its own.
+    Only files and child processes are touched here: the driver's view of a kernel (attributes) is asked for by the
+    worker's own thread, which holds the CUDA context."""
+    if not kernel_ids:
+        return
+    from harness.inspect.resources import kernel_record
+    from harness.registry import get
+
+    pool = ThreadPoolExecutor(RECORD_THREADS, thread_name_prefix="records")
+    for kernel_id in kernel_ids:
+        state["records"][kernel_id] = pool.submit(kernel_record, get(kernel_id), arch)
+    pool.shutdown(wait=False)  # the submitted reads go on; the threads end with them
 
 
 def measure_one(state: dict, problem: Problem, key: tuple[str | None, str, str]) -> Result | Pending:
@@ -132,7 +154,9 @@ def resources_of(state: dict, impl: Impl, handle: object) -> Resources | None:
         if key not in cache:
             from harness import build
 
-            out = kernel_record(impl.kernel, build.device_arch() if state["gpu"] else None)
+            ahead: Future | None = state.get("records", {}).get(impl.kernel.id)
+            out = ahead.result() if ahead is not None else kernel_record(
+                impl.kernel, build.device_arch() if state["gpu"] else None)
             if state["gpu"]:
                 from harness.launch.cuda import attributes
 
