@@ -217,7 +217,7 @@ def test_an_autotuned_row_is_profiled_in_the_configuration_it_is_given_on_the_gp
     kernel = BY_ID["rosetta.sgemm_general<128,256,16,32,128,8,16,8>"]
     first = mod.CONFIGS[-1]  # not the first entry, so a pin that failed would show
     chosen = {"block_m": first.kwargs["BLOCK_M"], "block_n": first.kwargs["BLOCK_N"],
-              "block_k": first.kwargs["BLOCK_K"], "group_m": first.kwargs["GROUP_M"],
+              "block_k": first.kwargs["BLOCK_K"], "group_m": first.kwargs["GROUP_M"], "fold": first.kwargs["FOLD"],
               "num_warps": first.num_warps, "num_stages": first.num_stages}
     row = profile.profile_one(kernel, "triton:autotuned", Problem("sgemm", 2048, 2048, 2048), chosen)
     assert row.error is None, row.error
