@@ -65,6 +65,12 @@ def precision_label(precision: str) -> str:
     return found.label if found else precision
 
 
+def precision_caveat(precision: str) -> str:
+    """What a reader must be told beside a class by key ("not fp32-accurate"); "" for none or an unknown key."""
+    found = PRECISION_CLASSES.get(precision)  # type: ignore[call-overload]
+    return found.caveat if found else ""
+
+
 # How B reaches the kernel: "row" is the suite's K x N row-major B; "kmajor" is B^T (N x K contiguous),
 # packed once before the run (the packing is timed on its own, never inside the kernel's time).
 BLayout = Literal["row", "kmajor"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.registry import PRECISION_CLASSES
+from harness.registry import PRECISION_CLASSES, precision_caveat
 from harness.roofline import Peaks
 from harness.run.order import record_order
 from harness.run.records import Result, Status
@@ -25,10 +25,6 @@ COLUMNS = (Column("kernel"), Column("implementation", short="impl"), Column("ms"
 HEADERS = tuple(c.header for c in COLUMNS)
 MORE = "the report and the results file have them"
 CAVEAT_MARK = "*"
-
-
-def _caveat(r: Result) -> str:
-    return PRECISION_CLASSES[r.precision].caveat if r.precision in PRECISION_CLASSES else ""
 
 
 def _pct(value: float | None) -> str:
@@ -81,7 +77,7 @@ def row(r: Result, verdicts: Verdicts = _no_verdicts) -> list[str]:
     pct, call, tutorial = verdicts(r) if r.timed else ("-", "-", "-")
     # the table has no precision column: a class used in place of fp32 that is not as accurate is marked by the name,
     # and the mark is said under the table (the caveat in full would push an 80-column row past its width)
-    label = f"{r.label}{CAVEAT_MARK}" if _caveat(r) else r.label
+    label = f"{r.label}{CAVEAT_MARK}" if precision_caveat(r.precision) else r.label
     return [r.kernel or "baseline", label, f"{r.timing.median_ms:.3f}" if r.timed and r.timing else "-",
             f"{clock:.0f}" if clock else "-", rate, pct, call, tutorial, _pct(peak if r.timed else None),
             verdict(r), beta0(r), regs(r)]
@@ -105,7 +101,7 @@ def print_summary(results: list[Result], peaks: Peaks | None, console, verdicts:
     """Print one table per problem, fitted to the console's width (bold headers on a terminal)."""
     marked: dict[str, list[str]] = {}
     for r in results:
-        if caveat := _caveat(r):
+        if caveat := precision_caveat(r.precision):
             marked.setdefault(r.problem.label, []).append(f"{PRECISION_CLASSES[r.precision].text}: {caveat}")
     for i, (label, rows) in enumerate(tables(results, verdicts).items()):
         if i:

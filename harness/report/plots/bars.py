@@ -8,7 +8,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from harness.baselines import cublas_of
-from harness.registry import BY_ID, PRECISION_CLASSES
+from harness.registry import BY_ID, PRECISION_CLASSES, precision_caveat
 from harness.registry.types import PRECISIONS
 from harness.report import anchors, fmt
 from harness.report.claims import published_pct
@@ -42,16 +42,11 @@ def _label(r: Result) -> str:
     if r.precision == "fp32":
         return text
     if r.precision in r.label:
-        return f"{text} {CAVEAT_MARK}" if _caveat(r) else text
+        return f"{text} {CAVEAT_MARK}" if precision_caveat(r.precision) else text
     return f"{text} ({PRECISION_TEXT.get(r.precision, r.precision)})"
 
 
 CAVEAT_MARK = "†"
-
-
-def _caveat(r: Result) -> str:
-    cls = PRECISION_CLASSES.get(r.precision)
-    return cls.caveat if cls else ""
 
 
 def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
@@ -123,7 +118,7 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
                f"number beside each bar its % of {vs}; the dashed line is {vs}."
                + (" Diamonds: the % of cuBLAS the kernel's document published on its own GPU, a shape to compare "
                   "rather than a target." if pubs else " No kernel drawn here has a published % of cuBLAS."))
-    marked = dict.fromkeys(f"{PRECISION_CLASSES[r.precision].text} is {_caveat(r)}"
+    marked = dict.fromkeys(f"{PRECISION_CLASSES[r.precision].text} is {precision_caveat(r.precision)}"
                            for _, r in rows if r is not None and _label(r).endswith(CAVEAT_MARK))
     if marked:
         caption += f" {CAVEAT_MARK}: " + "; ".join(marked) + "."
