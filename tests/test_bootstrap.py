@@ -122,3 +122,37 @@ def test_the_readme_names_every_seed_document_by_its_registry_title_and_gpu():
             assert seed.title_en in rows[key][1], key
         assert rows[key][3] == seed.gpu, key
 
+
+
+def test_the_requirements_are_pyprojects_dependencies_and_the_extras_and_its_scripts_come_with_them():
+    tomllib = pytest.importorskip("tomllib")
+    text = (ROOT / "pyproject.toml").read_text()
+    project = tomllib.loads(text)["project"]
+    plain, scripts = bootstrap.requirements_of(text, None)
+    assert plain == project["dependencies"]
+    assert scripts == project["scripts"]
+    with_extra, _ = bootstrap.requirements_of(text, "cuda13")
+    assert with_extra == [*project["dependencies"], *project["optional-dependencies"]["cuda13"]]
+
+
+def test_an_installed_package_satisfies_its_requirement_and_a_missing_or_old_one_is_named():
+    assert bootstrap.unmet(["pytest>=1"]) == []
+    missing = bootstrap.unmet(["pytest>=999", "no-such-package-tile-rosetta>=1"])
+    assert missing is not None and len(missing) == 2
+    assert missing[0].startswith("pytest ") and "(needs >=999)" in missing[0]
+    assert missing[1] == "no-such-package-tile-rosetta absent"
+
+
+def test_the_cuda_of_a_torch_build_is_read_from_its_version_file_and_a_cpu_build_has_none():
+    cuda_build = "__version__ = '2.11.0+cu130'\ndebug = False\ncuda: Optional[str] = '13.0'\ngit_version = 'x'\n"
+    cpu_build = "__version__ = '2.13.0+cpu'\ndebug = False\ncuda: Optional[str] = None\n"
+    assert bootstrap.torch_cuda_of(cuda_build) == "13.0"
+    assert bootstrap.torch_cuda_of(cpu_build) is None
+
+
+def test_a_linked_console_script_runs_its_command_as_main_only_and_not_again_in_a_spawned_process():
+    text = bootstrap.console_script(Path("/x/.venv/bin/python"), "json:dumps")
+    assert text.startswith("#!/x/.venv/bin/python\n")
+    exec(compile(text, "rosetta", "exec"), {"__name__": "__mp_main__"})   # what a spawned child runs: nothing
+    with pytest.raises(TypeError):   # as the command: json.dumps() is called (and wants an argument)
+        exec(compile(text, "rosetta", "exec"), {"__name__": "__main__"})
