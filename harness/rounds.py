@@ -15,18 +15,23 @@ import torch
 
 from harness.timing import L2_FLUSH_BYTES, Samples
 
-# Interleaved rounds (`interleave`): how many, and the bounds of one burst's runs. Ten rounds put a 95% bootstrap
-# interval of a paired ratio within about +-2% when a round's ratio varies by 3% (TF32 rows at the power limit).
-ROUNDS = 10
+# Interleaved rounds (`interleave`): how many, and the bounds of one burst's runs. What varies between rounds is the
+# SM clock from one burst to the next: on an H100 a SIMT fp32 row's bursts ran anywhere from 1960 to 2040 MHz and its
+# times followed (3.18 to 3.27 ms), while the runs of one burst agree within a fraction of a percent. So the rounds,
+# not the runs in a burst, set the interval: with 10 rounds of 3 runs, 7 of 94 SIMT rows at 4096^3 had a time
+# interval wider than +-1% (at most 1.32%) while in cycles none passed 0.75% (results/...20261125T085429Z). 20 rounds
+# of one run or more cost the same device time and narrow the interval by about sqrt(2).
+ROUNDS = 20
 MIN_ROUNDS = 3           # fewer rounds than this make no call (harness/analysis/verdicts.py)
-BURST_MIN_RUNS = 3
+BURST_MIN_RUNS = 1
 # A run of tens of microseconds (sgemv 4096x4096) has a long tail (0.034 to 0.14 ms in one burst, measured on an
 # H100), so a burst's median needs many runs: with 40 a burst, 8 of 11 A/A pairs of that problem were SAME; with
 # 120, 11 of 11 (half-width at most 0.8%). Reading the flush buffer instead of writing it did not help.
 BURST_MAX_RUNS = 120
-# Device time one entry may take over all its rounds. A seed kernel of 0.7 s a run would otherwise cost 30 s (3 runs
-# in each of 10 rounds): past this, a burst loses its untimed run, then runs, then the entry takes part in the first
-# rounds only (never fewer than MIN_ROUNDS), and its comparisons pair the rounds both sides took part in.
+# Device time one entry may take over all its rounds. A seed kernel of 0.7 s a run would otherwise cost 28 s (a
+# run and its untimed one in each of 20 rounds): past this, a burst loses its untimed run, then runs, then the entry
+# takes part in the first rounds only (never fewer than MIN_ROUNDS), and its comparisons pair the rounds both sides
+# took part in.
 ENTRY_BUDGET_MS = 2500.0
 
 
