@@ -1,5 +1,6 @@
-"""The verbs that run NVIDIA's tools on a GPU: `rosetta profile` (ncu), `rosetta sanitize` (compute-sanitizer) and
-`rosetta referee` (nvbench, through the optional cuda-bench package)."""
+"""The verbs that run NVIDIA's tools or a study of their own on a GPU: `rosetta profile` (ncu), `rosetta sanitize`
+(compute-sanitizer), `rosetta referee` (nvbench, through the optional cuda-bench package) and `rosetta knobs` (why a
+Triton form trails Triton's tutorial GEMM)."""
 
 from __future__ import annotations
 
@@ -99,4 +100,44 @@ def cmd_referee(args: argparse.Namespace) -> int:
                  Column("nvbench / suite", right=True)],
                 [[r.label, f(r.suite_ms, ".4f"), f(r.suite_mhz, ".0f"), f(r.nvbench_ms, ".4f"), f(r.nvbench_mhz, ".0f"),
                   f(r.ratio, ".3f")] for r in rows])
+    return 0
+
+
+def add_knobs(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("knobs", help="why each SLOW Triton form trails Triton's tutorial GEMM, knob by knob (GPU)",
+                       description="For each Triton form and class with a row that the results file calls SLOW "
+                       "against its Triton baseline, time its fastest such row again beside the baseline, with each "
+                       "launch setting (tile, warps, stages, program order) switched alone to the baseline "
+                       "autotuner's choice, in interleaved rounds. Writes RESULTS.knobs.json beside the file; the "
+                       "report's findings then say which knob explains each gap.")
+    s.add_argument("results", help="a results file with its analysis beside it (a GPU run)")
+    s.add_argument("--shape", default="4096x4096x4096", help="the sgemm problem studied (default: %(default)s)")
+    s.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default: %(default)s)")
+    s.set_defaults(func=cmd_knobs)
+
+
+def cmd_knobs(args: argparse.Namespace) -> int:
+    from harness.analysis import knobs as found
+    from harness.report.knob_text import sentence
+    from harness.run import knobs
+    from harness.run.work import SEED
+
+    problem = parse_shape(args.shape)
+    path = Path(args.results)
+    if problem.op != "sgemm":
+        raise UserError(f"knobs studies sgemm problems (the Triton baseline's op), not {problem.label}")
+    if not path.is_file():
+        raise UserError(f"{path}: no such results file")
+    if args.rounds < 3:
+        raise UserError(f"--rounds {args.rounds}: a verdict needs at least 3 rounds")
+    if not env.has_gpu():
+        raise UserError(f"knobs needs a GPU ({env.gpu_reason()})")
+    out = console()
+    # markup off: kernel ids and implementations hold brackets ("[triton:dot]") that rich would read as styles
+    written = knobs.measure(path, problem, rounds=args.rounds, seed=SEED,
+                            say=lambda line: out.print(line, markup=False))
+    study = found.read_beside(path)
+    for f in study.findings:
+        out.print(f"{f.kernel} [{f.impl}] ({f.precision}): {sentence(f)}", markup=False)
+    out.print(f"wrote {written}", markup=False)
     return 0

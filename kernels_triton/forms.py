@@ -38,3 +38,12 @@ class AutotunedForm(TritonForm, Protocol):
         """The configuration the tuner chose for the last shape launched (block sizes, warps, stages); None before
         any launch."""
         ...
+
+
+@runtime_checkable
+class TunedAroundForm(AutotunedForm, Protocol):
+    """An autotuned form whose tuner times configurations of another form's kernel: PLAIN names that form
+    (a module of this package), whose launch runs the kernel at one configuration. What the tuner chose can so be
+    launched again, and changed one setting at a time (harness/run/knobs.py)."""
+
+    PLAIN: str

@@ -29,6 +29,7 @@ import triton
 from kernels_triton.gemm_ladder import SIGNATURE, constexprs, sgemm_ladder_kernel
 
 KERNEL = sgemm_ladder_kernel
+PLAIN = "gemm_ladder"  # the form that launches this kernel at one configuration (forms.TunedAroundForm)
 STAGES = (1, 2, 3, 4)
 MAX_WARPS = 16  # a program of 512 threads: the largest tried
 CONFIGS_MAX = 2 * len(STAGES)  # warps x1 and x2, each stage count
@@ -83,4 +84,4 @@ def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0
     return tuner[grid](A, B, C, M, N, K, alpha, beta)
 
 
-__all__ = ["CONFIGS_MAX", "KERNEL", "SIGNATURE", "STAGES", "chosen_config", "configs", "constexprs", "launch"]
+__all__ = ["CONFIGS_MAX", "KERNEL", "PLAIN", "SIGNATURE", "STAGES", "chosen_config", "configs", "constexprs", "launch"]

@@ -41,7 +41,8 @@ gemm_tc_tuned = triton.autotune(configs=CONFIGS, key=["M", "N", "K", "B_KMAJOR",
                                 restore_value=["C"])(gemm_tc_kernel)
 
 KERNEL = gemm_tc_kernel
-__all__ = ["CONFIGS", "KERNEL", "SIGNATURE", "chosen_config", "constexprs", "launch"]
+PLAIN = "gemm_tc"  # the form that launches this kernel at one configuration (forms.TunedAroundForm)
+__all__ = ["CONFIGS", "KERNEL", "PLAIN", "SIGNATURE", "chosen_config", "constexprs", "launch"]
 
 
 def _interpreting() -> bool:

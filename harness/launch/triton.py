@@ -71,6 +71,11 @@ def bind(kernel: Kernel, counterpart: Counterpart, tensors: dict[str, torch.Tens
     opts = config(kernel, counterpart)
     if env.interpreting() and opts.get("input_precision") in INTERPRETER_PRECISION:
         opts = {**opts, "input_precision": INTERPRETER_PRECISION[str(opts["input_precision"])]}
+    return _launcher(kernel, launch, opts, tensors, alpha, beta)
+
+
+def _launcher(kernel: Kernel, launch: Callable[..., object], opts: dict, tensors: dict[str, torch.Tensor],
+              alpha: float, beta: float) -> Callable[[], object]:
     if kernel.op == "sgemv":
         A, x, y = tensors["A"], tensors["x"], tensors["y"]
         return lambda: launch(A, x, y, **opts)
@@ -79,3 +84,21 @@ def bind(kernel: Kernel, counterpart: Counterpart, tensors: dict[str, torch.Tens
     A, B, C = tensors["A"], tensors["B"], tensors["C"]
     alpha, beta = float(alpha), float(beta)
     return lambda: launch(A, B, C, alpha, beta, **opts)
+
+
+def form(name: str) -> TritonForm:
+    """A form of kernels_triton by its module name, checked against the declared interface."""
+    return module(Counterpart(name, name))
+
+
+def launch_settings(name: str) -> dict[str, inspect.Parameter]:
+    """The settings a form's launch takes by keyword (block sizes, warps, stages, ...), with their defaults."""
+    return {k: p for k, p in inspect.signature(form(name).launch).parameters.items()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+def bind_settings(kernel: Kernel, name: str, settings: dict, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
+                  beta: float = 0.0) -> Callable[[], object]:
+    """A zero-argument launch of form `name` on a kernel's operands with settings of the caller's choosing (a knob
+    study's variants: harness/run/knobs.py), not the registry's. The operands are the kernel's, already checked."""
+    return _launcher(kernel, form(name).launch, dict(settings), tensors, alpha, beta)

@@ -6,6 +6,7 @@ from harness.problems import Problem
 
 TOP = "top"
 FINDINGS = "findings"
+KNOBS = "knob-study"
 IDEA_TABLE = "idea-table"
 SHARED_TRITON = "shared-triton"
 CLAIMS = "claims"

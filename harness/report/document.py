@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from harness.analysis import knobs
 from harness.registry import SEEDS
 from harness.report import anchors, hopper_steps
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.findings import findings
 from harness.report.fp32_class import fp32_class_table
+from harness.report.knob_text import knob_bullets, knob_intro, knob_table
 from harness.report.ladder_steps import ladder_steps_table
 from harness.report.measured import Measured
 from harness.report.method import method_section, notices, when
@@ -32,6 +34,13 @@ def findings_section(m: Measured) -> Section:
                 "links to the section that shows the evidence."], cls="note"))
     items: list[list[Inline]] = [[*f.parts, " ", Link(f"→ {f.evidence.text}", f.evidence.href)] for f in found]
     s.add(Bullets(items, cls="findings", ordered=True))
+    study = knobs.read_beside(m.file.path)
+    if study is not None and study.findings:
+        sub = Section(anchors.KNOBS, "Why Triton rows trail Triton's tutorial GEMM", 3)
+        sub.add(Para(knob_intro(study), cls="note"))
+        sub.add(Bullets(knob_bullets(study, detail=False), cls="findings"))
+        sub.add(TableBlock(knob_table(study), "Every knob of each row", folded=True))
+        s.add(sub)
     return s
 
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from harness.analysis import knobs
 from harness.report import anchors, markdown
 from harness.report.findings import findings
 from harness.report.fp32_class import fp32_class_table
+from harness.report.knob_text import knob_bullets, knob_intro
 from harness.report.measured import Measured
 from harness.report.method import command
 from harness.report.overview import claims_tables, headline_table, idea_table
@@ -57,6 +59,10 @@ def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
     for plot in all_plots(m):
         if plot.png and plot.key in README_PLOTS and (accuracy or plot.key != anchors.ACCURACY):
             lines.append(_plot_markdown(plot, results_path, readme_dir))
+    study = knobs.read_beside(results_path)
+    if study is not None and study.findings:
+        lines.append(f"Why each Triton form trails Triton's tutorial GEMM, one knob at a time "
+                     f"(`rosetta knobs {path}`): [docs/results.md](docs/results.md#{anchors.KNOBS}).")
     lines.append("Each idea at a glance, every result of the run, and the documents' figures beside ours: "
                  "[docs/results.md](docs/results.md).")
     return "\n\n".join(lines)
@@ -107,6 +113,11 @@ def long_tables(results_path: Path) -> str:
         lines.append(to_markdown(stride))
     if unroll is not None:
         lines.append(markdown.inline(unroll))
+    study = knobs.read_beside(results_path)
+    if study is not None and study.findings:
+        lines.append(f'<a id="{anchors.KNOBS}"></a>\n\n## Why Triton rows trail Triton\'s tutorial GEMM\n\n'
+                     + markdown.inline(knob_intro(study), links=False) + "\n\n"
+                     + "\n".join(f"- {markdown.inline(item, links=False)}" for item in knob_bullets(study)))
     return "\n\n".join(lines) + "\n"
 
 
