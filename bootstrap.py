@@ -110,6 +110,12 @@ def venv_python() -> Path:
     return VENV / "bin" / "python"
 
 
+def venv_site() -> Path:
+    """.venv's site-packages, as its own Python names it."""
+    return Path(subprocess.run([str(venv_python()), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+
+
 def venv_version() -> str | None:
     """The Python version .venv was made with (pyvenv.cfg), e.g. '3.11'."""
     cfg = VENV / "pyvenv.cfg"
@@ -145,8 +151,7 @@ def make_venv(parent: str | None) -> None:
         made_ok = subprocess.run([*cmd, "--without-pip"] if borrow else cmd, check=False).returncode == 0
         if not made_ok:
             raise SystemExit("could not create .venv (on Debian/Ubuntu: apt-get install python3-venv)")
-    site = Path(subprocess.run([str(venv_python()), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = venv_site()
     link = site / LINK
     if parent is None:
         link.unlink(missing_ok=True)
@@ -208,9 +213,7 @@ def link_project(scripts: dict[str, str]) -> None:
     """An editable install of this checkout without pip: a path file in .venv's site-packages names the checkout,
     and each [project.scripts] entry gets its script in .venv/bin. pip's editable install of the same took most of
     a fresh setup's 21 s on a GPU image that already had every package."""
-    site = Path(subprocess.run([str(venv_python()), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                               capture_output=True, text=True, check=True).stdout.strip())
-    (site / "rosetta-checkout.pth").write_text(f"{ROOT}\n")
+    (venv_site() / "rosetta-checkout.pth").write_text(f"{ROOT}\n")
     for name, target in scripts.items():
         script = VENV / "bin" / name
         script.write_text(console_script(venv_python(), target))

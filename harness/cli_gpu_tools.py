@@ -12,6 +12,8 @@ from harness.cli_console import console
 from harness.cli_options import DEFAULT_OUT, UserError, add_only
 from harness.problems import parse_shape
 from harness.registry import select
+from harness.rounds import MIN_ROUNDS
+from harness.run.knobs import STUDY_ROUNDS
 
 
 def add_profile(sub: argparse._SubParsersAction) -> None:
@@ -112,7 +114,7 @@ def add_knobs(sub: argparse._SubParsersAction) -> None:
                        "report's findings then say which knob explains each gap.")
     s.add_argument("results", help="a results file with its analysis beside it (a GPU run)")
     s.add_argument("--shape", default="4096x4096x4096", help="the sgemm problem studied (default: %(default)s)")
-    s.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default: %(default)s)")
+    s.add_argument("--rounds", type=int, default=STUDY_ROUNDS, help="interleaved rounds (default: %(default)s)")
     s.set_defaults(func=cmd_knobs)
 
 
@@ -128,8 +130,8 @@ def cmd_knobs(args: argparse.Namespace) -> int:
         raise UserError(f"knobs studies sgemm problems (the Triton baseline's op), not {problem.label}")
     if not path.is_file():
         raise UserError(f"{path}: no such results file")
-    if args.rounds < 3:
-        raise UserError(f"--rounds {args.rounds}: a verdict needs at least 3 rounds")
+    if args.rounds < MIN_ROUNDS:
+        raise UserError(f"--rounds {args.rounds}: a verdict needs at least {MIN_ROUNDS} rounds")
     if not env.has_gpu():
         raise UserError(f"knobs needs a GPU ({env.gpu_reason()})")
     out = console()

@@ -14,6 +14,7 @@ from harness.analysis.knobs import read_beside, study_of, study_path
 from harness.analysis.record import read_beside as analysis_beside
 from harness.analysis.verdicts import Call
 from harness.cli import main
+from harness.launch.triton import launch_settings as takes_of
 from harness.problems import Problem
 from harness.report.knob_text import sentence
 from harness.run import knobs
@@ -32,7 +33,7 @@ def subject(settings: dict, *, has_dot: bool = True, form: str = "gemm_ladder") 
 
 def test_each_differing_knob_is_switched_alone_to_the_baselines_value_then_all_at_once():
     own = {"block_m": 128, "block_n": 128, "block_k": 16, "num_warps": 8, "num_stages": 1, "group_m": 1}
-    made = knobs.variants(subject(own), TARGET, knobs.takes_of("gemm_ladder"))
+    made = knobs.variants(subject(own), TARGET, takes_of("gemm_ladder"))
     assert [v.knob for v in made] == ["own", "tile", "warps", "stages", "order", "all"]
     by = {v.knob: v for v in made}
     assert by["own"].settings == own
@@ -43,15 +44,15 @@ def test_each_differing_knob_is_switched_alone_to_the_baselines_value_then_all_a
 
 def test_a_setting_left_at_the_forms_default_is_compared_and_a_form_without_that_knob_has_none():
     own = {"block_m": 64, "block_n": 128, "block_k": 32, "num_warps": 4, "num_stages": 4}  # group_m: default 1
-    ladder = knobs.variants(subject(own), TARGET, knobs.takes_of("gemm_ladder"))
+    ladder = knobs.variants(subject(own), TARGET, takes_of("gemm_ladder"))
     assert [v.knob for v in ladder] == ["own", "order"] and ladder[1].changed == {"group_m": (1, 8)}
-    tile = knobs.variants(subject(own, form="gemm_tile"), TARGET, knobs.takes_of("gemm_tile"))
+    tile = knobs.variants(subject(own, form="gemm_tile"), TARGET, takes_of("gemm_tile"))
     assert [v.knob for v in tile] == ["own"]   # gemm_tile has no program order to switch
 
 
 def test_a_form_without_a_dot_is_set_beside_the_same_tile_through_tl_dot():
     own = {"block_m": 16, "block_n": 16, "num_warps": 8, "num_stages": 1}
-    made = knobs.variants(subject(own, has_dot=False, form="gemm_naive"), TARGET, knobs.takes_of("gemm_naive"))
+    made = knobs.variants(subject(own, has_dot=False, form="gemm_naive"), TARGET, takes_of("gemm_naive"))
     assert [v.knob for v in made] == ["own", "product"]
     assert made[1].form == knobs.DOT_FORM
     assert made[1].settings == {**own, "block_k": knobs.DOT_K_STEP}
@@ -138,7 +139,7 @@ def test_rosetta_knobs_refuses_a_gemv_shape_a_missing_file_and_too_few_rounds(tm
 
 def test_a_k_step_tl_dot_cannot_take_is_widened_to_the_smallest_it_can_and_said():
     own = {"block_m": 64, "block_n": 64, "block_k": 8, "num_warps": 2, "num_stages": 1, "unroll": True}
-    made = knobs.variants(subject(own, has_dot=False, form="gemm_outer"), TARGET, knobs.takes_of("gemm_outer"))
+    made = knobs.variants(subject(own, has_dot=False, form="gemm_outer"), TARGET, takes_of("gemm_outer"))
     product = made[1]
     assert product.settings == {"block_m": 64, "block_n": 64, "block_k": 16, "num_warps": 2, "num_stages": 1}
     assert product.changed["block_k"] == (8, 16)

@@ -19,7 +19,11 @@ from harness.baselines import TRITON_BASELINES
 from harness.problems import Problem
 from harness.timing import Samples
 
-SINGLE = ("tile", "warps", "stages", "order", "product")   # the variants that switch one thing
+# knob -> the launch settings it sets (those a form's launch does not take are not its knobs)
+KNOBS: dict[str, tuple[str, ...]] = {"tile": ("block_m", "block_n", "block_k"), "warps": ("num_warps",),
+                                     "stages": ("num_stages",), "order": ("group_m",)}
+OWN, ALL, PRODUCT = "own", "all", "product"   # the row as it ran; every differing knob at once; tl.dot instead
+SINGLE = (*KNOBS, PRODUCT)   # the variants that switch one thing
 
 
 @dataclass(frozen=True)
@@ -80,22 +84,21 @@ def study_of(data: dict) -> Study:
         precision = TRITON_BASELINES[row["baseline"]]
         margin = margin_for(precision)
         timed = {v["knob"]: Samples.from_json(v["samples"]) for v in row["variants"] if "samples" in v}
-        own = timed.get("own")
+        own = timed.get(OWN)
         if base is None or own is None:
             continue
         effects = tuple(
             Effect(v["knob"], {k: tuple(x) for k, x in v.get("changed", {}).items()}, dict(v.get("settings", {})),
                    compare(timed[v["knob"]], own, margin) if v["knob"] in timed else None, v.get("failed", ""))
-            for v in row["variants"] if v["knob"] != "own")
+            for v in row["variants"] if v["knob"] != OWN)
         gap = compare(own, base, margin)
-        residual = compare(timed["all"], base, margin) if "all" in timed else None
+        residual = compare(timed[ALL], base, margin) if ALL in timed else None
         fast = [e for e in effects if e.knob in SINGLE and e.verdict and e.verdict.call is Call.FAST]
         explains = min(fast, key=lambda e: e.verdict.time.ratio) if fast else None
         closed = None
         if explains is not None and gap.time.ratio > 1:
             closed = (1 - explains.verdict.time.ratio) / (1 - 1 / gap.time.ratio)
-        own_settings = next(v.get("settings", {}) for v in row["variants"] if v["knob"] == "own")
+        own_settings = next(v.get("settings", {}) for v in row["variants"] if v["knob"] == OWN)
         found.append(KnobFinding(row["kernel"], row["impl"], row["baseline"], precision, problem, own_settings, gap,
-                                 effects,
-                                 explains, closed, residual))
+                                 effects, explains, closed, residual))
     return Study(str(data["source"]), str(data.get("device", "")), problem, tuple(found))

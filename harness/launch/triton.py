@@ -23,14 +23,19 @@ from kernels_triton.forms import AutotunedForm, TritonForm
 INTERPRETER_PRECISION = {"bf16x3": "ieee", "bf16x6": "ieee"}
 
 
-def module(counterpart: Counterpart) -> TritonForm:
-    """The counterpart's form, checked against the declared interface (kernels_triton/forms.py)."""
-    mod: ModuleType = importlib.import_module(f"kernels_triton.{counterpart.module}")
+def form(name: str) -> TritonForm:
+    """A form of kernels_triton by its module name, checked against the declared interface (kernels_triton/forms.py)."""
+    mod: ModuleType = importlib.import_module(f"kernels_triton.{name}")
     if not isinstance(mod, TritonForm):
         lacking = [n for n in ("KERNEL", "SIGNATURE", "constexprs", "launch") if not hasattr(mod, n)]
-        raise TypeError(f"kernels_triton.{counterpart.module} is no Triton form: it lacks {', '.join(lacking)} "
+        raise TypeError(f"kernels_triton.{name} is no Triton form: it lacks {', '.join(lacking)} "
                         "(kernels_triton/forms.py)")
     return mod
+
+
+def module(counterpart: Counterpart) -> TritonForm:
+    """The counterpart's form."""
+    return form(counterpart.module)
 
 
 def chosen_config(counterpart: Counterpart) -> dict | None:
@@ -86,14 +91,11 @@ def _launcher(kernel: Kernel, launch: Callable[..., object], opts: dict, tensors
     return lambda: launch(A, B, C, alpha, beta, **opts)
 
 
-def form(name: str) -> TritonForm:
-    """A form of kernels_triton by its module name, checked against the declared interface."""
-    return module(Counterpart(name, name))
-
-
-def launch_settings(name: str) -> dict[str, inspect.Parameter]:
-    """The settings a form's launch takes by keyword (block sizes, warps, stages, ...), with their defaults."""
-    return {k: p for k, p in inspect.signature(form(name).launch).parameters.items()
+def launch_settings(name: str) -> dict[str, object]:
+    """The settings a form's launch takes by keyword (block sizes, warps, stages, ...) with their defaults (None
+    where a setting has none)."""
+    return {k: (None if p.default is inspect.Parameter.empty else p.default)
+            for k, p in inspect.signature(form(name).launch).parameters.items()
             if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.analysis import knobs
 from harness.registry import SEEDS
-from harness.report import anchors, hopper_steps
+from harness.report import anchors, hopper_steps, knob_text
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.findings import findings
 from harness.report.fp32_class import fp32_class_table
@@ -36,7 +36,7 @@ def findings_section(m: Measured) -> Section:
     s.add(Bullets(items, cls="findings", ordered=True))
     study = knobs.read_beside(m.file.path)
     if study is not None and study.findings:
-        sub = Section(anchors.KNOBS, "Why Triton rows trail Triton's tutorial GEMM", 3)
+        sub = Section(anchors.KNOBS, knob_text.TITLE, 3)
         sub.add(Para(knob_intro(study), cls="note"))
         sub.add(Bullets(knob_bullets(study, detail=False), cls="findings"))
         sub.add(TableBlock(knob_table(study), "Every knob of each row", folded=True))

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from harness.analysis.knobs import Effect, KnobFinding, Study
-from harness.analysis.verdicts import Call, Verdict
+from harness.analysis.knobs import ALL, PRODUCT, Effect, KnobFinding, Study
+from harness.analysis.verdicts import Call
 from harness.baselines import TRITON_BASELINE_LABELS
 from harness.report import anchors, fmt
 from harness.report.doc import Inline, Link, Mono
 from harness.report.tables import Cell, Table
+from harness.report.verdict_text import verdict_speed as speed
 
+TITLE = "Why Triton rows trail Triton's tutorial GEMM"   # the report's subsection and docs/results.md's section
 SETTING_NAMES = {"num_warps": "warps", "num_stages": "stages", "group_m": "GROUP_M"}
-
-
-def speed(v: Verdict) -> str:
-    """Speed of the subject over the reference, with the interval ('1.25x [1.23–1.27]')."""
-    t = v.time
-    return fmt.ratio_ci(1 / t.ratio, 1 / t.hi, 1 / t.lo)
 
 
 def tile(settings: dict) -> str:
@@ -24,7 +20,7 @@ def tile(settings: dict) -> str:
 
 def change(e: Effect, own: dict) -> str:
     """What the variant switched, own value to the baseline's: 'tile 128x128x16 → 64x128x32', 'stages 1 → 4'."""
-    if e.knob == "product":
+    if e.knob == PRODUCT:
         k_step = e.changed.get("block_k")
         widened = f", K step {k_step[0] or 'none'} → {k_step[1]}: the smallest tl.dot takes" if k_step else ""
         return f"products through tl.dot on the same tile ({tile(e.settings)}{widened})"
@@ -46,7 +42,7 @@ def sentence(f: KnobFinding, detail: bool = True) -> str:
     detail, the other knobs' effects and every knob at once too (the report keeps those in a folded table)."""
     label = TRITON_BASELINE_LABELS[f.baseline]
     gap = f"{speed(f.gap)} the speed of {label} ({fmt.CALL_WORDS[f.gap.call.value]})"
-    others = [effect(e, f.own) for e in f.effects if e is not f.explains and e.knob != "all"]
+    others = [effect(e, f.own) for e in f.effects if e is not f.explains and e.knob != ALL]
     if f.explains is not None:
         closed = f", {f.closed:.0%} of the gap" if f.closed is not None else ""
         why = f"switched alone, this closes the most of it: {effect(f.explains, f.own)}{closed}"
@@ -76,7 +72,7 @@ def knob_table(study: Study) -> Table:
     for f in study.findings:
         for e in f.effects:
             row = Cell(f"{f.kernel} [{f.impl}]", code=True)
-            what = Cell("every differing knob" if e.knob == "all" else change(e, f.own))
+            what = Cell("every differing knob" if e.knob == ALL else change(e, f.own))
             if e.verdict is None:
                 table.add([row, what, Cell(f"not timed: {fmt.first_line(e.failed, 60)}", cls="muted"), Cell("—")])
             else:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from harness.analysis import knobs
-from harness.report import anchors, markdown
+from harness.report import anchors, knob_text, markdown
 from harness.report.findings import findings
 from harness.report.fp32_class import fp32_class_table
 from harness.report.knob_text import knob_bullets, knob_intro
@@ -115,7 +115,7 @@ def long_tables(results_path: Path) -> str:
         lines.append(markdown.inline(unroll))
     study = knobs.read_beside(results_path)
     if study is not None and study.findings:
-        lines.append(f'<a id="{anchors.KNOBS}"></a>\n\n## Why Triton rows trail Triton\'s tutorial GEMM\n\n'
+        lines.append(f'<a id="{anchors.KNOBS}"></a>\n\n## {knob_text.TITLE}\n\n'
                      + markdown.inline(knob_intro(study), links=False) + "\n\n"
                      + "\n".join(f"- {markdown.inline(item, links=False)}" for item in knob_bullets(study)))
     return "\n\n".join(lines) + "\n"

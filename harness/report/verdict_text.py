@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from harness.analysis.record import Analysis, Comparison
-from harness.analysis.verdicts import Call
+from harness.analysis.verdicts import Call, Verdict
 from harness.baselines import cublas_of
 from harness.report import fmt
 from harness.run.records import Result
@@ -18,7 +18,12 @@ def speed(c: Comparison | None) -> str:
         return "—"
     if c.verdict is None:
         return fmt.ratio_ci(1 / c.ratio)
-    t = c.verdict.time
+    return verdict_speed(c.verdict)
+
+
+def verdict_speed(v: Verdict) -> str:
+    """A verdict's speed ratio (reference time / subject time) with its 95% interval: '1.25x [1.23–1.27]'."""
+    t = v.time
     return fmt.ratio_ci(1 / t.ratio, 1 / t.hi, 1 / t.lo)
 
 

@@ -25,16 +25,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.analysis.knobs import study_path
+from harness.analysis.knobs import ALL, KNOBS, OWN, PRODUCT, study_path
 from harness.analysis.record import Analysis
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.run.records import Result
 
-# knob -> the launch settings it sets (those a form's launch does not take are not its knobs)
-KNOBS: dict[str, tuple[str, ...]] = {"tile": ("block_m", "block_n", "block_k"), "warps": ("num_warps",),
-                                     "stages": ("num_stages",), "order": ("group_m",)}
-OWN, ALL, PRODUCT = "own", "all", "product"
+# The study's default rounds: the effects it looks for are 2% to 500%, and its verdicts pair variants timed in the
+# same rounds; the committed studies were made with 10 (`rosetta knobs --rounds` to change).
+STUDY_ROUNDS = 10
 DOT_FORM = "gemm_tile"  # the plain tile through tl.dot: what a form without a dot is set beside
 DOT_K_STEP = 16         # the smallest K step tl.dot takes in fp32: given to a form with none (naive) or a shorter one
 # A sanity check, not the suite's numerics: a variant whose normwise error against float64 passes this is computing
@@ -141,16 +140,6 @@ def launch_form(kernel_id: str, impl: str, config: dict) -> tuple[str, dict]:
     return counterpart.module, settings
 
 
-def takes_of(form: str) -> dict[str, object]:
-    """The keyword settings a form's launch takes, with their defaults (None where it has none)."""
-    import inspect
-
-    from harness.launch import triton as launch
-
-    return {k: (None if p.default is inspect.Parameter.empty else p.default)
-            for k, p in launch.launch_settings(form).items()}
-
-
 def measure(results_path: Path, problem: Problem, *, rounds: int, seed: int, say: Callable[[str], None]) -> Path:
     """Plan and time the study on this GPU; write it beside the results file and return its path."""
     import torch
@@ -203,7 +192,7 @@ def measure(results_path: Path, problem: Problem, *, rounds: int, seed: int, say
         target = study["baselines"][s.baseline]["config"] or {}
         precision = triton_tutorial.input_precision(s.baseline)
         row = {**s.to_json(), "target": target, "variants": []}
-        for v in variants(s, target, takes_of(s.form)):
+        for v in variants(s, target, launch.launch_settings(s.form)):
             t = tensors()
             entry = checked((i, v.knob), launch.bind_settings(get(s.kernel), v.form, v.settings, t), precision,
                             t["C"])
