@@ -22,6 +22,8 @@ def add_profile(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--shape", default="4096x4096x4096", help="MxNxK (sgemm) or MxN (sgemv) (default: %(default)s)")
     s.add_argument("--out", default=DEFAULT_OUT, help="folder for the counters file (default: %(default)s/)")
     s.add_argument("--results", help="store the counters with this results file's matching records")
+    s.add_argument("--baselines", action="store_true",
+                   help="profile the problem's baselines too (cuBLAS, the Triton tutorial GEMM), beside the kernels")
     s.set_defaults(func=cmd_profile)
 
 
@@ -42,7 +44,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
             if row.metrics:
                 attach_profiles(args.results, {(row.kernel, row.impl, problem.key): row.metrics})
 
-    profile(select(args.only, problem.op), problem, Path(args.out), console(), on_row, configs)
+    profile(select(args.only, problem.op), problem, Path(args.out), console(), on_row, configs, args.baselines)
     return 0
 
 

@@ -51,6 +51,11 @@ _TILE = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed": ("%", "63.25"),
     "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio": ("ratio", "0.125"),
     "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio": ("ratio", "0.375"),
+    "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio": ("ratio", "0.0625"),
+    "smsp__inst_executed.sum": ("inst", "4,294,967,296"),
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": ("inst", "68,719,476,736"),
+    "smsp__issue_active.avg.pct_of_peak_sustained_active": ("%", "80.5"),
+    "smsp__cycles_elapsed.avg.per_second": ("hz", "1,755,000,000"),
 }
 SYNTHETIC_NCU_CSV = "\n".join([
     "==PROF== Connected to process 4242 (/usr/bin/python3.11)",
@@ -185,6 +190,51 @@ def test_the_ncu_command_filters_the_kernel_and_keeps_the_clocks(monkeypatch):
     assert "regex:coalesced_warp_sgemv_kernel" in cmd
     assert cmd[cmd.index("--metrics") + 1].split(",") == list(profile.METRICS.values())
     assert cmd[-6:] == ["--one", kernel.id, "cuda", "300", "1001", "1"]
+
+
+def test_a_baselines_command_names_no_kernel_and_tells_the_child_the_op(monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.setattr(profile, "find_tool", lambda name: Path(f"/opt/{name}"))
+    cmd = profile.command(None, "cublas", Problem("sgemm", 300, 301, 302))
+    assert not any(a.startswith("regex:") for a in cmd) and "--kernel-name" not in cmd  # the library picks it
+    assert cmd[-6:] == ["--one", "baseline:sgemm", "cublas", "300", "301", "302"]
+    tutorial = profile.command(None, "triton-tutorial", Problem("sgemm", 300, 301, 302), {"block_m": 64})
+    assert "regex:gemm_tutorial_kernel" in tutorial and json.loads(tutorial[-1]) == {"block_m": 64}
+
+
+def test_a_library_launch_is_read_as_the_longest_one_not_the_last():
+    fill = _rows(1, "fill_kernel", {"gpu__time_duration.sum": ("ns", "900"),
+                                    "sm__warps_active.avg.pct_of_peak_sustained_active": ("%", "11")})
+    gemm = _rows(0, "sm90_xmma_gemm_f32f32", {"gpu__time_duration.sum": ("ns", "9,000,000"),
+                                              "sm__warps_active.avg.pct_of_peak_sustained_active": ("%", "22")})
+    text = "\n".join([_HEADER, *gemm, *fill])
+    assert profile.parse_csv(text)["achieved_occupancy_pct"] == 11.0          # the last launch
+    assert profile.parse_csv(text, longest=True)["achieved_occupancy_pct"] == 22.0
+
+
+def test_the_instructions_beside_each_ffma_are_derived_from_the_executed_counts():
+    p = Problem("sgemm", 64, 64, 64)
+    m = profile.derive({"instructions_executed": 12_288.0, "ffma_thread_instructions": 262_144.0}, None,
+                       "cublas", p)
+    assert m["other_per_ffma"] == pytest.approx((12_288 - 8_192) / 8_192)     # 262,144 FFMAs a thread = 8,192 warp-wide
+    assert "tile_model_bytes" not in m and m["model_bytes"] > 0               # a baseline's tile is not ours to model
+
+
+@pytest.mark.gpu
+def test_a_baseline_is_profiled_beside_the_kernels_on_the_gpu(tmp_path):
+    from rich.console import Console
+
+    from harness.inspect.tools import has_tool
+
+    if not has_tool("ncu"):
+        pytest.skip("ncu (Nsight Compute) is not installed")
+    kernel = BY_ID["s003.coalesced_warp_sgemv"]
+    rows = profile.profile([kernel], Problem("sgemv", 4096, 4096), tmp_path, Console(quiet=True), baselines=True)
+    assert [(r.kernel, r.impl) for r in rows] == [(kernel.id, "cuda"), (kernel.id, "triton:rows"), (None, "cublas")]
+    cublas = rows[-1]
+    assert cublas.error is None, cublas.error
+    assert 0.9 < cublas.metrics["dram_vs_model"] < 1.5  # the longest launch is the GEMV: A read once, not a fill
 
 
 @pytest.mark.gpu

@@ -46,3 +46,16 @@ def launch_once(kernel: Kernel, impl: str, problem: Problem, scalars: tuple[floa
     result = chosen.bind(tensors, p.alpha, p.beta)()
     torch.cuda.synchronize()
     return result
+
+
+def launch_baseline_once(name: str, problem: Problem) -> None:
+    """Launch the baseline `name` (harness/baselines.py) once on the GPU on the random layer's operands and wait."""
+    import torch
+
+    from harness.launch.implementations import Impl
+
+    ops = numerics.make_operands(problem, "random", 1, "cuda")
+    out = ops.fresh_output(numerics.poison_for(False))
+    tensors = {"A": ops.A, "x": ops.B, "y": out} if problem.op == "sgemv" else {"A": ops.A, "B": ops.B, "C": out}
+    Impl(name, problem.op).bind(tensors, problem.alpha, problem.beta)()
+    torch.cuda.synchronize()

@@ -28,6 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from harness.baselines import is_triton_baseline
 from harness.inspect.tools import find_tool, run
 from harness.problems import Problem
 from harness.registry import Kernel, get
@@ -71,6 +72,14 @@ METRICS: dict[str, str] = {
     # ... on a busy execution pipe (a saturated tensor pipe shows here), and on fixed-latency dependencies
     "stall_math_pipe_throttle": "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio",
     "stall_wait": "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",
+    "stall_not_selected": "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio",
+    # What the issue slots spend: every warp instruction executed, the FFMAs among them (per thread), and how often
+    # a scheduler issued at all. An SGEMM's FFMA count is fixed by the problem, so the instructions beside each FFMA
+    # (loads, address arithmetic, loop control) are what a faster fp32 kernel has fewer of.
+    "instructions_executed": "smsp__inst_executed.sum",
+    "ffma_thread_instructions": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "issue_active_pct": "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "sm_clock_hz": "smsp__cycles_elapsed.avg.per_second",
 }
 # What the profiled child prints of the configuration it launched (an autotuned counterpart's choice).
 CONFIG_MARK = "rosetta-profiled-config: "
@@ -78,12 +87,14 @@ CONFIG_MARK = "rosetta-profiled-config: "
 _SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _TIME = {"ns": 1.0, "nsecond": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9}
 TIMEOUT_S = 900
+# What the child is given in place of a kernel id when it launches a baseline: this and the problem's op.
+BASELINE_MARK = "baseline:"
 
 
 @dataclass
 class ProfileRow:
-    kernel: str
-    impl: str                       # "cuda" or "triton:<counterpart>"
+    kernel: str | None              # None for a baseline
+    impl: str                       # "cuda", "triton:<counterpart>" or a baseline's name (harness/baselines.py)
     problem: dict
     metrics: dict[str, float] = field(default_factory=dict)
     error: str | None = None
@@ -104,12 +115,14 @@ def _value(text: str, unit: str) -> float | None:
     return value
 
 
-def parse_csv(text: str, kernel_name: str | None = None) -> dict[str, float]:
+def parse_csv(text: str, kernel_name: str | None = None, longest: bool = False) -> dict[str, float]:
     """The last profiled launch's counters, by METRICS key, from ``ncu --csv`` output (the long
     "one row per metric" layout: ID, ..., Kernel Name, ..., Metric Name, Metric Unit, Metric Value).
 
     Lines before the header (ncu's ==PROF== notes, the program's own output) are skipped. With
-    `kernel_name`, only launches whose name contains it count.
+    `kernel_name`, only launches whose name contains it count. With `longest`, the launch that ran longest counts
+    instead of the last: a library's GEMM, whose kernel name is its own choice, beside the fills that made its
+    operands.
     """
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
@@ -128,22 +141,26 @@ def parse_csv(text: str, kernel_name: str | None = None) -> dict[str, float]:
             by_launch.setdefault(row["ID"], {})[key] = value
     if not by_launch:
         raise ValueError(f"ncu reported no launch{' of ' + kernel_name if kernel_name else ''} with these metrics")
+    if longest:
+        return max(by_launch.values(), key=lambda m: m.get("duration_ns", 0.0))
     return by_launch[max(by_launch, key=int)]
 
 
-def derive(metrics: dict[str, float], kernel: Kernel, impl: str, problem: Problem) -> dict[str, float]:
+def derive(metrics: dict[str, float], kernel: Kernel | None, impl: str, problem: Problem) -> dict[str, float]:
     """Set the DRAM bytes beside the model's: the fewest bytes any implementation must move, and the bytes
-    of the implementation's tile (each block reads its A rows and B columns once)."""
+    of the implementation's tile (each block reads its A rows and B columns once; a baseline's tile is its own
+    affair, so it has none)."""
     out = dict(metrics)
-    if impl == "cuda":
-        tm, tn = kernel.tile_m, kernel.tile_n
-    else:
-        from harness.launch import triton as launch_triton
-
-        cfg = launch_triton.config(kernel, kernel.counterpart(impl.split(":", 1)[1]))
-        tm, tn = int(cfg.get("block_m", kernel.tile_m)), int(cfg.get("block_n", kernel.tile_n) or 1)
     out["model_bytes"] = float(operand_bytes(problem))
-    out["tile_model_bytes"] = float(tile_bytes(problem, tm, max(tn, 1), kernel.reads_c_when_beta_zero))
+    if kernel is not None:
+        if impl == "cuda":
+            tm, tn = kernel.tile_m, kernel.tile_n
+        else:
+            from harness.launch import triton as launch_triton
+
+            cfg = launch_triton.config(kernel, kernel.counterpart(impl.split(":", 1)[1]))
+            tm, tn = int(cfg.get("block_m", kernel.tile_m)), int(cfg.get("block_n", kernel.tile_n) or 1)
+        out["tile_model_bytes"] = float(tile_bytes(problem, tm, max(tn, 1), kernel.reads_c_when_beta_zero))
     if "dram_bytes" in out:
         out["dram_vs_model"] = out["dram_bytes"] / out["model_bytes"]
     if out.get("ld_requests"):
@@ -157,6 +174,10 @@ def derive(metrics: dict[str, float], kernel: Kernel, impl: str, problem: Proble
         fmas = problem.flops / 2
         reads = out.get("ld_requests", 0.0) + out.get("ldgsts_instructions", 0.0)
         out["global_requests_per_kfma"] = reads / fmas * 1e3
+    if out.get("ffma_thread_instructions") and "instructions_executed" in out:
+        # Warp instructions issued beside each warp-wide FFMA: 0 would be a kernel that does nothing but multiply.
+        ffma_warp = out["ffma_thread_instructions"] / 32
+        out["other_per_ffma"] = (out["instructions_executed"] - ffma_warp) / ffma_warp
     return out
 
 
@@ -181,9 +202,15 @@ def asked_metrics() -> dict[str, str]:
     return {k: v for k, v in METRICS.items() if known is None or v.split(".", 1)[0] in known}
 
 
-def _kernel_name(kernel: Kernel, impl: str) -> str:
+def _kernel_name(kernel: Kernel | None, impl: str) -> str | None:
     """The name ncu shows for the implementation's kernel: the CUDA function's identifier or the Triton
-    kernel's Python name."""
+    kernel's Python name; None for a cuBLAS baseline, whose kernel the library picks (its longest launch counts)."""
+    if kernel is None:
+        if is_triton_baseline(impl):
+            from kernels_triton import gemm_tutorial
+
+            return gemm_tutorial.gemm_tutorial_kernel.__name__
+        return None
     if impl == "cuda":
         return kernel.symbol.split("<", 1)[0].strip()
     from harness.launch import triton as launch_triton
@@ -192,11 +219,13 @@ def _kernel_name(kernel: Kernel, impl: str) -> str:
     return getattr(getattr(mod.KERNEL, "fn", mod.KERNEL), "__name__", "")
 
 
-def command(kernel: Kernel, impl: str, problem: Problem, config: dict | None = None) -> list[str]:
+def command(kernel: Kernel | None, impl: str, problem: Problem, config: dict | None = None) -> list[str]:
     ncu = find_tool("ncu")
-    return [str(ncu), "--clock-control", "none", "--csv", "--print-units", "base", "--kernel-name",
-            f"regex:{_kernel_name(kernel, impl)}", "--metrics", ",".join(asked_metrics().values()),
-            sys.executable, "-m", "harness.inspect.profile", "--one", kernel.id, impl,
+    name = _kernel_name(kernel, impl)
+    return [str(ncu), "--clock-control", "none", "--csv", "--print-units", "base",
+            *(["--kernel-name", f"regex:{name}"] if name else []), "--metrics", ",".join(asked_metrics().values()),
+            sys.executable, "-m", "harness.inspect.profile", "--one",
+            kernel.id if kernel else BASELINE_MARK + problem.op, impl,
             str(problem.M), str(problem.N), str(problem.K), *([json.dumps(config, sort_keys=True)] if config else [])]
 
 
@@ -205,10 +234,11 @@ def _config_read_back(stdout: str) -> dict | None:
     return json.loads(line[len(CONFIG_MARK):]) if line else None
 
 
-def profile_one(kernel: Kernel, impl: str, problem: Problem, config: dict | None = None) -> ProfileRow:
-    """One implementation under ncu; with `config` (the timed run's autotuned choice) the launch is pinned to it."""
-    row = ProfileRow(kernel.id, impl, problem.to_json())
-    unmet = kernel.unmet(problem)
+def profile_one(kernel: Kernel | None, impl: str, problem: Problem, config: dict | None = None) -> ProfileRow:
+    """One implementation under ncu (`kernel` None: the baseline `impl`); with `config` (the timed run's autotuned
+    choice) the launch is pinned to it."""
+    row = ProfileRow(kernel.id if kernel else None, impl, problem.to_json())
+    unmet = kernel.unmet(problem) if kernel else []
     if unmet:
         row.error = "skipped: " + "; ".join(unmet)
         return row
@@ -218,7 +248,8 @@ def profile_one(kernel: Kernel, impl: str, problem: Problem, config: dict | None
         row.error = f"{type(e).__name__}: {e}"
         return row
     try:
-        row.metrics = derive(parse_csv(proc.stdout, _kernel_name(kernel, impl)), kernel, impl, problem)
+        name = _kernel_name(kernel, impl)
+        row.metrics = derive(parse_csv(proc.stdout, name, longest=name is None), kernel, impl, problem)
     except ValueError as e:
         row.error = f"{e} (exit {proc.returncode}): {(proc.stderr or proc.stdout)[-1500:]}"
         return row
@@ -252,8 +283,11 @@ def pin(module: Any, config: dict) -> bool:
 
 def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any,
             on_row: Callable[[ProfileRow], None] | None = None,
-            configs: dict[tuple[str, str], dict] | None = None) -> list[ProfileRow]:
+            configs: dict[tuple[str | None, str], dict] | None = None,
+            baselines: bool = False) -> list[ProfileRow]:
     """Every implementation of every kernel under ncu on `problem`; writes profile-<time>.json in out_dir.
+    With `baselines`, the problem's baselines too (cuBLAS in each class, the Triton tutorial GEMM in each class),
+    so that a kernel's counters stand beside the yardstick it is timed against.
 
     `configs` ((kernel id, impl) -> configuration, see `harness.run.results.autotuned_configs`) pins autotuned
     counterparts to the configuration their timed run chose. The JSON is rewritten after every implementation (and
@@ -263,24 +297,30 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"profile-{stamp}.json"
-    for kernel in kernels:
-        if kernel.op != problem.op:
-            continue
-        for impl in ["cuda", *(f"triton:{c.name}" for c in kernel.counterparts)]:
-            row = profile_one(kernel, impl, problem, (configs or {}).get((kernel.id, impl)))
-            rows.append(row)
-            m = row.metrics
-            said = row.error or (f"FMA pipe {m.get('fma_pipe_pct', float('nan')):.1f}%, tensor pipe "
-                                 f"{m.get('tensor_pipe_pct', float('nan')):.1f}%, bank conflicts "
-                                 f"{m.get('smem_bank_conflicts', 0):.0f}, DRAM {m.get('dram_vs_model', 0):.2f}x model, "
-                                 f"occupancy {m.get('achieved_occupancy_pct', float('nan')):.1f}%")
-            console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel.id} [{impl}] {problem.shape_label}: {said}",
-                          markup=False)
-            path.write_text(json.dumps({"started": stamp, "problem": problem.to_json(), "metrics": asked_metrics(),
-                                        "not_known_to_ncu": sorted(set(METRICS) - set(asked_metrics())),
-                                        "rows": [asdict(r) for r in rows]}, indent=1))
-            if on_row is not None:
-                on_row(row)
+    todo: list[tuple[Kernel | None, str]] = [(k, impl) for k in kernels if k.op == problem.op
+                                             for impl in ["cuda", *(f"triton:{c.name}" for c in k.counterparts)]]
+    if baselines:
+        from harness.launch.implementations import baselines as of_op
+
+        todo += [(None, impl.name) for impl in of_op(problem.op)]
+    for kernel, impl in todo:
+        row = profile_one(kernel, impl, problem, (configs or {}).get((kernel.id if kernel else None, impl)))
+        rows.append(row)
+        m = row.metrics
+        said = row.error or (f"FMA pipe {m.get('fma_pipe_pct', float('nan')):.1f}%, tensor pipe "
+                             f"{m.get('tensor_pipe_pct', float('nan')):.1f}%, bank conflicts "
+                             f"{m.get('smem_bank_conflicts', 0):.0f}, DRAM {m.get('dram_vs_model', 0):.2f}x model, "
+                             f"occupancy {m.get('achieved_occupancy_pct', float('nan')):.1f}%, issue active "
+                             f"{m.get('issue_active_pct', float('nan')):.1f}%, other instructions per FFMA "
+                             f"{m.get('other_per_ffma', float('nan')):.3f}")
+        console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel.id if kernel else impl}"
+                      f"{f' [{impl}]' if kernel else ''} {problem.shape_label}: {said}",
+                      markup=False)
+        path.write_text(json.dumps({"started": stamp, "problem": problem.to_json(), "metrics": asked_metrics(),
+                                    "not_known_to_ncu": sorted(set(METRICS) - set(asked_metrics())),
+                                    "rows": [asdict(r) for r in rows]}, indent=1))
+        if on_row is not None:
+            on_row(row)
     console.print(f"profile: {len(rows)} implementations, {sum(r.error is not None for r in rows)} without counters; "
                   f"{path}", markup=False)
     return rows
@@ -291,6 +331,11 @@ def _main(argv: list[str]) -> None:
 
     kernel_id, impl, m, n, k = argv[:5]
     config = json.loads(argv[5]) if len(argv) > 5 else None
+    if kernel_id.startswith(BASELINE_MARK):
+        op = kernel_id[len(BASELINE_MARK):]
+        _baseline_main(impl, Problem(op, int(m), int(n), int(k)) if op == "sgemm" else Problem(op, int(m), int(n)),
+                       config)
+        return
     kernel = get(kernel_id)
     op = kernel.op
     problem = Problem(op, int(m), int(n), int(k)) if op == "sgemm" else Problem(op, int(m), int(n))
@@ -305,6 +350,23 @@ def _main(argv: list[str]) -> None:
     ran = mod.chosen_config() if isinstance(mod, AutotunedForm) else None
     if ran is not None:
         print(CONFIG_MARK + json.dumps(ran, sort_keys=True), flush=True)
+
+
+def _baseline_main(name: str, problem: Problem, config: dict | None) -> None:
+    from harness.inspect.one_launch import launch_baseline_once
+
+    if config is not None and is_triton_baseline(name):
+        from kernels_triton import gemm_tutorial
+
+        if not pin(gemm_tutorial, config):
+            print(f"profile: no configuration of {name} matches {config}; the tuner chooses", file=sys.stderr)
+    launch_baseline_once(name, problem)
+    if is_triton_baseline(name):
+        from harness.launch import triton_tutorial
+
+        ran = triton_tutorial.chosen_config(name).get("autotuned")
+        if ran is not None:
+            print(CONFIG_MARK + json.dumps(ran, sort_keys=True), flush=True)
 
 
 if __name__ == "__main__":

@@ -141,13 +141,13 @@ def attach_profiles(path: str | Path, metrics: dict[tuple, dict[str, float]]) ->
     return attached
 
 
-def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[tuple[str, str], dict]:
+def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[tuple[str | None, str], dict]:
     """(kernel id, impl) -> the configuration the autotuner chose in the timed run of `problem`, from a results
-    file's records (``resources.config["autotuned"]``)."""
+    file's records (``resources.config["autotuned"]``); a baseline's kernel id is None."""
     out = {}
     for r in load(results_path).results:
         cfg = r.resources.config if r.resources else None
         chosen = cfg.get("autotuned") if cfg else None
-        if r.kernel and r.problem.key == problem.key and isinstance(chosen, dict):
+        if r.problem.key == problem.key and isinstance(chosen, dict):
             out[(r.kernel, r.impl)] = dict(chosen)
     return out
