@@ -1,11 +1,11 @@
-"""`rosetta`: list, run, compare, profile, merge, report, claims, explain, trace, sanitize, referee, knobs.
+"""`rosetta`: list, run, compare, profile, merge, analyse, report, claims, explain, trace, sanitize, referee, knobs.
 
 Errors a user can cause (a bad id, shape or file) end with a one-line message and exit code 2, never
 a traceback; a run in which any implementation failed ends with exit code 1 after its summary.
 
 Each verb, its options and its command are in the module of its group: cli_run (run; its arguments read by
-cli_options, its progress printed by cli_progress), cli_results (compare, merge, report, claims), cli_kernels (list,
-explain, trace) and cli_gpu_tools (profile, sanitize, referee, knobs).
+cli_options, its progress printed by cli_progress), cli_results (compare, merge, analyse, report, claims),
+cli_kernels (list, explain, trace) and cli_gpu_tools (profile, sanitize, referee, knobs).
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from harness.cli_options import UserError
 
 # Each verb's subparser, in the order `rosetta --help` lists them.
 VERBS = (cli_kernels.add_list, cli_run.add_run, cli_results.add_compare, cli_gpu_tools.add_profile,
-         cli_results.add_merge, cli_results.add_report, cli_results.add_claims, cli_kernels.add_explain,
-         cli_kernels.add_trace, cli_gpu_tools.add_sanitize, cli_gpu_tools.add_referee, cli_gpu_tools.add_knobs)
+         cli_results.add_merge, cli_results.add_analyse, cli_results.add_report, cli_results.add_claims,
+         cli_kernels.add_explain, cli_kernels.add_trace, cli_gpu_tools.add_sanitize, cli_gpu_tools.add_referee,
+         cli_gpu_tools.add_knobs)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -59,9 +59,17 @@ def add_explain(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from harness.analysis import mapping
     from harness.report.explain import explain
 
-    explain(get(args.kernel), console(), SIDE_BY_SIDE)
+    kernel = get(args.kernel)
+    try:
+        rows, unproven = mapping.rows(kernel.idea), ""
+    except KeyError:  # an idea with no claims written
+        rows, unproven = [], ""
+    except Exception as e:  # no NVRTC, no Triton compile: the claims' text, unproven, and why
+        rows, unproven = mapping.rows(kernel.idea, prove=False), f"not proven here: {type(e).__name__}: {e}"[:200]
+    explain(kernel, console(), SIDE_BY_SIDE, rows, unproven)
     return 0
 
 

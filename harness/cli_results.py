@@ -1,4 +1,4 @@
-"""The verbs that read results files: `rosetta compare`, `merge`, `report` and `claims` (no GPU needed)."""
+"""The verbs that read results files: `rosetta compare`, `merge`, `analyse`, `report` and `claims` (no GPU needed)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,28 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_analyse(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("analyse", help="(re)write a results file's analysis record: every verdict and the proven "
+                       "mapping (compiles only the kernels the file has no evidence of; no GPU needed)")
+    s.add_argument("results", help="a results file (.jsonl) of `rosetta run`")
+    s.set_defaults(func=cmd_analyse)
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from harness.analysis.record import analysis_path, write_beside
+    from harness.run.results import load
+
+    path = Path(args.results)
+    an = write_beside(path, load(path).results)
+    proven = an.mapping
+    verdicts = [v for rows in proven.rows.values() for row in rows for v in row.verdicts] if proven else []
+    print(f"analysis: {len(an.comparisons)} comparisons; mapping: {len(proven.rows) if proven else 0} ideas proven "
+          f"({sum(v.holds for v in verdicts)} of {len(verdicts)} verdicts hold)"
+          + (f", {len(proven.unproven)} not proven here: {', '.join(proven.unproven)}" if proven and proven.unproven
+             else "") + f"; {analysis_path(path)}")
+    return 0
+
+
 def add_report(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("report", help="render a results file as HTML and Markdown (no GPU needed)")
     s.add_argument("results", help="a results file (.jsonl) of `rosetta run`")
@@ -57,11 +79,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     from harness.run.results import load
 
     load(args.results)  # a clear one-line error for a bad file before anything is imported or written
+    from harness.analysis.record import read_beside
     from harness.report import render
 
     path = Path(args.results)
     html, md = render(path, Path(args.out) if args.out else report_dir(path, Path(DEFAULT_OUT)))
     print(f"report: {html}\n        {md}")
+    analysed = read_beside(path)
+    if analysed is None or analysed.mapping is None:
+        print(f"note: the mapping claims are shown unproven: this file's analysis record has no proof of them "
+              f"(`rosetta analyse {path}` writes one)")
     return 0
 
 

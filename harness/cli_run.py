@@ -111,8 +111,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.run.results import load
     from harness.run.summary import print_summary
 
-    # Every verdict of the file, made once and written beside it: the table below and the report read it.
+    # Every verdict of the file and its proven mapping, made once and written beside it: the table below and the
+    # report read it.
+    started = time.perf_counter()
     analysis = write_beside(out_path, load(out_path).results)
+    session.phase_s["analysis"] = time.perf_counter() - started
     print_summary(session.results, None, console, terminal_cells(analysis))
     controls = [c for c in analysis.where("aa") if c.call is not None]
     if controls:

@@ -11,22 +11,22 @@ from dataclasses import replace
 
 import pytest
 
+from harness.analysis import mapping
 from harness.build.nvrtc import available as nvrtc_available
-from harness.inspect.evidence import Evidence, KernelEvidence, Numbers
+from harness.claims import CLAIMS, COMPILER, PROGRAMMER, ByForm, ByKernel, Check
+from harness.claims.evidence import Evidence, KernelEvidence, Numbers
 from harness.registry import BY_ID, IDEAS, KERNELS
-from harness.report import mapping
-from harness.report.mapping_checks import ByForm, ByKernel, Check
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="needs NVRTC (cuda-bindings + nvidia-cuda-nvrtc) to "
                                  "build the CUDA sources")
 
 # (idea, claim index, kernel id) for every claim of every idea and every kernel of that idea in the registry.
-CASES = [(k.idea, i, k.id) for k in KERNELS if k.idea in mapping.CLAIMS for i in range(len(mapping.CLAIMS[k.idea]))]
+CASES = [(k.idea, i, k.id) for k in KERNELS if k.idea in CLAIMS for i in range(len(CLAIMS[k.idea]))]
 
 
 def _case_id(case: tuple[str, int, str]) -> str:
     idea, i, kernel_id = case
-    return f"{idea}/{mapping.CLAIMS[idea][i].decision}/{kernel_id}"
+    return f"{idea}/{CLAIMS[idea][i].decision}/{kernel_id}"
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +42,9 @@ def _failures(verdicts: list[mapping.Verdict]) -> str:
 
 
 def test_every_idea_with_kernels_states_its_claims():
-    missing = sorted({k.idea for k in KERNELS} - set(mapping.CLAIMS))
-    assert not missing, f"ideas with kernels but no mapping claims: {missing} (harness/report/mapping_*.py)"
-    assert set(mapping.CLAIMS) <= set(IDEAS), f"claims for unknown ideas: {set(mapping.CLAIMS) - set(IDEAS)}"
+    missing = sorted({k.idea for k in KERNELS} - set(CLAIMS))
+    assert not missing, f"ideas with kernels but no mapping claims: {missing} (harness/claims/*.py)"
+    assert set(CLAIMS) <= set(IDEAS), f"claims for unknown ideas: {set(CLAIMS) - set(IDEAS)}"
 
 
 def test_ideas_hold_no_mapping_rows():
@@ -54,11 +54,11 @@ def test_ideas_hold_no_mapping_rows():
 
 
 def test_claims_are_well_formed():
-    for idea, claims in mapping.CLAIMS.items():
+    for idea, claims in CLAIMS.items():
         decisions = [c.decision for c in claims]
         assert len(set(decisions)) == len(decisions), f"{idea}: a decision is stated twice"
         for c in claims:
-            assert c.decided_by in (mapping.PROGRAMMER, mapping.COMPILER), (idea, c.decision)
+            assert c.decided_by in (PROGRAMMER, COMPILER), (idea, c.decision)
             assert c.cuda.strip() and c.triton.strip(), (idea, c.decision)
 
 
@@ -66,7 +66,7 @@ def test_claims_are_well_formed():
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_claim_holds_on_the_compiled_kernels(case, evidence):
     idea, i, kernel_id = case
-    claim = mapping.CLAIMS[idea][i]
+    claim = CLAIMS[idea][i]
     verdicts = mapping.check_claim(idea, claim, evidence[kernel_id])
     assert len(verdicts) == 1 + len(BY_ID[kernel_id].counterparts)
     assert all(v.holds for v in verdicts), f"{idea} / {claim.decision} is false:\n{_failures(verdicts)}"
@@ -87,7 +87,7 @@ def test_each_check_reads_the_evidence_it_shows(case, evidence):
     """A predicate that no change of its shown numbers can falsify proves nothing: change each number it shows
     and at least one change must turn the verdict."""
     idea, i, kernel_id = case
-    claim = mapping.CLAIMS[idea][i]
+    claim = CLAIMS[idea][i]
     ke = evidence[kernel_id]
     sides = [("cuda", claim.cuda_check, Evidence(ke.kernel, ke.cuda))]
     sides += [("triton", claim.triton_check, ev) for ev in ke.sides()]
@@ -117,15 +117,15 @@ def test_a_kernel_or_form_no_case_names_fails_with_a_reason():
 def test_a_side_that_did_not_compile_fails_its_checks_with_the_reason():
     kernel = BY_ID["s000.gemm_naive"]
     broken = KernelEvidence(kernel, Numbers(), {"naive": Numbers()}, errors={"cuda": "RuntimeError: nvcc failed"})
-    verdicts = mapping.check_claim("naive", mapping.CLAIMS["naive"][0], broken)
+    verdicts = mapping.check_claim("naive", CLAIMS["naive"][0], broken)
     assert [v.holds for v in verdicts] == [False, False]
     assert all("not compiled: RuntimeError: nvcc failed" in v.error for v in verdicts)
 
 
 def test_rows_without_proof_need_no_compiler():
-    for idea in mapping.CLAIMS:
+    for idea in CLAIMS:
         rows = mapping.rows(idea, prove=False)
-        assert [r.decision for r in rows] == [c.decision for c in mapping.CLAIMS[idea]]
+        assert [r.decision for r in rows] == [c.decision for c in CLAIMS[idea]]
         assert all(not r.verdicts for r in rows)
     with pytest.raises(KeyError, match="no mapping claims"):
         mapping.rows("no-such-idea", prove=False)
@@ -145,7 +145,7 @@ def test_rows_and_evaluate_give_every_kernels_verdicts_and_numbers(evidence):
     assert "BAR 1" in cuda["rosetta.sgemv_float4<256,1>"] and "shared_bytes 32" in cuda["rosetta.sgemv_float4<256,1>"]
     assert "BAR 0" in cuda["rosetta.sgemv_float4<128,4>"]
     verdicts = mapping.evaluate(BY_ID["s000.gemm_naive"], evidence["s000.gemm_naive"])
-    assert len(verdicts) == 2 * len(mapping.CLAIMS["naive"]) and all(v.holds for v in verdicts)
+    assert len(verdicts) == 2 * len(CLAIMS["naive"]) and all(v.holds for v in verdicts)
 
 
 @needs_nvrtc
@@ -155,13 +155,13 @@ def test_a_false_claim_fails(evidence):
         ke = evidence[kernel_id]
         borrowed = KernelEvidence(BY_ID["s004.block_tiling_gemm<32>"], ke.cuda,
                                   {"dot": next(iter(ke.triton.values()))})
-        verdicts = [v for c in mapping.CLAIMS["smem_tile"] for v in mapping.check_claim("smem_tile", c, borrowed)]
+        verdicts = [v for c in CLAIMS["smem_tile"] for v in mapping.check_claim("smem_tile", c, borrowed)]
         assert sum(not v.holds for v in verdicts) >= 4
 
 
 @pytest.mark.gpu
 @needs_nvrtc
-@pytest.mark.parametrize("kernel_id", [k.id for k in KERNELS if k.idea in mapping.CLAIMS])
+@pytest.mark.parametrize("kernel_id", [k.id for k in KERNELS if k.idea in CLAIMS])
 def test_claims_hold_on_the_gpus_kernels(kernel_id):
     from harness.inspect.evidence import on_gpu
 
@@ -174,7 +174,7 @@ def test_claims_hold_on_the_gpus_kernels(kernel_id):
 def test_the_tf32_conversion_claim_fails_when_the_registry_states_another_rounding(evidence):
     """The row is proven on the code, not copied from the registry: TF32 evidence (no cvt in Triton's PTX, cvt.rn in
     the CUDA source) refutes a registry that says rounding-with-ties-away or truncation."""
-    from harness.report.mapping_tc import TF32_CONVERSION
+    from harness.claims.tc import TF32_CONVERSION
 
     tf32 = next(k for k in KERNELS if k.precision == "tf32")
     x3 = next(k for k in KERNELS if k.precision == "3xtf32" and k.b_layout == tf32.b_layout)
@@ -193,7 +193,7 @@ def test_the_operand_split_claim_counts_each_forms_split_in_the_ttgir(evidence):
     """The counted facts the claim states, on the compiled forms of the 3xTF32 kernels: tf32x3 two parts (one
     cvt.rna each), bf16x3 two bf16 parts and three bf16 dots, bf16x6 three parts and six; a form's numbers under
     another split's name refute it."""
-    from harness.report.mapping_tc import OPERAND_SPLIT
+    from harness.claims.tc import OPERAND_SPLIT
 
     # class -> (dots, bf16 dots, truncf to bf16, cvt.rna.tf32, subf), both operands together
     expected = {"3xtf32": (3, 0, 0, 2, 2), "bf16x3": (3, 3, 4, 0, 2), "bf16x6": (6, 6, 6, 0, 4)}

@@ -69,7 +69,7 @@ def browser() -> str:
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The recorded GPU run's page (findings, plots, every idea); the CPU run's where none is committed."""
     results = recorded_gpu_run() or cpu_results_file(tmp_path_factory.mktemp("rosetta-cpu-browser"))
-    html, _ = render(results, tmp_path_factory.mktemp("report-browser"), prove=False)
+    html, _ = render(results, tmp_path_factory.mktemp("report-browser"))
     return html
 
 

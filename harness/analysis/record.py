@@ -11,6 +11,9 @@ Every pair the suite compares is here once, with its verdict (harness/analysis/v
 The subject is the first named, the reference the second; a ratio is subject time / reference time.
 
 A record from a file of single bursts (before the rounds existed) keeps the ratio of the medians and no verdict.
+
+Beside the comparisons, the record keeps the proven mapping (harness/analysis/mapping.py): every claim of every idea
+the file measured, checked on the compiled kernels, so that a report renders it without a compiler.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.analysis.mapping import ProvenMapping
 from harness.analysis.verdicts import Call, Verdict, compare, margin_for
 from harness.baselines import cublas_of, triton_baseline_of
 from harness.problems import Problem
@@ -77,6 +81,7 @@ class Analysis:
     source: str                                   # the results file's name
     comparisons: list[Comparison] = field(default_factory=list)
     source_bytes: int | None = None               # its size when analysed: a file grown since (--resume) is stale
+    mapping: ProvenMapping | None = None          # None: not proven (`rosetta analyse` proves it)
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -96,14 +101,16 @@ class Analysis:
 
     def to_json(self) -> dict:
         return {"record": "analysis", "source": self.source, "source_bytes": self.source_bytes,
-                "comparisons": [c.to_json() for c in self.comparisons]}
+                "comparisons": [c.to_json() for c in self.comparisons],
+                "mapping": self.mapping.to_json() if self.mapping is not None else None}
 
     @classmethod
     def from_json(cls, data: dict) -> Analysis:
         if data.get("record") != "analysis":
             raise ValueError("not an analysis record")
         return cls(str(data["source"]), [Comparison.from_json(c) for c in data.get("comparisons") or []],
-                   data.get("source_bytes"))
+                   data.get("source_bytes"),
+                   ProvenMapping.from_json(data["mapping"]) if data.get("mapping") is not None else None)
 
     def write(self, path: Path) -> Path:
         path.write_text(json.dumps(self.to_json(), indent=None, separators=(",", ":")) + "\n")
@@ -114,9 +121,15 @@ def analysis_path(results_path: Path) -> Path:
     return results_path.with_name(results_path.stem + ".analysis.json")
 
 
-def write_beside(results_path: Path, results: Iterable[Result]) -> Analysis:
-    """Analyse a results file and write the record beside it (`<stem>.analysis.json`)."""
+def write_beside(results_path: Path, results: Iterable[Result], prove_mapping: bool = True) -> Analysis:
+    """Analyse a results file and write the record beside it (`<stem>.analysis.json`); with `prove_mapping`, the
+    mapping claims are proven too (on the file's recorded evidence, compiling only what it lacks)."""
+    results = list(results)
     an = analyse(results, results_path.name)
+    if prove_mapping:
+        from harness.analysis.mapping import prove
+
+        an.mapping = prove(results)
     an.source_bytes = results_path.stat().st_size
     an.write(analysis_path(results_path))
     return an

@@ -13,9 +13,9 @@ from pathlib import Path
 from harness.build import CPU_TIER_ARCH, DEFAULT, Built
 from harness.build.nvrtc import build
 from harness.inspect import cache
-from harness.inspect.kernel_resources import KernelResources
 from harness.inspect.ptxas import parse_ptxas_log
 from harness.inspect.sass import sass_mix
+from harness.kernel_resources import KernelResources
 
 __all__ = ["built_resources", "cuda_resources"]
 

@@ -1,37 +1,22 @@
-"""The numbers the mapping claims are proven on, for one kernel and each of its Triton counterparts.
-
-Every number has one flat name, so that a claim's predicate and the evidence a report prints use the
-same words: SASS classes as the mix names them ("BAR", "LDS.128"), the compiler's allotment
-("registers", "spills", "shared_bytes", "local_bytes"), ptxas's "barriers", CUDA source facts
-("src.syncthreads"), ttgir facts ("ttgir.local_alloc") and launch geometry ("cfg.num_warps",
-"cfg.outputs_per_thread"). The CPU tier compiles ahead of time for sm_90; the GPU tier reads the
-handles of real launches (`on_gpu`).
+"""The numbers the mapping claims are proven on (harness/claims/evidence.py), read off the compiled kernels: one
+kernel and each of its Triton counterparts. The CPU tier compiles ahead of time for sm_90; the GPU tier reads the
+handles of real launches (`on_gpu`); a run's records give the same numbers for what it compiled (`cuda_numbers` and
+`triton_numbers` over the recorded resources, harness/analysis/recorded_evidence.py).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
-from harness.inspect.kernel_resources import KernelResources
+from harness.claims.evidence import Evidence, KernelEvidence, Numbers
 from harness.inspect.resources import counterpart_resources, kernel_cuda_resources
 from harness.inspect.source_facts import source_facts
+from harness.kernel_resources import KernelResources
 from harness.registry import Counterpart, Kernel
 from kernels_cuda import expanded, source_path
 
 __all__ = ["Evidence", "KernelEvidence", "Numbers", "cuda_numbers", "gather", "on_gpu", "triton_numbers"]
-
-
-class Numbers(dict[str, int]):
-    """A compiled kernel's numbers by name; a missing name raises KeyError naming what there is."""
-
-    def __missing__(self, key: str) -> int:
-        raise KeyError(f"no evidence named {key!r}; known: {', '.join(sorted(self))}")
-
-    def show(self, keys: Iterable[str]) -> str:
-        """`"BAR 2, LDS.32 16"`: the named numbers as a report prints them."""
-        return ", ".join(f"{k} {self[k]}" for k in keys)
 
 
 def _compiled(r: KernelResources) -> dict[str, int]:
@@ -109,32 +94,6 @@ _PASSES = {"fp32": 0, "tf32": 1, "3xtf32": 3}
 # bf16x6: three bf16 parts, six products). The mapping claim "operand split" holds the compiled ttgir to it.
 TRITON_SPLITS: dict[str, tuple[int, int, int]] = {"tf32": (1, 1, 0), "tf32x3": (3, 2, 0), "bf16x3": (3, 2, 1),
                                                   "bf16x6": (6, 3, 1)}
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What one predicate sees: the kernel, its CUDA numbers and (for a Triton-side check) one counterpart's."""
-
-    kernel: Kernel
-    cuda: Numbers
-    triton: Numbers = field(default_factory=Numbers)
-    form: str = ""  # the counterpart's name ("dot", "rank1", ...); empty for a CUDA-side check
-
-
-@dataclass(frozen=True)
-class KernelEvidence:
-    """A kernel's CUDA numbers and each counterpart's, keyed by counterpart name. A side that could not be
-    compiled is in `errors` ("cuda" or the counterpart's name) with the compiler's reason, and its numbers
-    are empty: every check of that side then fails with the reason."""
-
-    kernel: Kernel
-    cuda: Numbers
-    triton: dict[str, Numbers]
-    where: str = "sm_90, compiled ahead of time"
-    errors: dict[str, str] = field(default_factory=dict)
-
-    def sides(self) -> list[Evidence]:
-        return [Evidence(self.kernel, self.cuda, t, form) for form, t in self.triton.items()]
 
 
 def _reason(e: BaseException) -> str:

@@ -1,7 +1,7 @@
 """The tiling ideas the worklogs teach: a key, a title and the lesson, for the report and `rosetta explain`.
 
 How each idea maps onto CUDA and Triton (the decisions, who makes them, and the evidence that proves
-it in the compiled kernels) is in harness.report.mapping.
+it in the compiled kernels) is in harness/claims; the proof, in harness/analysis/mapping.py.
 """
 
 from __future__ import annotations

@@ -127,24 +127,24 @@ def _fold(section: Section) -> Section:
     return section
 
 
-def part_section(m: Measured, part: Part, planner: SourcePlanner, prove: bool) -> Section:
+def part_section(m: Measured, part: Part, planner: SourcePlanner) -> Section:
     s = Section(anchors.part(part.key), part.title, 3)
     s.cls = "part"
     if part.is_ladder:
         s.add(Para([f"{len(part.ideas)} rungs in registry order, each adding one idea to the rung before; "
                     "each rung's CUDA source is shown as what it changed since the rung before."], cls="note"))
     for idea, kernels in part.ideas:
-        s.add(_fold(idea_section(m, idea, list(kernels), planner, prove=prove)))
+        s.add(_fold(idea_section(m, idea, list(kernels), planner)))
     return s
 
 
-def ideas_section(m: Measured, prove: bool = True) -> Section:
+def ideas_section(m: Measured) -> Section:
     s = Section(anchors.IDEAS, "The kernels, part by part", 2)
     if not m.ideas:
         s.add(Para(["No kernel of the registry appears in this file."], cls="missing"))
     planner = SourcePlanner()
     for part in parts(m):
-        s.add(part_section(m, part, planner, prove))
+        s.add(part_section(m, part, planner))
     return s
 
 
@@ -160,7 +160,7 @@ def all_results_section(m: Measured) -> Section:
     return s
 
 
-def document(m: Measured, plots: list[Plot], prove: bool = True) -> Document:
+def document(m: Measured, plots: list[Plot]) -> Document:
     h = m.header
     return Document(
         title=f"tile-rosetta: {h.device}",
@@ -168,7 +168,7 @@ def document(m: Measured, plots: list[Plot], prove: bool = True) -> Document:
                   f"and cuBLAS · run of {when(h.started)}"),   # the file is named in the footer and the method
         notices=notices(m),
         sections=[s for s in (headline_section(m, plots), findings_section(m), overview_section(m),
-                              plots_section(m, plots), claims_section(m), ideas_section(m, prove),
+                              plots_section(m, plots), claims_section(m), ideas_section(m),
                               all_results_section(m), method_section(m)) if s is not None],
         footer=f"Rendered by harness.report from {m.file.path.name}. Static figures only: this page loads nothing "
                "from the network.")

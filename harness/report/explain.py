@@ -6,15 +6,18 @@ that the sources are stacked (CUDA first), and the output says which layout it c
 
 from __future__ import annotations
 
+from harness.analysis.mapping import Row
 from harness.registry import IDEAS, Kernel
-from harness.report.mapping_table import mapping_rows
 from harness.report.measured import config_text
 from harness.report.sections import section_title, seed_title
 from harness.report.sources import cuda_text, triton_text
 from harness.term_table import Column, print_table
 
 
-def explain(kernel: Kernel, console, side_by_side: int = 160) -> None:
+def explain(kernel: Kernel, console, side_by_side: int = 160, rows: list[Row] | None = None,
+            unproven: str = "") -> None:
+    """Print the sources and the idea's mapping `rows` (proven by the caller, or the claims' text with `unproven`
+    saying why not)."""
     from rich.console import Group
     from rich.panel import Panel
     from rich.syntax import Syntax
@@ -50,7 +53,6 @@ def explain(kernel: Kernel, console, side_by_side: int = 160) -> None:
         console.print(cuda)
         for panel in tritons:
             console.print(panel)
-    rows, unproven = mapping_rows(idea)
     if rows:
         columns = [Column("decision", wrap=16), Column("CUDA", drop=3, wrap=16), Column("Triton", drop=4, wrap=16),
                    Column("in Triton, decided by", drop=2, wrap=14, short="decided by"),

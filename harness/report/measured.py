@@ -14,7 +14,7 @@ from functools import cached_property
 
 from harness.analysis.record import Analysis, Comparison, analyse, pair
 from harness.baselines import cublas_of
-from harness.inspect.resources import Occupancy, sm90_occupancy
+from harness.occupancy import Occupancy, sm90_occupancy
 from harness.problems import Problem
 from harness.registry import BY_ID, IDEAS, PRECISION_CLASSES, Counterpart, Kernel
 from harness.registry.ideas import Idea

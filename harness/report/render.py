@@ -12,12 +12,12 @@ from harness.report.plots import all_plots
 from harness.run.results import load
 
 
-def render(results_path: Path, out_dir: Path, prove: bool = True) -> tuple[Path, Path]:
+def render(results_path: Path, out_dir: Path) -> tuple[Path, Path]:
     """Write <stem>.html and <stem>.md (+ <stem>-<plot>.png beside them); return both paths.
 
-    prove=False shows the mapping claims without checking them on the compiled kernels (checking
-    compiles every kernel of each idea for sm_90 once, then reads the disk cache). Raises ValueError
-    for a file that is not a results file (empty, not JSON, no header), before anything is written.
+    The page renders the records and the analysis record beside them, and compiles nothing: the mapping claims show
+    as that record proved them (`rosetta run` and `rosetta analyse` write it). Raises ValueError for a file that is
+    not a results file (empty, not JSON, no header), before anything is written.
     """
     results = load(results_path)
     # the analysis record written beside the file by `rosetta run` (made now, in memory, where it is missing or stale)
@@ -32,7 +32,7 @@ def render(results_path: Path, out_dir: Path, prove: bool = True) -> tuple[Path,
             name = f"{stem}-{p.key}.png"
             (out_dir / name).write_bytes(p.png)
             files[p.key] = name
-    doc = document(m, plots, prove=prove)
+    doc = document(m, plots)
     html_path, md_path = out_dir / f"{stem}.html", out_dir / f"{stem}.md"
     html_path.write_text(html.page(doc, files), encoding="utf-8")
     md_path.write_text(markdown.page(doc, files), encoding="utf-8")

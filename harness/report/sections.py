@@ -161,8 +161,7 @@ def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
     return table
 
 
-def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: SourcePlanner,
-                 prove: bool = True) -> Section:
+def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: SourcePlanner) -> Section:
     anchor = anchors.idea(idea.key)
     s = Section(anchor, idea.title, 3)
     s.add(Para([idea.lesson], cls="lesson"), Para(provenance(kernels), cls="provenance"))
@@ -172,7 +171,7 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     if notes:
         s.add(Bullets(notes, cls="notes"))
     s.add(SourcePair(planner.cuda(kernels, anchor, idea.title), planner.triton(kernels, anchor, idea.title)))
-    mapping = mapping_table(idea, prove, m)
+    mapping = mapping_table(idea, m)
     if mapping:
         s.add(TableBlock(mapping, "Each tiling decision in each model"))
     records, missing = compiled_records(m, [k.id for k in kernels])

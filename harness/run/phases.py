@@ -17,7 +17,7 @@ from harness.run.records import Result
 RECORD_PHASES = ("compile", "numerics", "resources", "timing")
 PARENT_PHASES = ("build",)
 # The session's stages, in the order they happen.
-STAGES = ("worker start", "implementations", "worker stop", "CUDA builds")
+STAGES = ("worker start", "implementations", "worker stop", "CUDA builds", "analysis")
 # What the wall clock holds besides the stages and the report.
 OTHER = "imports, plan, results file, summary"
 

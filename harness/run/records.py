@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 
 from harness.baselines import TRITON_BASELINE_LABELS, is_cublas
-from harness.inspect.kernel_resources import Resources  # the record's field type, defined beside what it is read from
+from harness.kernel_resources import Resources  # the record's field type, defined beside what it is read from
 from harness.numerics import Verdict
 from harness.problems import Problem
 from harness.roofline import Peaks

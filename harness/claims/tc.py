@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.inspect.evidence import Evidence
+from harness.claims.checks import COMPILER, PROGRAMMER, ByKernel, Check, Claim
+from harness.claims.evidence import Evidence
 from harness.registry.types import TF32_CONVERSION_TEXT
-from harness.report.mapping_checks import COMPILER, PROGRAMMER, ByKernel, Check, Claim
 
 
 def _conversion_is(declared: str | None, rn: int, rna: int, mask: int = 0) -> bool:

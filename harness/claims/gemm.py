@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from harness.inspect.evidence import Numbers
-from harness.report.mapping_checks import (
+from harness.claims.checks import (
     COMPILER,
     DOT_STAGED,
     NO_LOCAL,
@@ -23,6 +22,7 @@ from harness.report.mapping_checks import (
     tiles,
     triton_tiles,
 )
+from harness.claims.evidence import Numbers
 
 _TILES_EXACT = Check("shared bytes are the two tiles exactly (unpadded)",
                      lambda ev: ev.cuda["shared_bytes"] == tiles(ev), ("shared_bytes",))

@@ -1,4 +1,4 @@
-"""Mapping-claim evidence from a run's own records, so that rendering a report compiles nothing.
+"""Mapping-claim evidence from a run's own records, so that proving the mapping compiles only what the run did not.
 
 A run records, for every implementation it compiled, what the compiler allotted and the facts read off the code
 (`Result.resources`: registers, spills, shared memory, the SASS mix, ptxas's barriers, the ttgir facts) and, for a
@@ -9,11 +9,13 @@ again; a kernel the run has no compiled record of is left to the ahead-of-time c
 
 from __future__ import annotations
 
-from harness.inspect.evidence import KernelEvidence, cuda_numbers, triton_numbers
-from harness.inspect.kernel_resources import KernelResources
+from collections.abc import Iterable
+
+from harness.claims.evidence import KernelEvidence
+from harness.inspect.evidence import cuda_numbers, triton_numbers
+from harness.kernel_resources import KernelResources
 from harness.registry import Kernel
-from harness.report.measured import Measured
-from harness.run.records import Resources
+from harness.run.records import Resources, Result
 
 # Launch settings a record's config may hold that the evidence names as `cfg.<key>`.
 _LAUNCH_KEYS = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
@@ -33,12 +35,19 @@ def _launched(config: dict | None) -> dict[str, int]:
     return {k: int(cfg[k]) for k in _LAUNCH_KEYS if isinstance(cfg.get(k), int) and not isinstance(cfg[k], bool)}
 
 
-def from_run(m: Measured, kernels: list[Kernel]) -> dict[str, KernelEvidence]:
+def _compiled(results: list[Result], kernel_id: str, impl: str) -> Result | None:
+    """The first record of an implementation that carries its compiled resources."""
+    return next((r for r in results if r.kernel == kernel_id and r.impl == impl and r.resources is not None
+                 and r.resources.registers is not None), None)
+
+
+def from_run(results: Iterable[Result], kernels: list[Kernel]) -> dict[str, KernelEvidence]:
     """Evidence for each kernel whose CUDA side and every Triton counterpart the run compiled and recorded."""
+    results = list(results)
     out: dict[str, KernelEvidence] = {}
     for kernel in kernels:
-        cuda = m.compiled(kernel.id, "cuda")
-        sides = {c.name: m.compiled(kernel.id, f"triton:{c.name}") for c in kernel.counterparts}
+        cuda = _compiled(results, kernel.id, "cuda")
+        sides = {c.name: _compiled(results, kernel.id, f"triton:{c.name}") for c in kernel.counterparts}
         if cuda is None or cuda.resources is None or any(r is None or r.resources is None for r in sides.values()):
             continue
         triton = {name: triton_numbers(kernel, c, _resources(r.resources), _launched(r.resources.config))

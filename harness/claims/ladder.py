@@ -10,8 +10,7 @@ tuned check holds for every configuration the tuner may pick.
 
 from __future__ import annotations
 
-from harness.inspect.evidence import Numbers
-from harness.report.mapping_checks import (
+from harness.claims.checks import (
     COMPILER,
     PROGRAMMER,
     TUNED_OUTPUTS,
@@ -28,6 +27,7 @@ from harness.report.mapping_checks import (
     tiles,
     triton_tiles,
 )
+from harness.claims.evidence import Numbers
 
 
 def _only_wide_lds(n: Numbers) -> bool:

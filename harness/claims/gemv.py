@@ -6,8 +6,8 @@ are who walks a row, how wide the loads are and how the partial sums of a row ar
 
 from __future__ import annotations
 
-from harness.inspect.evidence import Evidence
-from harness.report.mapping_checks import COMPILER, PROGRAMMER, Check, Claim, scalar_loads
+from harness.claims.checks import COMPILER, PROGRAMMER, Check, Claim, scalar_loads
+from harness.claims.evidence import Evidence
 
 
 def _warps_per_row(ev: Evidence) -> int:

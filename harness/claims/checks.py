@@ -3,7 +3,7 @@ prove it), and the checks and rows several ideas share.
 
 One claim per decision an idea is about: what the CUDA kernels do, what the Triton counterparts do,
 and who decides it in Triton (the programmer, or the compiler). Each side carries a Check: a sentence
-and the predicate over `harness.inspect.evidence.Evidence` that proves it, plus the evidence names a
+and the predicate over `harness.claims.evidence.Evidence` that proves it, plus the evidence names a
 report prints beside the verdict. Where the kernels of one idea (or the Triton forms of one kernel)
 differ on a row, the row says so and its check is a `ByKernel` / `ByForm` with one case each: a kernel
 or form that no case names fails its test until someone states what holds for it.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from harness.inspect.evidence import Evidence, Numbers
+from harness.claims.evidence import Evidence, Numbers
 
 PROGRAMMER = "programmer"
 COMPILER = "compiler"

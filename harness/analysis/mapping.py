@@ -1,0 +1,179 @@
+"""The proven mapping: every claim of every idea a run measured (harness/claims), checked on the compiled kernels.
+
+`rows(idea_key)` gives one row per decision of an idea (its CUDA and Triton text, who decides it in Triton) with,
+per kernel of the idea and per Triton form, whether the row's predicate holds and the evidence numbers it read
+("BAR 2, LDS.32 16"). `evaluate(kernel)` gives one kernel's verdicts. Where the numbers come from: a run's records
+for every kernel it compiled (harness/analysis/recorded_evidence.py), the ahead-of-time compile for sm_90 for the
+others (cached on disk), or evidence gathered elsewhere (`harness.inspect.evidence.on_gpu`).
+
+`prove(results)` is what a run's analysis record keeps (harness/analysis/record.py): the rows, verdicts included, as
+data, so that a report renders them without a compiler and an old file shows the claims it was proven on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+from harness.claims import Check, Claim, Side, claims, pick
+from harness.claims.evidence import Evidence, KernelEvidence
+from harness.registry import KERNELS, Kernel
+from harness.run.records import Result
+
+__all__ = ["NO_EVIDENCE", "ProvenMapping", "Row", "Verdict", "check_claim", "evaluate", "prove", "rows"]
+
+# What a predicate's KeyError says when the evidence has no number of that name (harness/claims/evidence.Numbers).
+NO_EVIDENCE = "no evidence named"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One claim's check on one side of one kernel (the Triton side once per counterpart form)."""
+
+    idea: str
+    decision: str
+    kernel: str
+    side: Literal["cuda", "triton"]
+    form: str          # the Triton counterpart's name; "" on the CUDA side
+    check: str         # what the predicate establishes
+    holds: bool
+    evidence: str      # the numbers it read, e.g. "BAR 2, LDS.32 16"
+    error: str = ""    # the check could not be evaluated: why (then holds is False)
+    where: str = ""    # what was compiled: "sm_90, compiled ahead of time" or a GPU launch
+
+    @property
+    def label(self) -> str:
+        return f"{self.kernel} [{self.form or 'cuda'}]"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One decision of an idea, as a report renders it, with every kernel's verdicts."""
+
+    decision: str
+    cuda: str
+    triton: str
+    decided_by: str
+    verdicts: tuple[Verdict, ...] = ()
+
+    @property
+    def holds(self) -> bool:
+        return all(v.holds for v in self.verdicts)
+
+    def to_json(self) -> dict:
+        # the idea and the decision are the row's: a verdict does not repeat them
+        return {"decision": self.decision, "cuda": self.cuda, "triton": self.triton, "decided_by": self.decided_by,
+                "verdicts": [{k: v for k, v in asdict(x).items() if k not in ("idea", "decision")}
+                             for x in self.verdicts]}
+
+    @classmethod
+    def from_json(cls, idea: str, data: dict) -> Row:
+        decision = str(data["decision"])
+        return cls(decision, str(data["cuda"]), str(data["triton"]), str(data["decided_by"]),
+                   tuple(Verdict(idea=idea, decision=decision, **v) for v in data.get("verdicts") or []))
+
+
+@dataclass
+class ProvenMapping:
+    """The rows of each idea a run measured, proven; and the ideas that could not be, with the reason."""
+
+    rows: dict[str, list[Row]] = field(default_factory=dict)
+    unproven: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"rows": {idea: [r.to_json() for r in found] for idea, found in self.rows.items()},
+                "unproven": dict(self.unproven)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> ProvenMapping:
+        return cls({idea: [Row.from_json(idea, r) for r in found] for idea, found in (data.get("rows") or {}).items()},
+                   {str(k): str(v) for k, v in (data.get("unproven") or {}).items()})
+
+
+def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton"], check: Side, ev: Evidence,
+             evidence: KernelEvidence) -> Verdict:
+    base = {"idea": idea, "decision": claim.decision, "kernel": ev.kernel.id, "side": side,
+            "form": ev.form if side == "triton" else "", "where": evidence.where}
+    numbers = ev.cuda if side == "cuda" else ev.triton
+    failed = [evidence.errors[s] for s in ("cuda", ev.form if side == "triton" else "cuda") if s in evidence.errors]
+    if failed:
+        return Verdict(**base, check="", holds=False, evidence="", error=f"not compiled: {failed[0]}")
+    try:
+        chosen: Check = pick(check, ev)
+        holds = bool(chosen.holds(ev))
+        return Verdict(**base, check=chosen.text, holds=holds, evidence=numbers.show(chosen.shows))
+    except (KeyError, LookupError, ZeroDivisionError) as e:
+        return Verdict(**base, check="", holds=False, evidence="", error=f"{type(e).__name__}: {e}")
+
+
+def check_claim(idea: str, claim: Claim, evidence: KernelEvidence) -> list[Verdict]:
+    """A claim's verdicts on one kernel: its CUDA side once, its Triton side once per counterpart form."""
+    cuda_ev = Evidence(evidence.kernel, evidence.cuda)
+    out = [_verdict(idea, claim, "cuda", claim.cuda_check, cuda_ev, evidence)]
+    out += [_verdict(idea, claim, "triton", claim.triton_check, ev, evidence) for ev in evidence.sides()]
+    return out
+
+
+def _gather(kernels: list[Kernel]) -> dict[str, KernelEvidence]:
+    from harness.inspect.evidence import gather  # the compiler: only where a kernel's numbers must be made
+
+    return gather(kernels)
+
+
+def evaluate(kernel: Kernel, evidence: KernelEvidence | None = None) -> list[Verdict]:
+    """Every claim of the kernel's idea, checked on this kernel (compiled ahead of time unless given)."""
+    ev = evidence if evidence is not None else _gather([kernel])[kernel.id]
+    return [v for claim in claims(kernel.idea) for v in check_claim(kernel.idea, claim, ev)]
+
+
+def rows(idea_key: str, evidence: Mapping[str, KernelEvidence] | None = None, prove: bool = True) -> list[Row]:
+    """The idea's rows, each with the verdicts of every kernel of the idea in the registry.
+
+    With prove=False the rows carry text only (nothing is compiled).
+    """
+    kernels = [k for k in KERNELS if k.idea == idea_key]
+    if prove and evidence is None:
+        evidence = _gather(kernels)
+    out = []
+    for claim in claims(idea_key):
+        verdicts: list[Verdict] = []
+        if prove and evidence is not None:
+            for k in kernels:
+                verdicts += check_claim(idea_key, claim, evidence[k.id])
+        out.append(Row(claim.decision, claim.cuda, claim.triton, claim.decided_by, tuple(verdicts)))
+    return out
+
+
+def _idea_rows(idea_key: str, results: list[Result]) -> list[Row]:
+    """One idea proven on the run's own evidence where it has it; the kernels it did not compile, and those recorded
+    before a fact existed, compiled ahead of time."""
+    from harness.analysis.recorded_evidence import from_run
+
+    kernels = [k for k in KERNELS if k.idea == idea_key]
+    evidence = from_run(results, kernels)
+    missing = [k for k in kernels if k.id not in evidence]
+    if missing:
+        evidence.update(_gather(missing))
+    found = rows(idea_key, evidence)
+    stale = {v.kernel for row in found for v in row.verdicts if NO_EVIDENCE in v.error}
+    if stale:
+        evidence.update(_gather([k for k in kernels if k.id in stale]))
+        found = rows(idea_key, evidence)
+    return found
+
+
+def prove(results: Iterable[Result]) -> ProvenMapping:
+    """The rows of every idea the results measured a kernel of, each proven (see `_idea_rows`). An idea whose
+    kernels cannot be compiled here is recorded as unproven with the reason, and a report shows its text rows."""
+    from harness.claims import CLAIMS
+
+    results = list(results)
+    measured = {r.kernel for r in results if r.kernel}
+    out = ProvenMapping()
+    for idea in dict.fromkeys(k.idea for k in KERNELS if k.id in measured and k.idea in CLAIMS):
+        try:
+            out.rows[idea] = _idea_rows(idea, results)
+        except Exception as e:  # no NVRTC, no Triton compile: the claims stay unproven and say why
+            out.unproven[idea] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e).strip() else ''}"
+    return out

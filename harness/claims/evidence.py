@@ -1,0 +1,54 @@
+"""The numbers a mapping claim's predicate reads, as plain data: no compiler, no GPU.
+
+Every number has one flat name, so that a claim's predicate and the evidence a report prints use the same words:
+SASS classes as the mix names them ("BAR", "LDS.128"), the compiler's allotment ("registers", "spills",
+"shared_bytes", "local_bytes"), ptxas's "barriers", CUDA source facts ("src.syncthreads"), ttgir facts
+("ttgir.local_alloc") and launch geometry ("cfg.num_warps", "cfg.outputs_per_thread"). Who fills them in:
+harness/inspect/evidence.py, from a compile or a run's records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from harness.registry import Kernel
+
+__all__ = ["Evidence", "KernelEvidence", "Numbers"]
+
+
+class Numbers(dict[str, int]):
+    """A compiled kernel's numbers by name; a missing name raises KeyError naming what there is."""
+
+    def __missing__(self, key: str) -> int:
+        raise KeyError(f"no evidence named {key!r}; known: {', '.join(sorted(self))}")
+
+    def show(self, keys: Iterable[str]) -> str:
+        """`"BAR 2, LDS.32 16"`: the named numbers as a report prints them."""
+        return ", ".join(f"{k} {self[k]}" for k in keys)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one predicate sees: the kernel, its CUDA numbers and (for a Triton-side check) one counterpart's."""
+
+    kernel: Kernel
+    cuda: Numbers
+    triton: Numbers = field(default_factory=Numbers)
+    form: str = ""  # the counterpart's name ("dot", "rank1", ...); empty for a CUDA-side check
+
+
+@dataclass(frozen=True)
+class KernelEvidence:
+    """A kernel's CUDA numbers and each counterpart's, keyed by counterpart name. A side that could not be
+    compiled is in `errors` ("cuda" or the counterpart's name) with the compiler's reason, and its numbers
+    are empty: every check of that side then fails with the reason."""
+
+    kernel: Kernel
+    cuda: Numbers
+    triton: dict[str, Numbers]
+    where: str = "sm_90, compiled ahead of time"
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def sides(self) -> list[Evidence]:
+        return [Evidence(self.kernel, self.cuda, t, form) for form, t in self.triton.items()]
