@@ -89,6 +89,12 @@ class Operands:
     # divides by it, and in float64 at 4096^3 it costs as much as the reference
     _magnitudes: torch.Tensor | None = field(default=None, repr=False, compare=False)
 
+    def tensors(self, out: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The operands by the names an implementation binds them under, with `out` as the output."""
+        if self.problem.op == "sgemv":
+            return {"A": self.A, "x": self.B, "y": out}
+        return {"A": self.A, "B": self.B, "C": out}
+
     def fresh_output(self, poison: float) -> torch.Tensor:
         """The output buffer a run writes: C_in when beta != 0 (read by the kernel), else poison."""
         p = self.problem

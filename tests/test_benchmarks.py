@@ -35,7 +35,7 @@ from harness.launch.implementations import Impl, baselines
 from harness.numerics import poison_for
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, OPS
 from harness.rounds import Entry, estimate_ms, interleave
-from harness.run.runner import ProblemContext, figures, tensors
+from harness.run.runner import ProblemContext, figures
 from harness.sm_clock import ProbeBuffer
 from harness.timing import EventClock, Samples, time_gpu
 from tests.benchmark_cases import CASES, case_id, case_marks, markers, model_of, param, sort_chosen
@@ -50,7 +50,7 @@ def _bound(impl: Impl):
     problem = PROBLEMS[impl.op]
     ops = ProblemContext(problem, torch.device("cuda"), seed=5).operands(problem, "random")
     out = ops.fresh_output(poison_for(impl.reads_c_when_beta_zero))
-    return impl.bind(tensors(ops, out), problem.alpha, problem.beta)
+    return impl.bind(ops.tensors(out), problem.alpha, problem.beta)
 
 
 @pytest.fixture(scope="session")

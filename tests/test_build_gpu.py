@@ -11,7 +11,7 @@ from harness.launch import cuda as launch_cuda
 from harness.launch.implementations import Impl, cupy_build_study
 from harness.problems import Problem
 from harness.registry import BY_ID
-from harness.run.runner import ProblemContext, check_numerics, tensors
+from harness.run.runner import ProblemContext, check_numerics
 
 pytestmark = pytest.mark.gpu
 
@@ -25,7 +25,7 @@ def _subnormal_run(variant: str) -> tuple[torch.Tensor, numerics.Operands, torch
     p = ctx.numerics_problem("subnormal", impl)
     ops = ctx.operands(p, "subnormal")
     out = ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))
-    launch_cuda.bind(NAIVE, tensors(ops, out), p.alpha, p.beta, variant)()
+    launch_cuda.bind(NAIVE, ops.tensors(out), p.alpha, p.beta, variant)()
     torch.cuda.synchronize()
     return out, ops, ctx.reference(p, "subnormal")
 

@@ -10,7 +10,7 @@ from harness.launch.implementations import Impl, all_impls, baselines
 from harness.numerics import poison_for
 from harness.preconditions import allowed_shape
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
-from harness.run.runner import check_numerics, tensors
+from harness.run.runner import check_numerics
 from tests.contexts import shared_context
 
 pytestmark = pytest.mark.gpu
@@ -52,7 +52,7 @@ def test_same_inputs_give_bit_identical_outputs(impl):
     outs = []
     for _ in range(2):
         out = ops.fresh_output(0.0)
-        impl.bind(tensors(ops, out), ops.problem.alpha, ops.problem.beta)()
+        impl.bind(ops.tensors(out), ops.problem.alpha, ops.problem.beta)()
         torch.cuda.synchronize()
         outs.append(out)
     assert torch.equal(outs[0], outs[1])
@@ -70,7 +70,7 @@ def test_a_cupy_launch_is_enclosed_by_the_timer_events():
     ctx = _ctx(DEFAULT_SGEMM[0])
     ops = ctx.operands(DEFAULT_SGEMM[0], "random")
     out = ops.fresh_output(0.0)
-    fn = impl.bind(tensors(ops, out))
+    fn = impl.bind(ops.tensors(out))
     ours = time_gpu(fn).median_ms
     start, end = cp.cuda.Event(), cp.cuda.Event()
     samples = []

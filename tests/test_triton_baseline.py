@@ -20,7 +20,7 @@ from harness.problems import DEFAULT_SGEMM, Problem
 from harness.registry import KERNELS
 from harness.run.order import record_order
 from harness.run.records import Result, RunHeader, Status, impl_label
-from harness.run.runner import ProblemContext, check_numerics, tensors
+from harness.run.runner import ProblemContext, check_numerics
 from harness.run.session import cpu_plan, gpu_plan
 from harness.timing import Timing
 from tests.contexts import shared_context
@@ -262,7 +262,7 @@ def test_on_the_gpu_the_record_keeps_the_tuners_choice_and_the_compiled_kernel(n
     impl = Impl(name, "sgemm")
     ctx = _ctx(GPU_SHAPES[1])
     ops = ctx.operands(GPU_SHAPES[1], "random")
-    handle = impl.bind(tensors(ops, ops.fresh_output(0.0)))()
+    handle = impl.bind(ops.tensors(ops.fresh_output(0.0)))()
     res = resources_of({"gpu": True, "resources": {}}, impl, handle)
     assert res.registers and res.registers > 0
     assert res.config["input_precision"] == triton_tutorial.input_precision(name)
@@ -278,7 +278,7 @@ def test_the_triton_baselines_give_bit_identical_outputs_on_the_same_inputs(name
     outs = []
     for _ in range(2):
         out = ops.fresh_output(0.0)
-        impl.bind(tensors(ops, out), ops.problem.alpha, ops.problem.beta)()
+        impl.bind(ops.tensors(out), ops.problem.alpha, ops.problem.beta)()
         torch.cuda.synchronize()
         outs.append(out)
     assert torch.equal(outs[0], outs[1])

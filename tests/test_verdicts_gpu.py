@@ -13,7 +13,7 @@ from harness.problems import DEFAULT_SGEMM
 from harness.registry import get
 from harness.rounds import Entry, estimate_ms, interleave
 from harness.run import referee
-from harness.run.runner import ProblemContext, tensors
+from harness.run.runner import ProblemContext
 
 pytestmark = [pytest.mark.gpu, pytest.mark.gpu_alone]
 P = DEFAULT_SGEMM[0]
@@ -29,7 +29,7 @@ IMPLS = [*(b for b in baselines("sgemm") if b.vendor),
 def _launches() -> list[tuple[Impl, object]]:
     device = torch.device("cuda", torch.cuda.current_device())
     ops = ProblemContext(P, device, seed=11).operands(P, "random")
-    return [(i, i.bind(tensors(ops, ops.fresh_output(0.0)), P.alpha, P.beta)) for i in IMPLS]
+    return [(i, i.bind(ops.tensors(ops.fresh_output(0.0)), P.alpha, P.beta)) for i in IMPLS]
 
 
 def test_an_implementation_timed_as_two_entries_is_called_same():

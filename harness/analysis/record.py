@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.analysis.mapping import ProvenMapping
+from harness.analysis.mapping import ProvenMapping, prove
 from harness.analysis.verdicts import Call, Verdict, compare, margin_for
 from harness.baselines import cublas_of, triton_baseline_of
 from harness.problems import Problem
@@ -127,8 +127,6 @@ def write_beside(results_path: Path, results: Iterable[Result], prove_mapping: b
     results = list(results)
     an = analyse(results, results_path.name)
     if prove_mapping:
-        from harness.analysis.mapping import prove
-
         an.mapping = prove(results)
     an.source_bytes = results_path.stat().st_size
     an.write(analysis_path(results_path))

@@ -153,8 +153,7 @@ def on_gpu(kernel: Kernel) -> KernelEvidence:
     want = Problem("sgemm", 512, 512, 512) if kernel.op == "sgemm" else Problem("sgemv", 1024, 1024)
     p = allowed_shape(kernel.preconditions, want)
     ops = numerics.make_operands(p, "exact", 0, "cuda")
-    out = ops.fresh_output(0.0)
-    tensors = {"A": ops.A, "x": ops.B, "y": out} if kernel.op == "sgemv" else {"A": ops.A, "B": ops.B, "C": out}
+    tensors = ops.tensors(ops.fresh_output(0.0))
     triton: dict[str, Numbers] = {}
     for c in kernel.counterparts:
         handle = launch_triton.bind(kernel, c, tensors, p.alpha, p.beta, "cuda")()

@@ -24,10 +24,7 @@ def tensors_for(kernel: Kernel, problem: Problem, layer: str = "random", seed: i
     elif kernel.op == "sgemm" and kernel.computes_alpha_beta:
         p = p.with_scalars(*(numerics.RANDOM_SCALARS if layer == "random" else numerics.EXACT_SCALARS))
     ops = numerics.make_operands(p, layer, seed, device)
-    out = ops.fresh_output(numerics.poison_for(kernel.reads_c_when_beta_zero))
-    if kernel.op == "sgemv":
-        return p, {"A": ops.A, "x": ops.B, "y": out}
-    return p, {"A": ops.A, "B": ops.B, "C": out}
+    return p, ops.tensors(ops.fresh_output(numerics.poison_for(kernel.reads_c_when_beta_zero)))
 
 
 def launch_once(kernel: Kernel, impl: str, problem: Problem, scalars: tuple[float, float] | None = None) -> object:
@@ -55,7 +52,6 @@ def launch_baseline_once(name: str, problem: Problem) -> None:
     from harness.launch.implementations import Impl
 
     ops = numerics.make_operands(problem, "random", 1, "cuda")
-    out = ops.fresh_output(numerics.poison_for(False))
-    tensors = {"A": ops.A, "x": ops.B, "y": out} if problem.op == "sgemv" else {"A": ops.A, "B": ops.B, "C": out}
-    Impl(name, problem.op).bind(tensors, problem.alpha, problem.beta)()
+    Impl(name, problem.op).bind(ops.tensors(ops.fresh_output(numerics.poison_for(False))), problem.alpha,
+                                problem.beta)()
     torch.cuda.synchronize()

@@ -326,19 +326,21 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
     return rows
 
 
+def _problem(op: str, m: str, n: str, k: str) -> Problem:
+    """The problem the child is given on its command line (an sgemv's K is not part of it)."""
+    return Problem(op, int(m), int(n), int(k)) if op == "sgemm" else Problem(op, int(m), int(n))
+
+
 def _main(argv: list[str]) -> None:
     from harness.inspect.one_launch import launch_once
 
     kernel_id, impl, m, n, k = argv[:5]
     config = json.loads(argv[5]) if len(argv) > 5 else None
     if kernel_id.startswith(BASELINE_MARK):
-        op = kernel_id[len(BASELINE_MARK):]
-        _baseline_main(impl, Problem(op, int(m), int(n), int(k)) if op == "sgemm" else Problem(op, int(m), int(n)),
-                       config)
+        _baseline_main(impl, _problem(kernel_id[len(BASELINE_MARK):], m, n, k), config)
         return
     kernel = get(kernel_id)
-    op = kernel.op
-    problem = Problem(op, int(m), int(n), int(k)) if op == "sgemm" else Problem(op, int(m), int(n))
+    problem = _problem(kernel.op, m, n, k)
     mod = None
     if impl != "cuda":
         from harness.launch import triton as launch_triton

@@ -59,7 +59,6 @@ def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
 
     from harness.inspect.compile_triton import handle_resources
     from harness.numerics import make_operands
-    from harness.run.runner import tensors
     from harness.run.work import impl_of
 
     problem = Problem.from_json(problem_json)
@@ -70,7 +69,7 @@ def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
         try:
             impl = impl_of(key)
             out = ops.fresh_output(0.0)
-            compiled = impl.bind(tensors(ops, out), problem.alpha, problem.beta)()
+            compiled = impl.bind(ops.tensors(out), problem.alpha, problem.beta)()
             # what the worker will read off each compiled kernel (its SASS mix, its ttgir facts), cached on disk
             for handle in compiled if isinstance(compiled, list) else [compiled]:
                 if hasattr(handle, "asm"):

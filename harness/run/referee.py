@@ -67,7 +67,7 @@ def referee(impls: list[Impl], problem: Problem, *, rounds: int = 10, rep_ms: fl
             ) -> list[Row]:
     """Time each implementation with the suite's interleaved rounds, then with nvbench, on one bound closure each."""
     from harness.rounds import Entry, estimate_ms, interleave
-    from harness.run.runner import ProblemContext, tensors
+    from harness.run.runner import ProblemContext
 
     device = torch.device("cuda", torch.cuda.current_device())
     ctx = ProblemContext(problem, device, seed)
@@ -76,7 +76,7 @@ def referee(impls: list[Impl], problem: Problem, *, rounds: int = 10, rep_ms: fl
     for impl in impls:
         if impl.unmet(problem):
             continue
-        launches[impl.label] = impl.bind(tensors(ops, ops.fresh_output(0.0)), problem.alpha, problem.beta)
+        launches[impl.label] = impl.bind(ops.tensors(ops.fresh_output(0.0)), problem.alpha, problem.beta)
     samples = interleave([Entry(label, fn, estimate_ms(fn, device)) for label, fn in launches.items()],
                          rounds=rounds, rep_ms=rep_ms, seed=seed, device=device)
     theirs = nvbench_times(launches)

@@ -64,15 +64,9 @@ class ProblemContext:
         if key not in self._vendor:
             ops = self.operands(p, layer)
             out = ops.fresh_output(float("nan"))
-            Impl("cublas", p.op).bind(tensors(ops, out), p.alpha, p.beta, device_type)()
+            Impl("cublas", p.op).bind(ops.tensors(out), p.alpha, p.beta, device_type)()
             self._vendor[key] = numerics.errors(out, ops, self.reference(p, layer))
         return self._vendor[key]
-
-
-def tensors(ops: numerics.Operands, out: torch.Tensor) -> dict[str, torch.Tensor]:
-    if ops.problem.op == "sgemv":
-        return {"A": ops.A, "x": ops.B, "y": out}
-    return {"A": ops.A, "B": ops.B, "C": out}
 
 
 def sync(device: torch.device) -> None:
@@ -85,7 +79,7 @@ def warm_up(impl: Impl, ctx: ProblemContext, device_type: str) -> None:
     Triton's compile and autotuning. Timed as the record's compile phase, so that numerics and timing are not."""
     p = ctx.numerics_problem("exact", impl)
     ops = ctx.operands(p, "exact")
-    impl.bind(tensors(ops, ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))), p.alpha, p.beta,
+    impl.bind(ops.tensors(ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))), p.alpha, p.beta,
               device_type)()
     sync(ctx.device)
 
@@ -98,7 +92,7 @@ def check_numerics(impl: Impl, ctx: ProblemContext, device_type: str) -> Numeric
         p = ctx.numerics_problem(layer, impl)
         ops = ctx.operands(p, layer)
         result = ops.fresh_output(poison)
-        impl.bind(tensors(ops, result), p.alpha, p.beta, device_type)()
+        impl.bind(ops.tensors(result), p.alpha, p.beta, device_type)()
         sync(ctx.device)
         # the library itself is judged by the bounds alone: its own error is no yardstick for itself; TF32 rows are
         # never set beside fp32's error. Rows of a class that is not fp32-accurate (bf16x3) get the library's errors
@@ -125,7 +119,7 @@ def beta_zero(impl: Impl, ctx: ProblemContext, device_type: str) -> Beta0 | None
     p = ctx.problem.with_scalars(1.0, 0.0)
     ops = ctx.operands(p, "exact")
     result = ops.fresh_output(float("nan"))
-    impl.bind(tensors(ops, result), 1.0, 0.0, device_type)()
+    impl.bind(ops.tensors(result), 1.0, 0.0, device_type)()
     sync(ctx.device)
     return Beta0(numerics.beta_zero_verdict(result), declared, "C filled with NaN")
 
@@ -200,7 +194,7 @@ def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resour
             clock = time.perf_counter()
             ops = ctx.operands(problem, "random")
             out = ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))
-            launch = impl.bind(tensors(ops, out), problem.alpha, problem.beta, opts.device_type)
+            launch = impl.bind(ops.tensors(out), problem.alpha, problem.beta, opts.device_type)
             handle = launch()  # compiles, loads, autotunes: outside the measurement, and gives the compiled handle
             if impl.kernel is not None and impl.kernel.b_layout == "kmajor":
                 from harness.timing import time_gpu
