@@ -38,6 +38,7 @@
 
 #include "wgmma.cuh"
 #include "wgmma_m64n128k8.cuh"
+#include "wgmma_split.cuh"
 #include "wgmma_tma.cuh"
 
 namespace rosetta_wgmma {
@@ -47,72 +48,6 @@ constexpr int A_BYTES = BM * BK * 4, B_BYTES = BN * BK * 4;
 constexpr int RAW = A_BYTES + B_BYTES;  // a stage: the raw A and Bt tiles, then their remainders
 constexpr int STAGE_BYTES = 2 * RAW;
 constexpr int CONSUMER_WARPS = 8;       // every consumer warp's lane 0 arrives on the empty barrier
-constexpr int SPLIT_THREADS = 96;       // warps 1-3 of the producer warpgroup
-
-// x's upper 19 bits (sign, exponent, 10 mantissa bits): the tf32 value the tensor core reads from an fp32 operand.
-__device__ __forceinline__ float tf32_trunc(float x) { return __uint_as_float(__float_as_uint(x) & 0xffffe000u); }
-
-// Round to the nearest tf32 (ties away from zero), returned as an fp32 whose low 13 bits are zero, so that the
-// tensor core's truncation reads it exactly.
-__device__ __forceinline__ float tf32_rna(float x) {
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return __uint_as_float(r);
-}
-
-// x - tf32_trunc(x) is exact in fp32 (it is x's low 13 mantissa bits); rounding it to tf32 costs at most 2^-11 of
-// itself, under 2^-21 of x.
-__device__ __forceinline__ float remainder_tf32(float x) { return tf32_rna(x - tf32_trunc(x)); }
-
-// Tells the compiler that the wgmma in flight may still write these registers: it keeps every read of them after
-// the wgmma_wait that precedes this fence.
-template <int N>
-__device__ __forceinline__ void fence_operands(float (&d)[N]) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// Warp 0 lane 0 of the producer warpgroup: keeps STAGES stages of raw tiles in flight.
-template <int STAGES, int GROUP>
-__device__ __forceinline__ void load(unsigned base, unsigned full0, unsigned empty0, const TensorMap* mapA,
-                                     const TensorMap* mapB, int tiles_m, int tiles_n, int ktiles, int first,
-                                     int step) {
-    int it = 0;
-    for (int tile = first; tile < tiles_m * tiles_n; tile += step) {
-        int tm, tn;
-        grouped_tile<GROUP>(tile, tiles_m, tiles_n, tm, tn);
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
-            const int s = it % STAGES;
-            if (it >= STAGES) mbar_wait(empty0 + 8 * s, ((it / STAGES) + 1) & 1);
-            const unsigned bar = full0 + 8 * s;
-            mbar_expect_tx(bar, RAW);
-            tma_load_2d(base + s * STAGE_BYTES, mapA, kt * BK, tm * BM, bar);
-            tma_load_2d(base + s * STAGE_BYTES + A_BYTES, mapB, kt * BK, tn * BN, bar);
-        }
-    }
-}
-
-// Warps 1-3 of the producer warpgroup: write the remainders of every landed stage, then mark it ready. `stage0`
-// is the generic address of stage 0; each thread takes every 96th float4 of a stage's raw tiles.
-template <int STAGES>
-__device__ __forceinline__ void split(unsigned char* stage0, unsigned full0, unsigned ready0, int iterations) {
-    const int t = threadIdx.x - 32;
-    for (int it = 0; it < iterations; ++it) {
-        const int s = it % STAGES;
-        mbar_wait(full0 + 8 * s, (it / STAGES) & 1);
-        const float4* raw = reinterpret_cast<const float4*>(stage0 + s * STAGE_BYTES);
-        float4* small = reinterpret_cast<float4*>(stage0 + s * STAGE_BYTES + RAW);
-#pragma unroll 4
-        for (int i = t; i < RAW / 16; i += SPLIT_THREADS) {
-            const float4 x = raw[i];
-            small[i] = make_float4(remainder_tf32(x.x), remainder_tf32(x.y), remainder_tf32(x.z),
-                                   remainder_tf32(x.w));
-        }
-        // Generic-proxy writes must be made visible to wgmma, which reads shared memory through the async proxy.
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        mbar_arrive(ready0 + 8 * s);
-    }
-}
 
 // One K tile's twelve wgmma (three per 8-deep step: the two remainder products first, then big x big) into `p`;
 // first_scale = 0 makes the first of them overwrite `p` (scale-d = 0), 1 adds to what `p` holds.
@@ -198,10 +133,11 @@ __launch_bounds__(384, 1) __global__ void wgmma_3xtf32(int M, int N, int K, floa
         // the rest: 40 * 128 + 232 * 256 = 64512 of the SM's 65536.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
-            load<STAGES, GROUP>(base, full0, empty0, &mapA, &mapB, M / BM, N / BN, ktiles, first, step);
+            load<STAGES, GROUP, BM, BN, STAGE_BYTES>(base, full0, empty0, &mapA, &mapB, M / BM, N / BN, ktiles,
+                                                        first, step);
         } else if (threadIdx.x >= 32) {
             const int mine = first < tiles ? (tiles - 1 - first) / step + 1 : 0;
-            split<STAGES>(smem_raw + (base - raw0), full0, ready0, mine * ktiles);
+            split<STAGES, STAGE_BYTES, 0, RAW, RAW>(smem_raw + (base - raw0), full0, ready0, mine * ktiles);
         }
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");

@@ -1,9 +1,9 @@
 // The helpers every rung of the Hopper wgmma ladder shares (rosetta.wgmma_smem, rosetta.wgmma_tma,
-// rosetta.wgmma_ws, rosetta.wgmma_persistent, rosetta.wgmma_3xtf32): the shared-memory address of a pointer, the
-// wgmma matrix descriptor of a 128-byte swizzled K-major tile, the wgmma fence / commit / wait, the grouped tile
-// order and the store of one warpgroup's accumulator tile. Plain C++ and inline PTX: NVRTC sees no CUDA headers.
-// Each rung's .cu includes this file; the suite's build hands it to NVRTC with the source and keys its cache on its
-// text, and the report shows it expanded in place of the #include.
+// rosetta.wgmma_ws, rosetta.wgmma_persistent, rosetta.wgmma_3xtf32, rosetta.wgmma_3xtf32_rs): the shared-memory
+// address of a pointer, the wgmma matrix descriptor of a 128-byte swizzled K-major tile, the wgmma fence / commit /
+// wait, the grouped tile order and the store of one warpgroup's accumulator tile. Plain C++ and inline PTX: NVRTC
+// sees no CUDA headers. Each rung's .cu includes this file; the suite's build hands it to NVRTC with the source and
+// keys its cache on its text, and the report shows it expanded in place of the #include.
 #pragma once
 
 namespace rosetta_wgmma {

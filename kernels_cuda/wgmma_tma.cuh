@@ -1,6 +1,7 @@
 // The copy engine and its barriers, from rosetta.wgmma_tma on (rosetta.wgmma_tma, rosetta.wgmma_ws,
-// rosetta.wgmma_persistent, rosetta.wgmma_3xtf32): the driver's tensor map as a kernel parameter, the mbarrier
-// operations (init, arrive with an expected byte count, arrive, wait on a phase) and one 2-D TMA tile load.
+// rosetta.wgmma_persistent, rosetta.wgmma_3xtf32, rosetta.wgmma_3xtf32_rs): the driver's tensor map as a kernel
+// parameter, the mbarrier operations (init, arrive with an expected byte count, arrive, wait on a phase) and one 2-D
+// TMA tile load.
 #pragma once
 
 namespace rosetta_wgmma {

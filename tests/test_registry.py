@@ -144,7 +144,9 @@ def test_every_rank1_form_is_labelled_deliberately_different_and_its_kernel_keep
         assert c.design.startswith(DELIBERATELY_DIFFERENT) and c.deliberately_different, f"{k.id} [{c.name}]"
         staged = [s for s in k.counterparts if not s.deliberately_different]
         assert staged and all(s.module in ("gemm_tile", "gemm_ladder") for s in staged), k.id
-    assert not any(c.deliberately_different for k in KERNELS for c in k.counterparts if c.module != "gemm_outer")
+    # beside them, only the pre-split 3xTF32 form departs from its kernel's design (tests/test_presplit.py)
+    others = {c.module for k in KERNELS for c in k.counterparts if c.deliberately_different} - {"gemm_outer"}
+    assert others == {"gemm_presplit"}
 
 
 def test_a_design_text_must_say_deliberately_different_and_a_kernel_cannot_have_only_such_forms():

@@ -57,7 +57,9 @@ def test_the_report_names_each_class_by_its_label():
 def test_the_splits_are_rows_of_their_own_on_every_3xtf32_kernels_persistent_and_tuned_forms():
     carriers = {k.id for k in KERNELS if k.precision == "3xtf32"
                 and any(c.module in ("gemm_hopper", "gemm_tc_tuned") for c in k.counterparts)}
-    assert carriers and {i.kernel.id for i in SPLIT_IMPLS} == carriers
+    # the A-from-registers rung's Triton side is the same program as the rung before it, where the splits stand
+    same_program = {"rosetta.wgmma_3xtf32_rs<3xtf32,128,128,32,4,kmajor>"}
+    assert carriers and {i.kernel.id for i in SPLIT_IMPLS} == carriers - same_program
     for impl in SPLIT_IMPLS:
         base = impl.counterpart.name.rsplit("-", 1)[0]
         assert base in ("persistent", "tuned") and impl.counterpart.name == f"{base}-{impl.precision}"

@@ -26,6 +26,8 @@ def _triton_conversion(ev: Evidence) -> bool:
     if declared is None:  # a bf16 split: no TF32 anywhere, bf16 MMAs fed by round-to-nearest conversions
         return (n["ptx.mma_tf32"] + n["ptx.cvt_rn_tf32"] + n["ptx.cvt_rna_tf32"] == 0 and n["ptx.mma_bf16"] > 0
                 and n["ptx.cvt_rn_bf16"] > 0)
+    if n["cfg.presplit"]:  # rounded before the product, on the bit pattern: the product converts nothing
+        return n["ptx.mma_tf32"] > 0 and n["ptx.cvt_rn_tf32"] + n["ptx.cvt_rna_tf32"] == 0
     return n["ptx.mma_tf32"] > 0 and _conversion_is(declared, n["ptx.cvt_rn_tf32"], n["ptx.cvt_rna_tf32"])
 
 
@@ -47,6 +49,9 @@ def _split_as_stated(ev: Evidence) -> bool:
     tf32x3's big part or one truncf to bf16 per bf16 part, and one NaN guard wherever there is a split."""
     n = ev.triton
     dots, parts, bf16 = n["cfg.mma_passes"], n["cfg.split_parts"], n["cfg.split_bf16"]
+    if n["cfg.presplit"]:  # split before the product: its ttgir has the dots and nothing of a split
+        return (n["ttgir.warp_group_dot"] == dots and n["ttgir.dot_bf16"] + n["ttgir.to_bf16"]
+                + n["ttgir.to_tf32_rna"] + n["ttgir.split_sub"] + n["ttgir.nan_guard"] == 0)
     split = parts > 1
     return (n["ttgir.warp_group_dot"] == dots and n["ttgir.dot_bf16"] == (dots if bf16 else 0)
             and n["ttgir.to_bf16"] == (2 * parts if bf16 else 0)
@@ -134,7 +139,9 @@ TF32_CONVERSION = Claim(
     f"input_precision='tf32': no conversion instruction in the PTX, the fp32 tile goes to wgmma as it is and the "
     f"tensor core reads its top 19 bits: it {TF32_CONVERSION_TEXT['truncate']}. 'tf32x3': the compiler splits each "
     f"operand with cvt.rna.tf32.f32: it {TF32_CONVERSION_TEXT['rna']}. Registry: Counterpart.tf32_rounding. The "
-    f"bf16 splits have no TF32: cvt.rn.bf16.f32 (round to nearest even) and bf16 wgmma",
+    f"bf16 splits have no TF32: cvt.rn.bf16.f32 (round to nearest even) and bf16 wgmma. The 'presplit' form rounds "
+    f"the same way in its pre-pass, on the bit pattern ((x + 0x1000) & 0xffffe000), so its product's PTX has tf32 "
+    f"MMAs and no conversion",
     COMPILER,
     Check("the registry's conversion (Kernel.tf32_conversion) is the asm the source writes",
           _cuda_conversion, ("src.cvt_rn_tf32", "src.cvt_rna_tf32", "src.tf32_mask", "src.tf32_round_bits")),
@@ -158,23 +165,25 @@ OPERAND_SPLIT = Claim(
     "PTX); three bf16 dots mid·hi, hi·mid, hi·hi (mid·mid dropped: about 2^-16 of each product, not fp32-accurate). "
     "'bf16x6': three bf16 parts, lo = truncf(x − hi − mid) too (three truncf and two subf per operand); six bf16 dots "
     "mid·mid, lo·hi, hi·lo, mid·hi, hi·mid, hi·hi (mid·lo, lo·mid and lo·lo dropped: about 2^-24); the same NaN guard "
-    "and fp32 addition",
+    "and fp32 addition. The 'presplit' form (deliberately different) writes tf32x3's split by hand in a pre-pass "
+    "kernel, once per operand element: its product's ttgir has the three dots and nothing of a split",
     COMPILER,
     Check("a 3xTF32 kernel converts its remainder to tf32; every conversion is the registry's", _cuda_split,
           ("cfg.mma_passes", "src.cvt_rn_tf32", "src.cvt_rna_tf32", "src.tf32_mask")),
     Check("dots, bf16 dots, conversions (truncf to bf16, cvt.rna.tf32), subtractions and NaN guards as the form's "
           "split names them", _split_as_stated,
           ("cfg.mma_passes", "cfg.split_parts", "ttgir.warp_group_dot", "ttgir.dot_bf16", "ttgir.to_bf16",
-           "ttgir.to_tf32_rna", "ttgir.split_sub", "ttgir.nan_guard")))
+           "ttgir.to_tf32_rna", "ttgir.split_sub", "ttgir.nan_guard", "cfg.presplit")))
 
-_TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<")
+_TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<", "wgmma_3xtf32_rs<")
+_SHARED_A_RUNGS = ("wgmma_smem<", "wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<")
 
 WGMMA_CONVERSION = Claim(
     "fp32 to TF32 conversion",
     f"the TF32 rungs write none: the fp32 tile goes to wgmma as it is and the tensor core reads its top 19 bits: "
-    f"it {TF32_CONVERSION_TEXT['truncate']}. The 3xTF32 rung keeps that truncation as its high part and has the "
-    f"producer warpgroup write every landed stage's remainders, x - (x & 0xffffe000) rounded by cvt.rna.tf32.f32, "
-    f"beside it in shared memory: it {TF32_CONVERSION_TEXT['truncate_rna']}",
+    f"it {TF32_CONVERSION_TEXT['truncate']}. The 3xTF32 rungs keep that truncation as their high part and round "
+    f"each remainder, x - (x & 0xffffe000), with cvt.rna.tf32.f32 (in shared memory or in registers: the row "
+    f"'where the split is done'): they {TF32_CONVERSION_TEXT['truncate_rna']}",
     TF32_CONVERSION.triton,
     TF32_CONVERSION.decided_by,
     TF32_CONVERSION.cuda_check,
@@ -182,8 +191,8 @@ WGMMA_CONVERSION = Claim(
 
 WGMMA = (
     Claim("tensor-core instruction",
-          "wgmma.mma_async tf32 written as inline PTX (HGMMA), both operands read from shared memory through matrix "
-          "descriptors; no mma.sync (HMMA)",
+          "wgmma.mma_async tf32 written as inline PTX (HGMMA), B read from shared memory through a matrix descriptor, "
+          "A too except on the rung that takes A from registers; no mma.sync (HMMA)",
           "tl.dot(input_precision='tf32'): the compiler picks wgmma (HGMMA) for Hopper by itself",
           COMPILER,
           Check("wgmma in the source; HGMMA, no HMMA", lambda ev: ev.cuda["src.wgmma"] > 0 and ev.cuda["HGMMA"] > 0
@@ -216,5 +225,30 @@ WGMMA = (
                 lambda ev: ev.triton["HGMMA"] > 0, ("HGMMA", "USETMAXREG"))),
 )
 
+SPLIT_PLACE = Claim(
+    "where the split is done",
+    "written by hand, per rung: the TF32 rungs split nothing and wgmma reads both tiles from shared memory (no "
+    "LDSM). rosetta.wgmma_3xtf32: the producer warpgroup writes both operands' remainders into shared memory and "
+    "every wgmma reads A and Bt there. rosetta.wgmma_3xtf32_rs: each consumer loads its A fragments (ldmatrix, "
+    "LDSM), splits them in registers and hands them to wgmma as register operands; only Bt's remainders go through "
+    "shared memory, written by the producer",
+    "the compiler's: for a split (tf32x3 and the bf16 splits) it loads both tiles from shared memory into registers, "
+    "splits them there, gives every dot its A part as a register operand (ttng.warp_group_dot on a dot_op tensor, "
+    "wgmma's RS form) and writes B's parts back to shared memory for wgmma to read; with 'tf32' (no split) both "
+    "operands stay in shared memory. The 'presplit' form splits before the product, into global memory: its dots "
+    "read all four parts from shared memory, loaded by TMA",
+    COMPILER,
+    ByKernel({**{rung: Check("no LDSM: A goes to wgmma from shared memory", lambda ev: ev.cuda["LDSM"] == 0
+                             and ev.cuda["src.ldmatrix"] == 0, ("LDSM", "src.ldmatrix"))
+                 for rung in _SHARED_A_RUNGS},
+              "wgmma_3xtf32_rs<": Check("ldmatrix in the source, LDSM in the SASS: A's fragments loaded to registers",
+                                        lambda ev: ev.cuda["LDSM"] > 0 and ev.cuda["src.ldmatrix"] > 0,
+                                        ("LDSM", "src.ldmatrix"))}),
+    Check("every dot takes A from registers exactly when the compiler splits the operands",
+          lambda ev: ev.triton["ttgir.warp_group_dot"] > 0 and ev.triton["ttgir.warp_group_dot_reg_a"]
+          == (ev.triton["ttgir.warp_group_dot"] if ev.triton["cfg.split_parts"] > 1
+              and not ev.triton["cfg.presplit"] else 0),
+          ("ttgir.warp_group_dot", "ttgir.warp_group_dot_reg_a", "cfg.split_parts", "cfg.presplit")))
+
 TC_CLAIMS: dict[str, tuple[Claim, ...]] = {"tensor_core": (*TENSOR_CORE, TF32_CONVERSION, OPERAND_SPLIT),
-                                           "wgmma": (*WGMMA, WGMMA_CONVERSION, OPERAND_SPLIT)}
+                                           "wgmma": (*WGMMA, WGMMA_CONVERSION, OPERAND_SPLIT, SPLIT_PLACE)}

@@ -82,6 +82,7 @@ def triton_numbers(kernel: Kernel, counterpart: Counterpart, r: KernelResources,
     # what the form's input_precision asks the compiler for: MMA passes (dots per K step) and parts per operand
     split = TRITON_SPLITS.get(str(cfg.get("input_precision", "")), (0, 0, 0))
     out["cfg.mma_passes"], out["cfg.split_parts"], out["cfg.split_bf16"] = split
+    out["cfg.presplit"] = int(counterpart.presplit)
     if "cfg.block_m" in out and "cfg.block_n" in out:
         out["cfg.outputs_per_thread"] = out["cfg.block_m"] * out["cfg.block_n"] // (32 * out["cfg.num_warps"])
     return Numbers(out)

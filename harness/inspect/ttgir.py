@@ -23,7 +23,7 @@ import re
 __all__ = ["FACTS_VERSION", "FACT_KEYS", "PTX_KEYS", "facts", "ptx_facts", "size_muls"]
 
 # Part of the compile cache key: bump when a fact is added or its meaning changes.
-FACTS_VERSION = 3
+FACTS_VERSION = 4
 
 # fact -> the ttgir pattern counted
 _COUNTED: dict[str, re.Pattern[str]] = {
@@ -33,6 +33,8 @@ _COUNTED: dict[str, re.Pattern[str]] = {
     "async_wait": re.compile(r"\b(?:ttg\.async_wait|ttng\.wait_barrier)\b"),
     "dot": re.compile(r"\btt\.dot\b"),
     "warp_group_dot": re.compile(r"\bttng\.warp_group_dot\b"),
+    # wgmma dots whose A operand is a register tensor (a dot_op operand: the RS form) rather than a shared memdesc
+    "warp_group_dot_reg_a": re.compile(r"\bttng\.warp_group_dot [^\n]*? : tensor<"),
     "reduce": re.compile(r"\btt\.reduce\b"),
     "convert_layout": re.compile(r"\bttg\.convert_layout\b"),
     "loops": re.compile(r"\bscf\.for\b"),

@@ -11,6 +11,12 @@ Each rung is one .cu file in kernels_cuda/, built for sm_90a (wgmma and setmaxnr
   each landed stage's tf32 remainders beside it, three wgmma per K step, each K tile's sum added in fp32.
   Its Triton side also runs Triton's bf16 splits on the persistent form ("persistent-bf16x3", "persistent-bf16x6"):
   rows of their own precision class beside tf32x3 (tensor_cores.BF16_SPLITS).
+- rosetta.wgmma_3xtf32_rs: A from registers: the consumers load their A fragments (ldmatrix), split them in
+  registers and pass them to wgmma as register operands; only Bt's remainders go through shared memory, and a stage
+  shrinks so that four fit. Triton's compiler already does this for tf32x3 (its dots take A from registers), so its
+  side is the same persistent form as the rung before, and beside it "presplit" (kernels_triton/gemm_presplit.py),
+  deliberately different: tf32x3's split written by hand, once per operand element in a pre-pass, so that the GEMM
+  reads four TMA-loaded parts and splits nothing.
 
 Both operands are K-major in shared memory (TF32 wgmma cannot transpose B), so every rung takes B as Bt = B^T
 (b_layout "kmajor": the harness packs it once, outside the timed region). The tensor core reads fp32 operands'
@@ -30,7 +36,7 @@ from dataclasses import replace
 from harness.preconditions import dims_fit_int32, multiple_of
 from harness.registry.seeds import GEMM_ALPHA_BETA
 from harness.registry.tensor_cores import BF16_SPLITS
-from harness.registry.types import Counterpart, Deviation, Kernel, Precision
+from harness.registry.types import DELIBERATELY_DIFFERENT, Counterpart, Deviation, Kernel, Precision
 
 _BK = 32          # one 128-byte swizzle row of fp32: the K step of every rung
 _GROUP_M = 8      # grouped tile order, in the CUDA kernels and the Triton counterparts alike
@@ -39,11 +45,11 @@ TENSOR_MAP_ARGS = ("mapA", "mapB")
 _SECTION = "tile-rosetta's step after the closing \"Tensor Cores\" paragraph: Hopper's wgmma"
 
 
-def _smem(stages: int, bm: int, bn: int, precision: Precision) -> int:
-    # stages of an A tile and a Bt tile (3xTF32: and their remainders), plus 1024 bytes so the kernel can align its
-    # buffer to the swizzle atom
-    copies = 2 if precision == "3xtf32" else 1
-    return stages * copies * (bm + bn) * _BK * 4 + 1024
+def _smem(stages: int, bm: int, bn: int, precision: Precision, a_in_registers: bool) -> int:
+    # stages of an A tile and a Bt tile (3xTF32: and their remainders, A's only where A is split in shared memory),
+    # plus 1024 bytes so the kernel can align its buffer to the swizzle atom
+    remainders = 0 if precision != "3xtf32" else bn if a_in_registers else bm + bn
+    return stages * (bm + bn + remainders) * _BK * 4 + 1024
 
 
 def _preconditions(bm: int, bn: int) -> tuple:
@@ -51,11 +57,12 @@ def _preconditions(bm: int, bn: int) -> tuple:
     return (multiple_of("M", bm, why), multiple_of("N", bn, why), multiple_of("K", _BK, why), dims_fit_int32())
 
 
+_TWO_WARPGROUPS = Deviation(8, "Triton's persistent program runs its MMAs on two warpgroups; with warp_specialize "
+                                "its own producer warps come on top")
+
+
 def _counterpart(bm: int, bn: int, threads: int, num_stages: int, split: bool) -> Counterpart:
-    deviations = {}
-    if threads // 32 != 8:
-        deviations["num_warps"] = Deviation(8, "Triton's persistent program runs its MMAs on two warpgroups; with "
-                                               "warp_specialize its own producer warps come on top")
+    deviations = {"num_warps": _TWO_WARPGROUPS} if threads // 32 != 8 else {}
     # The 128 x 256 tile leaves no room for a whole-tile epilogue buffer beside its 3 stages: the split epilogue
     # stores C in halves (measured on an H100: without it the compile asks for 278552 bytes of shared memory).
     params: dict[str, int | bool | str] = {"group_m": _GROUP_M, "warp_specialize": True}
@@ -69,7 +76,8 @@ def _counterpart(bm: int, bn: int, threads: int, num_stages: int, split: bool) -
 
 
 def _kernel(name: str, symbol: str, threads: int, bm: int, bn: int, stages: int, tensor_maps: bool,
-            counterpart_stages: int, notes: str, precision: Precision = "tf32") -> Kernel:
+            counterpart_stages: int, notes: str, precision: Precision = "tf32", a_in_registers: bool = False,
+            bf16_splits: bool = True, more: tuple[Counterpart, ...] = ()) -> Kernel:
     args = GEMM_ALPHA_BETA + (TENSOR_MAP_ARGS if tensor_maps else ())
     persistent = _counterpart(bm, bn, threads, counterpart_stages, split=bn == 256)
     splits = tuple(replace(persistent, name=f"persistent-{p}", precision=p) for p in BF16_SPLITS)
@@ -77,12 +85,22 @@ def _kernel(name: str, symbol: str, threads: int, bm: int, bn: int, stages: int,
         id=f"rosetta.{name}<{precision},{bm},{bn},{_BK},{stages},kmajor>", op="sgemm", idea="wgmma", seed=None,
         section=_SECTION, symbol=symbol, args=args, block=(threads, 1, 1), tile_m=bm, tile_n=bn, tile_k=_BK,
         preconditions=_preconditions(bm, bn), reads_c_when_beta_zero=False,
-        counterparts=(persistent, *(splits if precision == "3xtf32" else ())), notes=notes,
-        precision=precision, b_layout="kmajor", dynamic_smem=_smem(stages, bm, bn, precision), aligned16=_ABC,
+        counterparts=(persistent, *(splits if precision == "3xtf32" and bf16_splits else ()), *more), notes=notes,
+        precision=precision, b_layout="kmajor", dynamic_smem=_smem(stages, bm, bn, precision, a_in_registers),
+        aligned16=_ABC,
         # TF32 rungs hand fp32 to the tensor core, which truncates; the 3xTF32 split keeps that truncation as its
         # high part and rounds the remainder with cvt.rna
         tf32_conversion="truncate_rna" if precision == "3xtf32" else "truncate")
 
+
+# tf32x3's split done once per operand element before the product (kernels_triton/gemm_presplit.py); the GEMM's
+# four parts take twice a stage's shared memory, so its C is stored from registers and 3 stages fit
+PRESPLIT = Counterpart("presplit", "gemm_presplit", {"group_m": _GROUP_M, "warp_specialize": True},
+                       deviations={"num_warps": _TWO_WARPGROUPS}, num_stages=3, offsets_64bit=False, presplit=True,
+                       design=DELIBERATELY_DIFFERENT + "tf32x3's split written by hand and done once per operand "
+                       "element, in a pre-pass into four fp32 arrays (big, small of A and of Bt) inside the timed "
+                       "launch; the GEMM loads the four parts by TMA and issues three TF32 dots per K step from "
+                       "shared memory, where the CUDA kernel splits each tile as it lands")
 
 _SPLIT = ("3xTF32 on rung wgmma_persistent, 128 x 128 tiles: big is the raw tile (the tensor core reads its upper 19 "
           "bits); the producer warpgroup writes each landed stage's remainders, rna_tf32(x - big), beside it in "
@@ -102,4 +120,11 @@ KERNELS: tuple[Kernel, ...] = (
     replace(_kernel("wgmma_3xtf32", "wgmma_3xtf32<3, 8>", 384, 128, 128, 3, True, 3,
                     _SPLIT + "Each pair of K tiles summed from zero on the tensor core and added to the total in fp32 "
                     "(FADD), because the tensor core's accumulation truncates.", precision="3xtf32"), persistent=True),
+    # The bf16 splits stand on the rung before: Triton's side of this rung is the same program, so they would be
+    # timed twice for nothing.
+    replace(_kernel("wgmma_3xtf32_rs", "wgmma_3xtf32_rs<4, 8>", 384, 128, 128, 4, True, 3,
+                    "Rung wgmma_3xtf32 with A from registers: each consumer loads its A fragments (ldmatrix), splits "
+                    "them in registers and passes big and small to wgmma as register operands; the producer "
+                    "warpgroup writes only Bt's remainders; 48 KB stages, 4 of them.", precision="3xtf32",
+                    a_in_registers=True, bf16_splits=False, more=(PRESPLIT,)), persistent=True),
 )

@@ -164,6 +164,9 @@ class Counterpart:
     # A precision class of its own (one of Triton's split forms on a 3xTF32 kernel's counterpart): it overrides the
     # kernel's where set, and the row is labelled and compared by it. None: the kernel's precision.
     precision: Precision | None = None
+    # The form splits its operands in a pre-pass before the product, writing the parts to global memory: its KERNEL
+    # is the product alone, which splits nothing (the mapping claims hold its compiled code to that).
+    presplit: bool = False
 
     def __post_init__(self) -> None:
         if self.design and not self.design.startswith(DELIBERATELY_DIFFERENT):
