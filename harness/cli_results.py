@@ -54,11 +54,12 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    from harness.analysis.record import analysis_path, write_beside
+    from harness.analysis.build import write_beside
+    from harness.analysis.record import analysis_path
     from harness.run.results import load
 
     path = Path(args.results)
-    an = write_beside(path, load(path).results)
+    an = write_beside(path, load(path))
     proven = an.mapping
     verdicts = [v for rows in proven.rows.values() for row in rows for v in row.verdicts] if proven else []
     print(f"analysis: {len(an.comparisons)} comparisons; mapping: {len(proven.rows) if proven else 0} ideas proven "
@@ -100,7 +101,8 @@ def add_claims(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    from harness.report.claims import claims_table, print_claims
+    from harness.analysis.claims import claims_table
+    from harness.report.claims import print_claims
     from harness.run.results import load
 
     results = load(args.results) if args.results else None

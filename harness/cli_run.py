@@ -105,7 +105,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     console.print(f"results: {out_path} (written as each implementation finishes)", markup=False)
     with Reporter(console) as reporter:
         failures = session.run(reporter)
-    from harness.analysis.record import write_beside
+    from harness.analysis.build import write_beside
     from harness.report.verdict_text import terminal_cells
     from harness.run.phases import phases_line
     from harness.run.results import load
@@ -114,7 +114,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Every verdict of the file and its proven mapping, made once and written beside it: the table below and the
     # report read it.
     started = time.perf_counter()
-    analysis = write_beside(out_path, load(out_path).results)
+    analysis = write_beside(out_path, load(out_path))
     session.phase_s["analysis"] = time.perf_counter() - started
     print_summary(session.results, None, console, terminal_cells(analysis))
     controls = [c for c in analysis.where("aa") if c.call is not None]

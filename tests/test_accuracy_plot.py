@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from matplotlib.container import ErrorbarContainer
 
+from harness.analysis.measured import Measured
 from harness.numerics import Verdict
 from harness.problems import Problem
 from harness.registry import BY_ID, KERNELS
-from harness.report.measured import Measured
 from harness.report.plots.accuracy import accuracy, on_the_plot, pareto_front, worst_error
 from harness.run.records import Figures, Numerics, Result, RunHeader, Status
 from harness.run.results import Results, load

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
+from harness.analysis.measured import Measured
 from harness.registry import BY_ID
-from harness.report.measured import Measured
 from harness.run.results import Results
 
 

@@ -12,11 +12,14 @@ import re
 
 import pytest
 
+from harness.analysis.causes import COUNTER_TOLERANCE, counters, tied
+from harness.analysis.causes import causes as reasons
+from harness.analysis.measured import Measured
+from harness.analysis.record import Cause
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
-from harness.report.causes import COUNTER_TOLERANCE, Reason, because, counters, despite, reasons, tied
+from harness.report.cause_text import because, despite, pair_names, phrase
 from harness.report.doc import plain
-from harness.report.measured import Measured
 from harness.roofline import Peaks
 from harness.run.records import Resources, Result, RunHeader, Status
 from harness.run.results import Results, load
@@ -56,9 +59,13 @@ def _pair(fast: dict, slow: dict) -> tuple[Measured, Result, Result]:
     return _measured(f, s), f, s
 
 
-def _cited(m: Measured, fast: Result, slow: Result) -> list[Reason]:
+def _phrase(c: Cause, fast: Result, slow: Result) -> str:
+    return phrase(c, pair_names(fast, slow))
+
+
+def _cited(m: Measured, fast: Result, slow: Result) -> list[Cause]:
     text = because(m, fast, slow) or ""
-    return [r for r in reasons(m, fast, slow) if r.phrase and r.phrase in text]
+    return [r for r in reasons(m, fast, slow) if _phrase(r, fast, slow) in text]
 
 
 # ------------------------------------------------------------------------------------------- adversarial pairs
@@ -86,7 +93,7 @@ def test_a_quantity_that_favours_the_slower_side_is_never_cited(case: str) -> No
     fast_kw, slow_kw, quantity = ADVERSARIAL[case]
     m, fast, slow = _pair(fast_kw, slow_kw)
     cited = _cited(m, fast, slow)
-    assert all(r.points_with_speed for r in cited), [r.phrase for r in cited]
+    assert all(r.points_with_speed for r in cited), [_phrase(r, fast, slow) for r in cited]
     if quantity is not None:
         found = [r for r in reasons(m, fast, slow) if r.quantity == quantity]
         assert found and not any(r.points_with_speed for r in found), found
@@ -187,9 +194,9 @@ def h100() -> Measured:
     return Measured(with_rounds(load(H100_RUN)))
 
 
-def _better(r: Reason) -> bool:
+def _better(r: Cause) -> bool:
     """Independently of causes.py's own flag: does the faster side have the better raw value?"""
-    f, s = r.value_fast, r.value_slow
+    f, s = r.faster, r.slower
     if r.quantity in ("fma_pipe_pct", "tensor_pipe_pct", "achieved_occupancy_pct", "theoretical_occupancy"):
         return float(f) > float(s)
     if r.quantity == "tensor_core_instructions":
@@ -222,20 +229,21 @@ def test_no_stated_reason_on_the_h100_run_favours_the_slower_side(h100: Measured
         if text is None:
             continue
         every = reasons(h100, fast, slow)
-        cited = [r for r in every if r.phrase in text]
+        cited = [r for r in every if _phrase(r, fast, slow) in text]
         assert cited, text
         for r in cited:
             assert _better(r), (fast.kernel, r)
         for r in every:
             if not _better(r):
-                assert r.phrase not in text, (fast.kernel, r.phrase)
+                assert _phrase(r, fast, slow) not in text, (fast.kernel, _phrase(r, fast, slow))
 
 
 def test_the_h100_findings_state_the_reviewed_causes(h100: Measured) -> None:
-    from harness.report.findings import findings
+    from harness.analysis.findings import findings
+    from harness.report.finding_text import words
     from harness.report.sections import measured_paragraph
 
-    texts = [plain(f.parts) for f in findings(h100)]
+    texts = [plain(words(f, h100)) for f in findings(h100)]
     texts += [plain(measured_paragraph(h100, idea, kernels)) for idea, kernels in h100.ideas]
     joined = "\n".join(texts)
     assert "(static counts)" not in joined and "global load instructions" not in joined
@@ -321,7 +329,7 @@ def test_the_tensor_core_instruction_is_a_reason_between_two_kernels_of_one_mode
     fast, slow = sorted(rows, key=lambda r: r.timing.median_ms)
     found = {r.quantity: r for r in reasons(m, fast, slow)}
     assert "tensor_core_instructions" in found
-    assert (found["tensor_core_instructions"].value_fast, found["tensor_core_instructions"].value_slow) == \
+    assert (found["tensor_core_instructions"].faster, found["tensor_core_instructions"].slower) == \
         ("HGMMA", "HMMA")
 
 

@@ -6,8 +6,9 @@ import io
 
 from rich.console import Console
 
+from harness.analysis.claims import claims_table, published_pct, rank, stride_sweep
 from harness.registry import KERNELS, UNROLL_CLAIM
-from harness.report.claims import claims_table, print_claims, published_pct, rank, stride_sweep, unroll_ratio
+from harness.report.claims import print_claims, unroll_ratio
 
 
 def test_every_published_figure_of_a_measured_kernel_has_ours_and_an_order(recorded):

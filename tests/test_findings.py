@@ -9,13 +9,14 @@ from itertools import combinations
 
 import pytest
 
+from harness.analysis.claims import claims_table, stride_sweep, unroll_check
+from harness.analysis.findings import MAX_FINDINGS, findings
+from harness.analysis.measured import Measured
 from harness.analysis.verdicts import Call
 from harness.registry import BY_ID, UNROLL_CLAIM
 from harness.report import anchors
-from harness.report.claims import claims_table, stride_sweep, unroll_check
 from harness.report.doc import Link, Mono, plain
-from harness.report.findings import MAX_FINDINGS, findings
-from harness.report.measured import Measured
+from harness.report.finding_text import evidence, words
 from harness.report.overview import idea_table
 from harness.report.plots import all_plots
 from harness.run.records import Result
@@ -26,7 +27,8 @@ from tests.test_report import cpu_results_file
 
 @pytest.fixture(scope="module")
 def found(recorded: Results) -> dict[str, str]:
-    return {f.key: plain(f.parts) for f in findings(Measured(recorded))}
+    m = Measured(recorded)
+    return {f.kind: plain(words(f, m)) for f in findings(m)}
 
 
 def _anchors_of(m: Measured) -> set[str]:
@@ -48,10 +50,10 @@ def test_five_to_ten_findings_each_with_numbers_and_a_link_to_its_evidence(recor
     assert 5 <= len(made) <= MAX_FINDINGS
     known = _anchors_of(m)
     for f in made:
-        text = plain(f.parts)
+        text = plain(words(f, m))
         assert re.search(r"\d", text), text
-        assert f.evidence.href.startswith("#") and f.evidence.href[1:] in known, (f.key, f.evidence.href)
-        for part in f.parts:
+        assert evidence(f).href.startswith("#") and evidence(f).href[1:] in known, (f.kind, evidence(f).href)
+        for part in words(f, m):
             if isinstance(part, Link):
                 assert part.href[1:] in known, part.href
             if isinstance(part, Mono) and part.text in BY_ID:
@@ -142,30 +144,30 @@ def test_without_timings_the_findings_still_say_what_the_compiled_kernels_show(
         tmp_path_factory: pytest.TempPathFactory) -> None:
     m = Measured(load(cpu_results_file(tmp_path_factory.mktemp("rosetta-cpu-findings"))))
     made = findings(m)
-    assert made and made[0].key == "untimed"
-    assert all(re.search(r"\d", plain(f.parts)) for f in made)
-    assert not any(f.key.startswith(("headline", "gaps")) for f in made)
+    assert made and made[0].kind == "untimed"
+    assert all(re.search(r"\d", plain(words(f, m))) for f in made)
+    assert not any(f.kind.startswith(("headline", "gaps")) for f in made)
 
 
 def test_the_unroll_claim_is_not_invented_when_its_kernels_were_not_run(recorded: Results) -> None:
     kept = [r for r in recorded.results if r.kernel not in (UNROLL_CLAIM.fast, UNROLL_CLAIM.slow)]
     m = Measured(Results(recorded.path, recorded.header, kept, recorded.end))
     assert unroll_check(m) is None
-    assert "unroll" not in {f.key for f in findings(m)}
+    assert "unroll" not in {f.kind for f in findings(m)}
 
 
 def test_a_gap_is_explained_only_by_what_causes_states_for_its_pair(recorded: Results) -> None:
-    from harness.report import findings as rules
-    from harness.report.causes import because
+    from harness.analysis.findings import pairs
+    from harness.report.cause_text import because
+    from harness.report.finding_text import short
 
     m = Measured(with_rounds(recorded))
     for op in m.ops:
         stated = set()
-        for c, _idea, cuda, tri in rules._pairs(m, op):
+        for c, _idea, cuda, tri in pairs(m, op):
             lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
-            why = because(m, lead.result, trail.result, (rules._short(lead.result), rules._short(trail.result)),
-                          limit=1)
+            why = because(m, lead.result, trail.result, (short(lead.result), short(trail.result)), limit=1)
             stated |= {why} if why else set()
-        text = next((plain(f.parts) for f in findings(m) if f.key == f"gaps-{op}"), "")
+        text = next((plain(words(f, m)) for f in findings(m) if f.kind == f"gaps-{op}"), "")
         for clause in re.findall(r", where (.*?)(?:; CUDA's best|; of \d+ ideas|\.$)", text):
             assert clause in stated, clause

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis.measured import Measured
 from harness.report.fp32_class import fp32_class_table
-from harness.report.measured import Measured
 from harness.report.overview import headline_table
 from harness.report.plots.accuracy import on_the_plot, speed_intervals
 from harness.run.results import load

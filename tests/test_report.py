@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis.measured import Measured
 from harness.build.nvrtc import available as nvrtc_available
 from harness.registry import BY_ID, IDEAS, SEEDS
 from harness.report import render
-from harness.report.measured import Measured
 from harness.report.plots import MAX_WIDTH, all_plots, min_text_pt
 from harness.report.plots.common import DPI
 from harness.report.results_tables import markdown_results_table

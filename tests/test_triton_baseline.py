@@ -82,7 +82,7 @@ def test_records_list_cublas_then_the_triton_baseline_then_the_kernels():
 
 
 def test_a_faster_triton_baseline_never_becomes_the_cublas_a_row_is_measured_against():
-    from harness.report.measured import Measured
+    from harness.analysis.measured import Measured
     from harness.run.results import Results
 
     p = DEFAULT_SGEMM[0]

@@ -169,12 +169,16 @@ def test_the_analysis_is_written_beside_its_results(tmp_path):
 
 
 def test_a_record_beside_a_file_that_grew_since_is_not_read(tmp_path):
-    from harness.analysis.record import read_beside, write_beside
+    from harness.analysis.build import write_beside
+    from harness.analysis.record import read_beside
+    from harness.run.records import RunHeader
+    from harness.run.results import Results
 
     results = tmp_path / "run.jsonl"
     results.write_text("x\n")
     rows = [_result(None, "cublas"), _result("k", "cuda", s=samples(0.9, seed=5))]
-    write_beside(results, rows)
+    header = RunHeader("synthetic", "gpu", "synthetic", {}, [], 0, [rows[0].problem], 100.0)
+    write_beside(results, Results(results, header, rows, None), prove_mapping=False)
     assert read_beside(results).one(rows[1], "cublas").call is Call.FAST
     results.write_text("x\ny\n")  # --resume appended
     assert read_beside(results) is None

@@ -12,8 +12,10 @@ The subject is the first named, the reference the second; a ratio is subject tim
 
 A record from a file of single bursts (before the rounds existed) keeps the ratio of the medians and no verdict.
 
-Beside the comparisons, the record keeps the proven mapping (harness/analysis/mapping.py): every claim of every idea
-the file measured, checked on the compiled kernels, so that a report renders it without a compiler.
+Beside the comparisons, the record keeps the findings (harness/analysis/findings.py: what each finding rule found,
+with the figures, verdicts and causes it rests on) and the proven mapping (harness/analysis/mapping.py): every
+claim of every idea the file measured, checked on the compiled kernels, so that a report renders it without a
+compiler. harness/analysis/build.py builds the record and writes it beside the file.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.analysis.mapping import ProvenMapping, prove
+from harness.analysis.mapping import ProvenMapping
 from harness.analysis.verdicts import Call, Verdict, compare, margin_for
 from harness.baselines import cublas_of, triton_baseline_of
 from harness.problems import Problem
@@ -76,12 +78,77 @@ class Comparison:
                    Verdict.from_json(data["verdict"]) if data.get("verdict") else None)
 
 
+# A cause that plausibly explains less than this share of the slower kernel's time is not said as one.
+MIN_WEIGHT = 0.02
+CAUSE_KINDS = ("counter", "compiled", "ablation")
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One quantity measured on both sides of a pair, and the side whose value is the better one."""
+
+    quantity: str                  # a counter's key, a compiled fact's name, or the setting an ablation changes
+    kind: str                      # "counter" | "compiled" | "ablation"
+    faster: float | str            # the faster side's value
+    slower: float | str            # the slower side's value
+    favours: str                   # "faster" | "slower": the side with the better value
+    weight: float                  # the share of the slower kernel's time it plausibly explains (0: none it can)
+    # the further measured facts its sentence names: the DRAM floor, the SASS counts, the occupancy's limiter
+    detail: dict = field(default_factory=dict)
+
+    @property
+    def points_with_speed(self) -> bool:
+        return self.favours == "faster"
+
+    @property
+    def cause(self) -> bool:
+        """Said as a "because": it favours the faster side and could explain a share of the gap worth naming (an
+        occupancy without counters saying the slower kernel waits on latency, or a few spilled bytes, cannot)."""
+        return self.points_with_speed and self.weight >= MIN_WEIGHT
+
+    def to_json(self) -> dict:
+        return {"quantity": self.quantity, "kind": self.kind, "faster": self.faster, "slower": self.slower,
+                "favours": self.favours, "weight": float(f"{self.weight:.6g}"), "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Cause:
+        if data["kind"] not in CAUSE_KINDS or data["favours"] not in ("faster", "slower"):
+            raise ValueError(f"not a cause: {data}")
+        return cls(str(data["quantity"]), str(data["kind"]), data["faster"], data["slower"], str(data["favours"]),
+                   float(data["weight"]), dict(data.get("detail") or {}))
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one finding rule (harness/analysis/findings.py) found: the records it names, the figures and verdicts it
+    rests on and the causes it states; the report words it (harness/report/finding_text.py)."""
+
+    kind: str                                     # the rule: "headline-sgemm", "gaps-sgemm", "rank", ...
+    subjects: tuple[RowKey, ...] = ()             # the records it names, in the order it names them
+    figures: dict = field(default_factory=dict)   # the numbers (and ids) it rests on, by name
+    comparisons: tuple[Comparison, ...] = ()      # the verdicts it rests on, with their intervals
+    causes: tuple[Cause, ...] = ()                # the measured causes it states, the faster side's
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "subjects": [[s[0], s[1], list(s[2])] for s in self.subjects],
+                "figures": self.figures, "comparisons": [c.to_json() for c in self.comparisons],
+                "causes": [c.to_json() for c in self.causes]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Finding:
+        return cls(str(data["kind"]), tuple((s[0], s[1], tuple(s[2])) for s in data.get("subjects") or []),
+                   dict(data.get("figures") or {}),
+                   tuple(Comparison.from_json(c) for c in data.get("comparisons") or []),
+                   tuple(Cause.from_json(c) for c in data.get("causes") or []))
+
+
 @dataclass
 class Analysis:
     source: str                                   # the results file's name
     comparisons: list[Comparison] = field(default_factory=list)
     source_bytes: int | None = None               # its size when analysed: a file grown since (--resume) is stale
     mapping: ProvenMapping | None = None          # None: not proven (`rosetta analyse` proves it)
+    findings: list[Finding] | None = None         # None: a record from before findings were recorded
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -102,7 +169,8 @@ class Analysis:
     def to_json(self) -> dict:
         return {"record": "analysis", "source": self.source, "source_bytes": self.source_bytes,
                 "comparisons": [c.to_json() for c in self.comparisons],
-                "mapping": self.mapping.to_json() if self.mapping is not None else None}
+                "mapping": self.mapping.to_json() if self.mapping is not None else None,
+                "findings": [f.to_json() for f in self.findings] if self.findings is not None else None}
 
     @classmethod
     def from_json(cls, data: dict) -> Analysis:
@@ -110,7 +178,8 @@ class Analysis:
             raise ValueError("not an analysis record")
         return cls(str(data["source"]), [Comparison.from_json(c) for c in data.get("comparisons") or []],
                    data.get("source_bytes"),
-                   ProvenMapping.from_json(data["mapping"]) if data.get("mapping") is not None else None)
+                   ProvenMapping.from_json(data["mapping"]) if data.get("mapping") is not None else None,
+                   [Finding.from_json(f) for f in data["findings"]] if data.get("findings") is not None else None)
 
     def write(self, path: Path) -> Path:
         path.write_text(json.dumps(self.to_json(), indent=None, separators=(",", ":")) + "\n")
@@ -119,18 +188,6 @@ class Analysis:
 
 def analysis_path(results_path: Path) -> Path:
     return results_path.with_name(results_path.stem + ".analysis.json")
-
-
-def write_beside(results_path: Path, results: Iterable[Result], prove_mapping: bool = True) -> Analysis:
-    """Analyse a results file and write the record beside it (`<stem>.analysis.json`); with `prove_mapping`, the
-    mapping claims are proven too (on the file's recorded evidence, compiling only what it lacks)."""
-    results = list(results)
-    an = analyse(results, results_path.name)
-    if prove_mapping:
-        an.mapping = prove(results)
-    an.source_bytes = results_path.stat().st_size
-    an.write(analysis_path(results_path))
-    return an
 
 
 def read_beside(results_path: Path) -> Analysis | None:

@@ -3,8 +3,8 @@ default build (-ftz=true, the integer arch) costs and buys, measured in the same
 
 from __future__ import annotations
 
+from harness.analysis.measured import Measured
 from harness.report import fmt
-from harness.report.measured import Measured
 from harness.report.tables import Cell, Table
 from harness.run.records import Result
 

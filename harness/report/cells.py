@@ -5,9 +5,10 @@ Each has its explanation as a legend line (LEGEND), printed under the tables tha
 
 from __future__ import annotations
 
+from harness.analysis.measured import Measured
 from harness.registry import BY_ID, precision_label
 from harness.report import fmt
-from harness.report.measured import Measured, baseline_label
+from harness.report.names import baseline_label
 from harness.report.tables import Cell
 from harness.run.records import Result, Status
 
@@ -71,7 +72,7 @@ def figure_cells(m: Measured, r: Result, timing: bool = True) -> list[Cell]:
                   Cell(fmt.mhz(t.clock_mhz), num=True, cls="" if t.clock_mhz else "muted")]
     peak = r.figures.pct_peak if r.figures is not None and r.precision == "fp32" else None
     c = m.vs(r, "cublas")
-    cells += [Cell(rate_text(r), num=True), Cell(m.pct_text(r), num=True, cls="nowrap"),
+    cells += [Cell(rate_text(r), num=True), Cell(fmt.pct_ci(*m.interval(r)), num=True, cls="nowrap"),
               call_cell(c.call if c is not None else None),
               Cell(fmt.pct(peak), num=True, cls="" if peak is not None else "muted")]
     return cells

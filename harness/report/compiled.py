@@ -6,8 +6,8 @@ counters and states only those that point the way the speed does.
 
 from __future__ import annotations
 
+from harness.analysis.measured import Measured
 from harness.report import fmt
-from harness.report.measured import Measured
 from harness.report.tables import Cell, Table
 from harness.run.records import Result
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.analysis.causes import COUNTER_TOLERANCE, tied
+from harness.analysis.measured import Measured
 from harness.registry import Kernel
-from harness.report.causes import COUNTER_TOLERANCE, tied
-from harness.report.measured import Measured
 from harness.report.tables import Cell, Table
 
 # (column, the counter it shows, how it is written); a counter the profile lacks is shown as a dash.

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from harness.analysis import knobs
+from harness.analysis.findings import recorded
+from harness.analysis.measured import Measured
 from harness.registry import SEEDS
 from harness.report import anchors, hopper_steps, knob_text
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
-from harness.report.findings import findings
+from harness.report.finding_text import evidence, words
 from harness.report.fp32_class import fp32_class_table
 from harness.report.knob_text import knob_bullets, knob_intro, knob_table
 from harness.report.ladder_steps import ladder_steps_table
-from harness.report.measured import Measured
 from harness.report.method import method_section, notices, when
 from harness.report.overview import claims_tables, headline_table, idea_table, shared_triton_table
 from harness.report.parts import Part, parts
@@ -29,10 +30,11 @@ OPEN_ROWS = 12
 
 def findings_section(m: Measured) -> Section:
     s = Section(anchors.FINDINGS, "Findings", 2)
-    found = findings(m)
+    found = recorded(m)
     s.add(Para([f"Computed from {m.file.path.name}, not written by hand: each sentence carries its numbers and "
                 "links to the section that shows the evidence."], cls="note"))
-    items: list[list[Inline]] = [[*f.parts, " ", Link(f"→ {f.evidence.text}", f.evidence.href)] for f in found]
+    items: list[list[Inline]] = [[*words(f, m), " ", Link(f"→ {evidence(f).text}", evidence(f).href)]
+                                 for f in found]
     s.add(Bullets(items, cls="findings", ordered=True))
     study = knobs.read_beside(m.file.path)
     if study is not None and study.findings:

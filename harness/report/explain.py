@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from harness.analysis.mapping import Row
 from harness.registry import IDEAS, Kernel
-from harness.report.measured import config_text
+from harness.report.names import config_text
 from harness.report.sections import section_title, seed_title
 from harness.report.sources import cuda_text, triton_text
 from harness.term_table import Column, print_table

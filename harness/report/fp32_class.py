@@ -10,9 +10,9 @@ a bf16x3 row is labelled as not fp32-accurate and held to its own bound.
 
 from __future__ import annotations
 
+from harness.analysis.measured import Measured
 from harness.registry import PRECISION_CLASSES, precision_label
 from harness.report import fmt, verdict_text
-from harness.report.measured import Measured
 from harness.report.plots.accuracy import ERROR_LAYERS, on_the_plot
 from harness.report.tables import Cell, Table
 from harness.run.records import Result
@@ -54,7 +54,7 @@ def fp32_class_table(m: Measured) -> Table | None:
             name = f"{r.kernel} · {r.label}" if r.kernel else r.label
             table.add([Cell(problem.shape_label), Cell(name, code=bool(r.kernel)), Cell(precision_label(r.precision)),
                        Cell(fmt.tflops(r.figures.tflops), num=True),
-                       Cell(m.pct_text(r) if fp32_yardstick else "— (against cuBLAS TF32)", num=True,
+                       Cell(fmt.pct_ci(*m.interval(r)) if fp32_yardstick else "— (against cuBLAS TF32)", num=True,
                             cls="" if fp32_yardstick else "muted"),
                        Cell(verdict_text.relation(c) if c is not None and fp32_yardstick else ""),
                        Cell(str(r.resources.registers) if r.resources and r.resources.registers else "—", num=True),

@@ -9,11 +9,12 @@ pointing with the speed (ladder_steps.moved_counter), so a step that loses point
 
 from __future__ import annotations
 
+from harness.analysis.measured import Best, Measured
 from harness.problems import Problem
 from harness.registry import PRECISION_CLASSES, hopper, tensor_cores
 from harness.registry.types import Kernel
 from harness.report.ladder_steps import step_cells
-from harness.report.measured import Best, Measured, baseline_label
+from harness.report.names import baseline_label
 from harness.report.tables import Cell, Table
 
 __all__ = ["HOPPER_IDEAS", "TITLE", "chains", "hopper_steps_table", "rung_name"]

@@ -10,13 +10,13 @@ so a step that loses points names what got worse, and one that gains names what 
 
 from __future__ import annotations
 
+from harness.analysis.causes import MIN_GAP, causes, counters, tied
+from harness.analysis.measured import Best, Measured
 from harness.analysis.verdicts import Call
 from harness.registry import Kernel, ladder
 from harness.report import fmt, verdict_text
-from harness.report.causes import MIN_GAP, counters, reasons, tied
 from harness.report.counters import COLUMNS
 from harness.report.ladder_rungs import ladder_rungs
-from harness.report.measured import Best, Measured
 from harness.report.tables import Cell, Table
 from harness.run.records import Result
 
@@ -37,9 +37,9 @@ def _triton_records(m: Measured, kernels: list[Kernel], problem, precision: str 
 
 
 def moved_counter(m: Measured, now: Result, before: Result, kinds: tuple[str, ...] = ("counter",)) -> str:
-    """The measured quantity of `kinds` (causes.py's Reason.kind) that moved most between two rungs in the direction
-    of the speed change, with both values. Counters are needed on both sides either way: they say whether the
-    step is read at all."""
+    """The measured quantity of `kinds` (a Cause's kind, harness/analysis/causes.py) that moved most between two rungs
+    in the direction of the speed change, with both values. Counters are needed on both sides either way: they say
+    whether the step is read at all."""
     for r in (now, before):
         if counters(r) is None:
             # counters stored but refused (ncu's kernel time too far from the timed one) are not "none recorded"
@@ -49,12 +49,12 @@ def moved_counter(m: Measured, now: Result, before: Result, kinds: tuple[str, ..
     assert fast.timing is not None and slow.timing is not None
     if slow.timing.median_ms / fast.timing.median_ms < MIN_GAP:
         return f"a tie (under {MIN_GAP - 1:.0%} apart)"
-    found = [r for r in reasons(m, fast, slow) if r.kind in kinds and r.cause]
+    found = [c for c in causes(m, fast, slow) if c.kind in kinds and c.cause]
     if not found:
         return "nothing measured moved its way by enough to explain it"
     top = found[0]
     label, write = _LABEL.get(top.quantity, (top.quantity.replace("_", " "), lambda v: f"{v:.3g}"))
-    v_before, v_now = (top.value_slow, top.value_fast) if fast is now else (top.value_fast, top.value_slow)
+    v_before, v_now = (top.slower, top.faster) if fast is now else (top.faster, top.slower)
     if isinstance(v_before, str) or isinstance(v_now, str):   # a compiled fact: an instruction's form
         return f"{label}: {v_before} → {v_now}"
     return f"{label}: {write(v_before)} → {write(v_now)}"
@@ -73,7 +73,7 @@ def step_cells(m: Measured, best: Best | None, before: Best | None,
     # undecided step is said as such.
     what = (moved_counter(m, best.result, before.result, kinds) if call is Call.FAST
             else f"{verdict_text.relation(c)} ({verdict_text.speed(c)}): no cause stated")
-    return [Cell(best.pct_text, num=True, cls="nowrap"),
+    return [Cell(fmt.pct_ci(*best.interval), num=True, cls="nowrap"),
             Cell(f"{delta:+.1f} · {fmt.call(call)}", num=True,
                  cls="ok" if call is Call.FAST else "bad" if call is Call.SLOW else "muted"),
             Cell(what, cls="" if call is Call.FAST else "muted")]

@@ -5,9 +5,9 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 from __future__ import annotations
 
 from harness.analysis.mapping import Row, rows
+from harness.analysis.measured import Measured
 from harness.claims import COMPILER
 from harness.registry.ideas import Idea
-from harness.report.measured import Measured
 from harness.report.tables import Cell, Table
 
 # What the page says where the record holds no proof of an idea (its analysis was written without one).

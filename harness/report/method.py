@@ -5,13 +5,13 @@ from __future__ import annotations
 import shlex
 from datetime import datetime
 
+from harness.analysis.measured import Measured
 from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, Call
 from harness.numerics import VENDOR_MULTIPLE
 from harness.registry import SECTION_EN, SEEDS
 from harness.report import anchors, fmt
 from harness.report.build_study import build_study_table, build_text
 from harness.report.doc import Inline, Notice, Para, Section, TableBlock
-from harness.report.measured import Measured
 from harness.report.specs import spec
 from harness.report.tables import Cell, Table
 from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
+from harness.analysis.measured import Measured, ideas_of, triton_modules
 from harness.registry import IDEAS, Kernel
 from harness.report import anchors, fmt, verdict_text
-from harness.report.claims import Claim, claims_table, published_text, stride_occupancy, stride_sweep, unroll_check
+from harness.report.claims import published_text
 from harness.report.doc import Inline, Mono, Para
-from harness.report.measured import PRECISION_TEXT, Measured, baseline_label, config_text, ideas_of, triton_modules
+from harness.report.names import PRECISION_TEXT, baseline_label, config_text
 from harness.report.tables import Cell, Table
 
 
@@ -65,14 +67,14 @@ def headline_table(m: Measured) -> Table:
             for best in (cuda, tri):
                 named = best.kernel if best and best.result.model == "cuda" else \
                     f"{best.result.label}: {best.kernel}" if best else ""
-                cells.append(Cell(best.pct_text, num=True, sub=f"{_rate(best.result, op)} · {named}",
+                cells.append(Cell(fmt.pct_ci(*best.interval), num=True, sub=f"{_rate(best.result, op)} · {named}",
                                   href=anchors.href(anchors.kernel(best.kernel)),
                                   cls="ok" if best.pct >= 100 else "") if best else Cell("—", num=True, cls="muted"))
             c = m.between(tri.result, cuda.result) if cuda and tri else None
             cells.append(_verdict_cell(c))
             tutorial = m.vs(tri.result, "triton-baseline") if tri else None
             cells.append(_verdict_cell(tutorial, m.reference(tutorial).label + " at "
-                                       + m.pct_text(m.reference(tutorial)) if tutorial else ""))
+                                       + fmt.pct_ci(*m.interval(m.reference(tutorial))) if tutorial else ""))
             cells.append(Cell(_rate(base, op), num=True, sub=base.label))
             table.add(cells)
     table.notes.append("Each op's headline problem. %: of the cuBLAS of the same precision class (with its rate), "
@@ -109,8 +111,8 @@ def idea_table(m: Measured) -> Table:
                     Cell(idea.title, href=anchors.href(anchors.idea(idea.key))),
                     Cell(baseline_label(precision) + ("" if precision == "fp32" else
                                                       f" ({PRECISION_TEXT.get(precision, precision)} rows)")),
-                    Cell(cuda.pct_text if cuda else "—", num=True, sub=cuda.kernel if cuda else ""),
-                    Cell(tri.pct_text if tri else "—", num=True,
+                    Cell(fmt.pct_ci(*cuda.interval) if cuda else "—", num=True, sub=cuda.kernel if cuda else ""),
+                    Cell(fmt.pct_ci(*tri.interval) if tri else "—", num=True,
                          sub=f"{tri.result.label}: {tri.kernel}" if tri else ""),
                     _verdict_cell(m.between(tri.result, cuda.result) if cuda and tri else None),
                     Cell(pub, num=True, sub=f"{claim.kernel.id} · {claim.seed.gpu}" if claim else ""),

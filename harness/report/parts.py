@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.analysis.measured import Measured
 from harness.registry import Kernel
 from harness.registry.ideas import Idea
-from harness.report.measured import Measured
 
 OP_ORDER = ("sgemm", "sgemv")
 

@@ -15,11 +15,12 @@ import sys
 from pathlib import Path
 
 from harness.analysis import knobs
+from harness.analysis.findings import recorded
+from harness.analysis.measured import Measured
 from harness.report import anchors, knob_text, markdown
-from harness.report.findings import findings
+from harness.report.finding_text import words
 from harness.report.fp32_class import fp32_class_table
 from harness.report.knob_text import knob_bullets, knob_intro
-from harness.report.measured import Measured
 from harness.report.method import command
 from harness.report.overview import claims_tables, headline_table, idea_table
 from harness.report.plots import Plot, all_plots
@@ -52,9 +53,9 @@ def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
         lines.append(f"Measured peaks: {h.peaks.fp32_tflops:.1f} TFLOP/s FP32 FMA, {h.peaks.copy_gbps:.0f} GB/s "
                      f"device-to-device copy (bytes read + written).")
     lines.append("#### Headline\n\n" + to_markdown(headline_table(m)))
-    found = findings(m)
+    found = recorded(m)
     if found:
-        lines.append("#### Findings\n\n" + "\n".join(f"{n}. {markdown.inline(f.parts, links=False)}"
+        lines.append("#### Findings\n\n" + "\n".join(f"{n}. {markdown.inline(words(f, m), links=False)}"
                                                      for n, f in enumerate(found, 1)))
     for plot in all_plots(m):
         if plot.png and plot.key in README_PLOTS and (accuracy or plot.key != anchors.ACCURACY):

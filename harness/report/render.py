@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.analysis.measured import Measured
 from harness.analysis.record import read_beside
 from harness.report import html, markdown
 from harness.report.document import document
-from harness.report.measured import Measured
 from harness.report.plots import all_plots
 from harness.run.results import load
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.analysis.measured import Measured
 from harness.problems import Problem
 from harness.registry import BY_ID, IDEAS
 from harness.report import anchors, fmt
@@ -15,7 +16,6 @@ from harness.report.cells import (
     regs_cells,
     tutorial_cell,
 )
-from harness.report.measured import Measured
 from harness.report.specs import spec
 from harness.report.tables import Cell, Table, to_markdown
 from harness.run.records import Result

@@ -3,19 +3,20 @@ the compiled resources of both kernels and the figures against cuBLAS beside the
 
 from __future__ import annotations
 
+from harness.analysis.claims import published_pct, unroll_check
+from harness.analysis.measured import Measured, ideas_of, triton_modules
 from harness.analysis.verdicts import Call
 from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
 from harness.registry.ideas import Idea
 from harness.report import anchors, fmt, hopper_steps, verdict_text
-from harness.report.causes import because, despite
+from harness.report.cause_text import because, despite
 from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
-from harness.report.claims import published_pct, published_text, unroll_check
+from harness.report.claims import published_text
 from harness.report.compiled import compiled_records, resources_table, sass_table
 from harness.report.counters import counters_table
 from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
-from harness.report.expressiveness import who
 from harness.report.mapping_table import mapping_table
-from harness.report.measured import Measured, baseline_label, config_text, ideas_of, triton_modules
+from harness.report.names import baseline_label, config_text, who
 from harness.report.sources import SourcePlanner
 from harness.report.tables import Cell, Table
 
@@ -59,12 +60,12 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
         vs = baseline_label(precision)
         if cuda:
             parts += [f"On {problem.label} the best CUDA kernel of this idea, ", *who(cuda.result),
-                      f", runs at {cuda.pct_text} of {vs}"]
+                      f", runs at {fmt.pct_ci(*cuda.interval)} of {vs}"]
         c = m.between(tri.result, cuda.result) if cuda and tri else None
         if tri:
             ratio = f" (Triton against CUDA: {verdict_text.speed(c)}, {verdict_text.relation(c)})" if cuda else ""
             parts += ["; the best Triton, " if cuda else f"On {problem.label} the best Triton, ", *who(tri.result),
-                      f", at {tri.pct_text}{ratio}{verdict_text.clock_clause(c)}"]
+                      f", at {fmt.pct_ci(*tri.interval)}{ratio}{verdict_text.clock_clause(c)}"]
         if cuda and tri and c is not None and c.call in (Call.FAST, Call.SLOW):
             # a "because" only for a difference the rounds decided
             lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)

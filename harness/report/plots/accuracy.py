@@ -17,11 +17,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
+from harness.analysis.measured import Measured, build_study
 from harness.baselines import is_triton_baseline
 from harness.registry import BY_ID, PRECISION_CLASSES
 from harness.registry.rungs import LADDERS
 from harness.report import anchors, fmt
-from harness.report.measured import PRECISION_TEXT, Measured, build_study
+from harness.report.names import PRECISION_TEXT
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,

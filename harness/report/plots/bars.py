@@ -7,12 +7,13 @@ import textwrap
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from harness.analysis.claims import published_pct
+from harness.analysis.measured import Measured
 from harness.baselines import cublas_of
 from harness.registry import BY_ID, PRECISION_CLASSES, precision_caveat
 from harness.registry.types import PRECISIONS
 from harness.report import anchors, fmt
-from harness.report.claims import published_pct
-from harness.report.measured import PRECISION_TEXT, Measured, baseline_label
+from harness.report.names import PRECISION_TEXT, baseline_label
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from matplotlib.patches import Patch
 
+from harness.analysis.measured import Measured
 from harness.registry import PRECISION_CLASSES
 from harness.report import anchors
 from harness.report.hopper_steps import chains, rung_name
-from harness.report.measured import Measured, baseline_label
+from harness.report.names import baseline_label
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, cuda_triton_bars, figure, missing, png, sizes, style
 
 

@@ -8,8 +8,8 @@ import math
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
+from harness.analysis.measured import Measured
 from harness.report import anchors
-from harness.report.measured import Measured
 from harness.report.parts import Part, parts
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
 from harness.report.specs import spec

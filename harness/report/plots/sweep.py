@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from matplotlib.lines import Line2D
 
+from harness.analysis.measured import Measured
 from harness.problems import Problem
 from harness.report import anchors
-from harness.report.measured import Measured
 from harness.report.plots.common import CUDA, TRITON, Plot, figure, legend_columns, missing, png, sizes, style
 from harness.run.records import Result
 

@@ -1,10 +1,10 @@
-"""Why one implementation runs faster than another: every stated reason is a `Reason`, built here and nowhere else.
+"""Why one implementation runs faster than another: every stated cause is a `Cause`, built here and nowhere else.
 
-A reason is a measured quantity on both sides of a pair (faster, slower): an ncu counter, a compiled fact (the
+A cause is data: a measured quantity on both sides of a pair (faster, slower), an ncu counter, a compiled fact (the
 tensor-core instruction generation, spills, load widths, occupancy) or an ablation (two launches of one kernel that
-differ in one setting). It points with the speed only where the faster side has the better value; only those, ranked
-by how much of the slower kernel's time they plausibly explain, are ever printed as a "because". The rest is context
-("despite ...") or nothing.
+differ in one setting), with the side whose value is the better one. It points with the speed only where that is the
+faster side; only those, ranked by how much of the slower kernel's time they plausibly explain, are ever said as a
+"because" (harness/report/cause_text.py words them). The rest is context ("despite ...") or nothing.
 
 Executed counts come before static ones: a static SASS count includes paths that never run (the beta != 0 read of C),
 so instruction counts from the SASS are never a cause; only the form of an instruction (wgmma or mma.sync, 128-bit or
@@ -15,15 +15,14 @@ ran another configuration (an autotuner choosing differently under the profiler)
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from harness.report import fmt
-from harness.report.claims import TIE
-from harness.report.measured import Measured
+from harness.analysis.claims import TIE
+from harness.analysis.measured import Measured
+from harness.analysis.record import MIN_WEIGHT, Cause
 from harness.run.records import Result
 
-__all__ = ["COUNTER_TOLERANCE", "MIN_GAP", "MIN_WEIGHT", "Reason", "because", "counters", "despite",
-           "latency_bound", "reasons", "side_name", "tied"]
+__all__ = ["COUNTER_TOLERANCE", "MIN_GAP", "MIN_WEIGHT", "Cause", "against", "causes", "counters", "latency_bound",
+           "stated", "tied"]
 
 # ncu's kernel time may differ from the timed median by this fraction before its counters are refused: ncu replays
 # one launch with the clocks unlocked, so a few percent is the replay (7% at most among the H100 run's fixed-tile
@@ -31,8 +30,6 @@ __all__ = ["COUNTER_TOLERANCE", "MIN_GAP", "MIN_WEIGHT", "Reason", "because", "c
 COUNTER_TOLERANCE = 0.15
 # A gap under this ratio is a tie (the margin the claims use): no cause is stated for it.
 MIN_GAP = 1 + TIE
-# A reason that plausibly explains less than this share of the slower kernel's time is not a cause.
-MIN_WEIGHT = 0.02
 # Fixed shares for facts with no executed magnitude: the tensor-core instruction generation (wgmma issues one
 # asynchronous 64xNx8 product per warpgroup where mma.sync issues a 16x8x8 per warp and waits on its registers) is
 # the largest a compiled kernel can show; a load width is a smaller, bounded effect (the copy path, not the math).
@@ -45,25 +42,8 @@ NARROW_GLOBAL = ("LDG.32", "LDGSTS.32")
 WIDE_SHARED = ("LDS.64", "LDS.128", "LDSM")
 
 
-@dataclass(frozen=True)
-class Reason:
-    """One quantity measured on both sides of a pair, and whether the faster side has the better value."""
-
-    faster: Result
-    slower: Result
-    quantity: str                  # a counter's key, a compiled fact's name, or the setting an ablation changes
-    kind: str                      # "counter" | "compiled" | "ablation"
-    value_fast: float | str
-    value_slow: float | str
-    points_with_speed: bool
-    weight: float                  # the share of the slower kernel's time it plausibly explains (0: none it can)
-    phrase: str = ""               # how it reads in a sentence, names included
-
-    @property
-    def cause(self) -> bool:
-        """Printed as a "because": it favours the faster side and could explain a share of the gap worth naming (an
-        occupancy without counters saying the slower kernel waits on latency, or a few spilled bytes, cannot)."""
-        return self.points_with_speed and self.weight >= MIN_WEIGHT
+def _side(better: bool) -> str:
+    return "faster" if better else "slower"
 
 
 # ---------------------------------------------------------------------------------------------- counters
@@ -111,11 +91,7 @@ def latency_bound(m: Measured, r: Result) -> bool | None:
     return c[pipe] < 60 and dram < 0.6
 
 
-def _count(v: float) -> str:
-    return f"{v:.0f}" if v < 1e5 else f"{v:.1e}".replace("e+0", "e").replace("e+", "e")
-
-
-# Counters where fewer is better: (key, what it is, weight from (fast value, slow value, pair)).
+# Counters where fewer is better: (key, weight from (fast value, slow value, pair)).
 Weigh = Callable[[float, float, Measured, Result, Result], float]
 
 
@@ -136,54 +112,43 @@ def _relative(scale: float) -> Weigh:
     return lambda f, s, m, fast, slow: scale * (s - f) / s if s > 0 else 0.0
 
 
-_FEWER: tuple[tuple[str, str, Weigh], ...] = (
-    ("smem_bank_conflicts", "shared-memory bank conflicts", _conflict_share),
-    ("dram_bytes", "bytes of DRAM traffic", _dram_share),
-    ("local_instructions", "executed local-memory (spill) instructions", _relative(0.3)),
-    ("stall_long_scoreboard", "cycles a warp waits on global memory per issued instruction", _relative(0.3)),
-    ("stall_short_scoreboard", "cycles a warp waits on shared memory per issued instruction", _relative(0.3)),
-    ("stall_mio_throttle", "cycles a warp waits on a full shared-memory queue per issued instruction", _relative(0.3)),
-    ("stall_barrier", "cycles a warp waits at barriers per issued instruction", _relative(0.2)),
-    ("global_requests_per_kfma", "global read instructions per thousand FMAs", _relative(0.1)),
+FEWER: tuple[tuple[str, Weigh], ...] = (
+    ("smem_bank_conflicts", _conflict_share),
+    ("dram_bytes", _dram_share),
+    ("local_instructions", _relative(0.3)),
+    ("stall_long_scoreboard", _relative(0.3)),
+    ("stall_short_scoreboard", _relative(0.3)),
+    ("stall_mio_throttle", _relative(0.3)),
+    ("stall_barrier", _relative(0.2)),
+    ("global_requests_per_kfma", _relative(0.1)),
 )
 
 
-def _counter_reasons(m: Measured, fast: Result, slow: Result, names: tuple[str, str]) -> list[Reason]:
+def _counter_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
     a, b = counters(fast), counters(slow)
     if a is None or b is None:
         return []
     out = []
-    fn, sn = names
-    for key, what, weigh in _FEWER:
+    for key, weigh in FEWER:
         if key not in a or key not in b or a[key] == b[key]:
             continue
         f, s = a[key], b[key]
         better = f < s
         weight = weigh(f, s, m, fast, slow) if better else weigh(s, f, m, slow, fast)
-        # Said from the side with more of it, whichever side that is.
-        (wv, wn), (bv, bn) = ((s, sn), (f, fn)) if better else ((f, fn), (s, sn))
-        if key == "dram_bytes" and "model_bytes" in a:
-            phrase = (f"{wn} moves {wv / a['model_bytes']:.2f}x the fewest DRAM bytes the problem needs against "
-                      f"{bv / a['model_bytes']:.2f}x for {bn}")
-        else:
-            phrase = f"{wn} has {_count(wv)} {what} against {_count(bv)} in {bn}"
-        out.append(Reason(fast, slow, key, "counter", f, s, better, weight, phrase))
+        detail = {"model_bytes": a["model_bytes"]} if key == "dram_bytes" and "model_bytes" in a else {}
+        out.append(Cause(key, "counter", f, s, _side(better), weight, detail))
     pipe = _work_pipe(fast)
     if pipe and pipe == _work_pipe(slow) and pipe in a and pipe in b and a[pipe] != b[pipe]:
         f, s = a[pipe], b[pipe]
-        name = "tensor" if pipe == "tensor_pipe_pct" else "FMA"
         # A busier work pipe is as much the speed as its cause; half its difference in points is the share credited.
-        out.append(Reason(fast, slow, pipe, "counter", f, s, f > s, abs(f - s) / 200,
-                          f"the {name} pipe is busy {f:.0f}% of the time in {fn} against {s:.0f}% in {sn}"))
+        out.append(Cause(pipe, "counter", f, s, _side(f > s), abs(f - s) / 200))
     occ = "achieved_occupancy_pct"
     if occ in a and occ in b and a[occ] != b[occ]:
         f, s = a[occ], b[occ]
         # More warps only help a kernel that waits on latency; otherwise occupancy is context, never a cause.
         helps = f > s and latency_bound(m, slow) is True
-        out.append(Reason(fast, slow, occ, "counter", f, s, f > s, 0.3 * (f - s) / f if helps else 0.0,
-                          f"{fn} keeps {f:.0f}% of its warp slots busy against {s:.0f}% in {sn}, which waits on "
-                          f"latency (neither its work pipe nor DRAM is 60% busy)" if helps else
-                          f"{fn} keeps {f:.0f}% of its warp slots busy against {s:.0f}% in {sn}"))
+        out.append(Cause(occ, "counter", f, s, _side(f > s), 0.3 * (f - s) / f if helps else 0.0,
+                         {"latency_bound": True} if helps else {}))
     return out
 
 
@@ -208,52 +173,41 @@ def _spill_share(r: Result) -> float:
     return _sass(r, "LDL", "STL") / total
 
 
-def _compiled_reasons(m: Measured, fast: Result, slow: Result, names: tuple[str, str]) -> list[Reason]:
-    fn, sn = names
-    out: list[Reason] = []
+def _compiled_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
+    out: list[Cause] = []
     # per side, not per impl: two rungs of one model are both "cuda"
     g_f, g_s = ("HGMMA" if _sass(r, "HGMMA") else "HMMA" if _sass(r, "HMMA") else None for r in (fast, slow))
     if g_f and g_s and g_f != g_s:
         wg = fast if g_f == "HGMMA" else slow
         sync = slow if wg is fast else fast
-        wn, yn = (fn, sn) if wg is fast else (sn, fn)
-        out.append(Reason(fast, slow, "tensor_core_instructions", "compiled", g_f, g_s, g_f == "HGMMA", _TC_GENERATION,
-                          f"{wn} issues warpgroup MMA (wgmma: {_sass(wg, 'HGMMA')} HGMMA in its SASS) and {yn} "
-                          f"warp-level mma.sync ({_sass(sync, 'HMMA')} HMMA)"))
+        out.append(Cause("tensor_core_instructions", "compiled", g_f, g_s, _side(g_f == "HGMMA"), _TC_GENERATION,
+                         {"HGMMA": _sass(wg, "HGMMA"), "HMMA": _sass(sync, "HMMA")}))
     sp_f, sp_s = (int(r.resources.spills or 0) if r.resources else 0 for r in (fast, slow))
     if sp_f != sp_s:
         share_f, share_s = _spill_share(fast), _spill_share(slow)
         better = sp_f < sp_s
         weight = share_s - (share_f if better else 0.0) if better else share_f
-        worse, wn = (slow, sn) if better else (fast, fn)
-        other = fn if better else sn
-        out.append(Reason(fast, slow, "spills", "compiled", sp_f, sp_s, better, max(0.0, weight),
-                          f"{wn} spills {max(sp_f, sp_s)} B a thread to local memory "
-                          f"({_sass(worse, 'LDL', 'STL')} LDL/STL of its {_sass(worse, 'total')} SASS instructions) "
-                          f"where {other} spills {min(sp_f, sp_s) or 'nothing'}"
-                          + ("" if min(sp_f, sp_s) == 0 else " B")))
-    for family, wide, narrow, what in (("global", WIDE_GLOBAL, NARROW_GLOBAL, "global memory"),
-                                       ("shared", WIDE_SHARED, ("LDS.32",), "shared memory")):
+        worse = slow if better else fast
+        out.append(Cause("spills", "compiled", sp_f, sp_s, _side(better), max(0.0, weight),
+                         {"local": _sass(worse, "LDL", "STL"), "total": _sass(worse, "total")}))
+    for family, wide, narrow in (("global", WIDE_GLOBAL, NARROW_GLOBAL), ("shared", WIDE_SHARED, ("LDS.32",))):
         # Only a form one side lacks altogether: then every read it makes, executed or not, has that width.
         w_f, w_s, n_f, n_s = _sass(fast, *wide), _sass(slow, *wide), _sass(fast, *narrow), _sass(slow, *narrow)
         if w_f and not w_s and n_s:
-            out.append(Reason(fast, slow, f"{family}_load_width", "compiled", "wide", "32-bit", True, _LOAD_WIDTH,
-                              f"{fn} reads {what} with 64- or 128-bit loads ({w_f} in its SASS) while every read of "
-                              f"{sn} is 32-bit"))
+            out.append(Cause(f"{family}_load_width", "compiled", "wide", "32-bit", "faster", _LOAD_WIDTH,
+                             {"wide": w_f}))
         elif w_s and not w_f and n_f:
-            out.append(Reason(fast, slow, f"{family}_load_width", "compiled", "32-bit", "wide", False, _LOAD_WIDTH,
-                              f"{sn} reads {what} with 64- or 128-bit loads while every read of {fn} is 32-bit"))
+            out.append(Cause(f"{family}_load_width", "compiled", "32-bit", "wide", "slower", _LOAD_WIDTH))
     occ_f, occ_s = m.occupancy(fast), m.occupancy(slow)
     measured = all((c := counters(r)) and "achieved_occupancy_pct" in c for r in (fast, slow))
     # Where ncu measured the occupancy, the theoretical one says the same thing less exactly: it is left out.
     if occ_f and occ_s and occ_f.fraction != occ_s.fraction and not measured:
         helps = occ_f.fraction > occ_s.fraction and latency_bound(m, slow) is True
         low = occ_s if occ_s.fraction < occ_f.fraction else occ_f
-        out.append(Reason(fast, slow, "theoretical_occupancy", "compiled", occ_f.fraction, occ_s.fraction,
-                          occ_f.fraction > occ_s.fraction,
-                          0.3 * (occ_f.fraction - occ_s.fraction) / occ_f.fraction if helps else 0.0,
-                          f"theoretical occupancy is {fmt.pct_round(occ_f.fraction)} for {fn} against "
-                          f"{fmt.pct_round(occ_s.fraction)} for {sn} (the lower one limited by {low.limiter})"))
+        out.append(Cause("theoretical_occupancy", "compiled", occ_f.fraction, occ_s.fraction,
+                         _side(occ_f.fraction > occ_s.fraction),
+                         0.3 * (occ_f.fraction - occ_s.fraction) / occ_f.fraction if helps else 0.0,
+                         {"limiter": low.limiter}))
     return out
 
 
@@ -272,7 +226,7 @@ def _template_args(r: Result) -> tuple[str, list[str]] | None:
     return base, [a.strip() for a in args.split(",")]
 
 
-def _ablation_reasons(m: Measured, fast: Result, slow: Result, names: tuple[str, str]) -> list[Reason]:
+def _ablation_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
     """Two launches of one kernel that differ in exactly one setting: that setting is the reason."""
     if fast.model == slow.model == "triton" and m.counterpart(fast) and m.counterpart(slow):
         cf, cs = m.counterpart(fast), m.counterpart(slow)
@@ -293,32 +247,14 @@ def _ablation_reasons(m: Measured, fast: Result, slow: Result, names: tuple[str,
     if len(diff) != 1:
         return []
     key = diff[0]
-    return [Reason(fast, slow, key, "ablation", str(a.get(key)), str(b.get(key)), True, _ABLATION,
-                   f"the one setting they differ in is {key}: {a.get(key)} for {names[0]} against {b.get(key)} "
-                   f"for {names[1]}")]
+    return [Cause(key, "ablation", str(a.get(key)), str(b.get(key)), "faster", _ABLATION)]
 
 
 # ---------------------------------------------------------------------------------------------- the API
-def side_name(r: Result) -> str:
-    """How one side of a pair is named in a reason: 'CUDA' or the Triton label ('Triton tuned')."""
-    return "CUDA" if r.model == "cuda" else r.label
-
-
-def _names(fast: Result, slow: Result, names: tuple[str, str] | None) -> tuple[str, str]:
-    if names is not None:
-        return names
-    a, b = side_name(fast), side_name(slow)
-    if a == b:                                     # one model on both sides: the kernels tell them apart
-        return fast.kernel or a, slow.kernel or b
-    return a, b
-
-
-def reasons(m: Measured, fast: Result, slow: Result, names: tuple[str, str] | None = None) -> list[Reason]:
+def causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
     """Every measured difference between `fast` and `slow`, those that point with the speed first, by weight."""
-    n = _names(fast, slow, names)
-    out = [*_ablation_reasons(m, fast, slow, n), *_counter_reasons(m, fast, slow, n),
-           *_compiled_reasons(m, fast, slow, n)]
-    return sorted(out, key=lambda r: (not r.cause, not r.points_with_speed, -r.weight))
+    out = [*_ablation_causes(m, fast, slow), *_counter_causes(m, fast, slow), *_compiled_causes(m, fast, slow)]
+    return sorted(out, key=lambda c: (not c.cause, not c.points_with_speed, -c.weight))
 
 
 def _gap(fast: Result, slow: Result) -> float | None:
@@ -327,20 +263,17 @@ def _gap(fast: Result, slow: Result) -> float | None:
     return slow.timing.median_ms / fast.timing.median_ms
 
 
-def because(m: Measured, fast: Result, slow: Result, names: tuple[str, str] | None = None,
-            limit: int = 2) -> str | None:
-    """The top measured reasons that point with the speed, with their numbers; None where none does (or the gap is
-    within a rerun's reach). `fast` must be the faster of the two as timed."""
+def stated(m: Measured, fast: Result, slow: Result, limit: int = 2) -> list[Cause]:
+    """The top measured causes that point with the speed; none where none does (or the gap is within a rerun's
+    reach). `fast` must be the faster of the two as timed."""
     gap = _gap(fast, slow)
     if gap is not None and gap < MIN_GAP:
-        return None
-    found = [r for r in reasons(m, fast, slow, names) if r.cause]
-    return fmt.joined([r.phrase for r in found[:limit]]) if found else None
+        return []
+    return [c for c in causes(m, fast, slow) if c.cause][:limit]
 
 
-def despite(m: Measured, fast: Result, slow: Result, names: tuple[str, str] | None = None) -> str | None:
+def against(m: Measured, fast: Result, slow: Result) -> Cause | None:
     """Context: the largest measured difference that favours the slower side (never a cause), where it is as large as
     a cause would have to be."""
-    against = [r for r in reasons(m, fast, slow, names) if not r.points_with_speed and r.weight >= MIN_WEIGHT]
-    against.sort(key=lambda r: -r.weight)
-    return against[0].phrase if against else None
+    found = [c for c in causes(m, fast, slow) if not c.points_with_speed and c.weight >= MIN_WEIGHT]
+    return max(found, key=lambda c: c.weight) if found else None

@@ -1,10 +1,10 @@
-"""The measurements as the report reads them: which results to compare, and against which cuBLAS.
+"""The measurements as the analysis reads them: which results to compare, and against which cuBLAS.
 
-Every comparison in the report goes through `Measured`, and every ratio it shows is a verdict of the analysis
-(harness/analysis: the one place a comparison is computed, from the interleaved rounds' samples, with its interval
-and its call), always within one precision class: fp32 SIMT and the fp32-accurate split forms against cuBLAS fp32,
-TF32 against cuBLAS TF32 only. A file of single bursts (before the rounds) gets the ratio of the two medians and no
-interval, so an old file still renders.
+Every comparison of the findings and the report goes through `Measured`, and every ratio it shows is a verdict of
+the analysis (harness/analysis: the one place a comparison is computed, from the interleaved rounds' samples, with
+its interval and its call), always within one precision class: fp32 SIMT and the fp32-accurate split forms against
+cuBLAS fp32, TF32 against cuBLAS TF32 only. A file of single bursts (before the rounds) gets the ratio of the two
+medians and no interval, so an old file still renders.
 """
 
 from __future__ import annotations
@@ -12,22 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from harness.analysis.record import Analysis, Comparison, analyse, pair
+from harness.analysis.record import Analysis, Comparison, RowKey, analyse, pair
 from harness.baselines import cublas_of
 from harness.occupancy import Occupancy, sm90_occupancy
 from harness.problems import Problem
-from harness.registry import BY_ID, IDEAS, PRECISION_CLASSES, Counterpart, Kernel
+from harness.registry import BY_ID, IDEAS, Counterpart, Kernel
 from harness.registry.ideas import Idea
 from harness.run.order import SEED_SGEMM, headline_problem, record_order
 from harness.run.records import Result
 from harness.run.results import Results
-
-# How the report names each precision class: the registry's label, caveat included ("bf16x3 (not fp32-accurate)").
-PRECISION_TEXT = {p: c.label for p, c in PRECISION_CLASSES.items()}
-
-
-def baseline_label(precision: str) -> str:
-    return "cuBLAS TF32" if cublas_of(precision) == "cublas-tf32" else "cuBLAS fp32"
 
 
 @dataclass(frozen=True)
@@ -43,13 +36,9 @@ class Best:
         return self.result.kernel or self.result.impl
 
     @property
-    def pct_text(self) -> str:
-        """'96.9% [96.5–97.3]': the % of cuBLAS with its 95% interval where the rounds give one."""
-        from harness.report import fmt
-
-        if self.vs_cublas is None:
-            return fmt.pct(self.pct)
-        return fmt.pct_ci(*self.vs_cublas.pct())
+    def interval(self) -> tuple[float, float | None, float | None]:
+        """The % of cuBLAS with its 95% interval where the rounds give one ((pct, None, None) where not)."""
+        return self.vs_cublas.pct() if self.vs_cublas is not None else (self.pct, None, None)
 
 
 class Measured:
@@ -138,14 +127,14 @@ class Measured:
         c = self.vs(result, "cublas")
         return c.pct()[0] if c is not None else None
 
-    def pct_text(self, result: Result) -> str:
-        """The % of cuBLAS with its 95% interval: '96.9% [96.5–97.3]' ('—' where there is none)."""
-        from harness.report import fmt
-
+    def interval(self, result: Result) -> tuple[float | None, float | None, float | None]:
+        """The % of cuBLAS with its 95% interval ((pct, None, None) where the rounds give none)."""
         c = self.vs(result, "cublas") if result.timed else None
-        if c is None:
-            return fmt.pct(self.pct(result))
-        return fmt.pct_ci(*c.pct())
+        return c.pct() if c is not None else (self.pct(result), None, None)
+
+    def record(self, key: RowKey) -> Result:
+        """The record of a row key (Result.key), as a finding names it."""
+        return next(r for r in self.all if r.key == key)
 
     def best(self, results: list[Result]) -> Best | None:
         """The fastest of the results, leaving out Triton forms that are deliberately different from their CUDA
@@ -232,22 +221,6 @@ def build_study(result: Result) -> bool:
     """A CUDA row built with other flags than the suite's (CuPy's default build, harness/build/options.py): shown in
     the method section beside the default build, never an idea's best CUDA kernel."""
     return result.model == "cuda" and result.impl != "cuda"
-
-
-def config_text(cfg: dict) -> str:
-    """A Triton launch's settings in a few words: '64×64×16 tile, 2 warps, 3 stages, unroll'."""
-    dims = [cfg[k] for k in ("block_m", "block_n", "block_k") if k in cfg]
-    parts = ["×".join(map(str, dims)) + " tile"] if dims else []
-    if "num_warps" in cfg:
-        parts.append(f"{cfg['num_warps']} warp{'s' if cfg['num_warps'] != 1 else ''}")
-    if cfg.get("num_stages", 1) != 1:
-        parts.append(f"{cfg['num_stages']} stages")
-    skip = {"block_m", "block_n", "block_k", "num_warps", "num_stages"}
-    for key, value in cfg.items():
-        if key in skip:
-            continue
-        parts.append(key if value is True else f"no {key}" if value is False else f"{key} {value}")
-    return ", ".join(parts)
 
 
 def triton_modules(kernels: list[Kernel]) -> dict[str, list[tuple[Kernel, Counterpart]]]:

@@ -1,0 +1,164 @@
+"""The documents' published figures beside ours: % of cuBLAS on each side's own GPU, ranks within each
+document, seed 000's unroll ratio and seed 001's stride sweep (said by harness/report/claims.py).
+
+A document's figures are for its own GPU, so they are compared as shapes (which kernel beats which, by
+how much relative to cuBLAS), never as absolute speeds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.analysis.measured import Measured
+from harness.registry import KERNELS, SEEDS, UNROLL_CLAIM, Kernel, Published, PublishedRatio, Seed
+from harness.run.records import Result
+from harness.run.results import Results
+
+# Two kernels within 2% share a rank: a document's figures carry two or three digits, our medians a
+# few per cent of spread.
+TIE = 0.02
+
+
+def published_of(kernel: Kernel) -> Published:
+    """The figure a kernel's document published (only kernels with one are held beside ours)."""
+    assert kernel.published is not None
+    return kernel.published
+
+
+def published_pct(kernel: Kernel) -> float | None:
+    """The document's % of its own cuBLAS: stated, or from its cuBLAS time or TFLOP/s."""
+    pub = kernel.published
+    if pub is None:
+        return None
+    if pub.pct_cublas is not None:
+        return pub.pct_cublas
+    cublas = SEEDS[kernel.seed].cublas if kernel.seed in SEEDS else None
+    if cublas is None:
+        return None
+    if pub.ms and cublas.ms:
+        return 100.0 * cublas.ms / pub.ms
+    if pub.tflops and cublas.tflops:
+        return 100.0 * pub.tflops / cublas.tflops
+    return None
+
+
+def rank(values: dict[str, float], key: str, tolerance: float = TIE) -> int:
+    """1 + how many entries are clearly below this one (within `tolerance` counts as a tie); 1 = slowest."""
+    return 1 + sum(v < values[key] * (1 - tolerance) for v in values.values())
+
+
+@dataclass
+class Claim:
+    kernel: Kernel
+    published_pct: float | None
+    ours: Result | None
+    ours_pct: float | None
+    rank_ours: int | None = None
+    rank_doc: int | None = None
+    ranked: int = 0                      # kernels of the document with both figures
+
+    @property
+    def seed(self) -> Seed:
+        return SEEDS[self.kernel.seed or ""]
+
+    @property
+    def published(self) -> Published:
+        return published_of(self.kernel)
+
+    @property
+    def rank_value(self) -> float | None:
+        # Within one document (one GPU), TFLOP/s or 1/ms rank kernels as % of cuBLAS would.
+        pub = self.published
+        if self.published_pct is not None:
+            return self.published_pct
+        if pub.tflops is not None:
+            return pub.tflops
+        return 1.0 / pub.ms if pub.ms else None
+
+    @property
+    def changed(self) -> bool:
+        return self.rank_ours is not None and self.rank_ours != self.rank_doc
+
+    @property
+    def order(self) -> str:
+        if self.rank_ours is None:
+            return "—"
+        if not self.changed:
+            return "same rank"
+        return f"rank {self.rank_ours} here, {self.rank_doc} in the document (1 = slowest)"
+
+
+def as_measured(results: Results | Measured | None) -> Measured | None:
+    return Measured(results) if isinstance(results, Results) else results
+
+
+def claims_table(results: Results | Measured | None) -> list[Claim]:
+    """One row per kernel with a published figure, in registry order, ranks marked within each document."""
+    m = as_measured(results)
+    rows = []
+    for k in KERNELS:
+        if k.seed is None or k.published is None:
+            continue
+        ours = m.seed_record(k.id) if m else None
+        rows.append(Claim(k, published_pct(k), ours, m.pct(ours) if m and ours else None))
+    by_seed: dict[str, list[Claim]] = {}
+    for c in rows:
+        if c.rank_value is not None and c.ours_pct is not None:
+            by_seed.setdefault(c.kernel.seed or "", []).append(c)
+    for group in by_seed.values():
+        theirs = {c.kernel.id: c.rank_value for c in group}
+        ours = {c.kernel.id: c.ours_pct for c in group}
+        for c in group:
+            c.rank_ours, c.rank_doc, c.ranked = rank(ours, c.kernel.id), rank(theirs, c.kernel.id), len(group)
+    return rows
+
+
+@dataclass
+class UnrollCheck:
+    claim: PublishedRatio
+    fast: Result
+    slow: Result
+
+    @property
+    def ratio(self) -> float:
+        assert self.fast.timing and self.slow.timing
+        return self.slow.timing.median_ms / self.fast.timing.median_ms
+
+
+def unroll_check(results: Results | Measured | None) -> UnrollCheck | None:
+    m = as_measured(results)
+    if m is None:
+        return None
+    fast, slow = m.seed_record(UNROLL_CLAIM.fast), m.seed_record(UNROLL_CLAIM.slow)
+    return UnrollCheck(UNROLL_CLAIM, fast, slow) if fast and slow else None
+
+
+@dataclass
+class StridePoint:
+    kernel: Kernel
+    ours: Result | None
+
+    @property
+    def published(self) -> Published:
+        return published_of(self.kernel)
+
+    @property
+    def registers(self) -> int | None:
+        return self.ours.resources.registers if self.ours and self.ours.resources else None
+
+    @property
+    def tflops(self) -> float | None:
+        return self.ours.figures.tflops if self.ours and self.ours.figures else None
+
+
+def stride_sweep(results: Results | Measured | None) -> list[StridePoint]:
+    """Seed 001's stride table: every kernel whose published figure names a stride, in stride order."""
+    m = as_measured(results)
+    points = [StridePoint(k, m.seed_record(k.id) if m else None) for k in KERNELS
+              if k.published is not None and k.published.stride is not None]
+    return sorted(points, key=lambda p: p.published.stride or 0)
+
+
+def stride_occupancy(m: Measured, point: StridePoint) -> float | None:
+    occ = m.occupancy(point.ours) if point.ours else None
+    return occ.fraction if occ else None

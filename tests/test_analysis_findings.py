@@ -1,0 +1,146 @@
+"""Findings and causes are data in the analysis record: they round-trip through its JSON, a cause says which side's
+value is the better one and only the faster side's is ever said as a "because", and the page says what its record
+holds, the same as it said before findings were recorded.
+
+The synthetic pair below is a SYNTHETIC FIXTURE: two records written by hand (made-up timings and counters).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.analysis.build import build
+from harness.analysis.causes import causes, stated
+from harness.analysis.findings import findings, recorded
+from harness.analysis.measured import Measured
+from harness.analysis.record import Analysis, Cause, Finding, analysis_path, read_beside
+from harness.problems import Problem
+from harness.report.cause_text import because, pair_names, phrase
+from harness.report.doc import Bullets, plain
+from harness.report.document import findings_section
+from harness.report.finding_text import words
+from harness.roofline import Peaks
+from harness.run.records import Resources, Result, RunHeader, Status
+from harness.run.results import Results, load
+from harness.timing import Timing
+from tests.recorded import REPO
+
+RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261125T102726Z.jsonl"
+PROBLEM = Problem("sgemm", 4096, 4096, 4096)
+
+
+@pytest.fixture(scope="module")
+def run() -> Results:
+    if not RUN.exists():
+        pytest.skip(f"{RUN.name} is not in results/")
+    return load(RUN)
+
+
+def _section_text(m: Measured) -> list[str]:
+    """The findings as the page lists them."""
+    bullets = next(b for b in findings_section(m).blocks if isinstance(b, Bullets))
+    return [plain(item) for item in bullets.items]
+
+
+def _said(m: Measured, found: list[Finding]) -> list[tuple[str, tuple, str]]:
+    """Each finding's rule, records and sentence: what a record rounded to its JSON digits still says exactly."""
+    return [(f.kind, f.subjects, plain(words(f, m))) for f in found]
+
+
+def _without_findings(an: Analysis) -> Analysis:
+    data = an.to_json()
+    del data["findings"]               # as written before findings were recorded
+    return Analysis.from_json(data)
+
+
+def test_the_findings_and_their_causes_round_trip_through_the_record(run: Results) -> None:
+    an = build(run, prove_mapping=False)
+    assert an.findings and any(f.causes for f in an.findings)
+    back = Analysis.from_json(json.loads(json.dumps(an.to_json())))
+    assert back.findings is not None and len(back.findings) == len(an.findings)
+    # the JSON keeps 6 significant digits of a ratio or a weight: written again, it is the same record
+    assert back.to_json()["findings"] == an.to_json()["findings"]
+    assert [c.favours for f in back.findings for c in f.causes] == [c.favours for f in an.findings for c in f.causes]
+
+
+def test_the_committed_record_holds_the_findings_its_results_give(run: Results) -> None:
+    an = read_beside(RUN)
+    assert an is not None and an.findings is not None, f"rewrite it: rosetta analyse {RUN.name}"
+    m = Measured(run, an)
+    assert _said(m, an.findings) == _said(m, findings(m))
+
+
+def test_a_record_from_before_findings_were_recorded_loads_and_has_them_made_from_the_results(run: Results) -> None:
+    old = _without_findings(build(run, prove_mapping=False))
+    assert old.findings is None
+    assert recorded(Measured(run, old)) == findings(Measured(run, old))
+
+
+def test_a_record_from_before_findings_were_recorded_renders_the_same_text(run: Results) -> None:
+    an = build(run, prove_mapping=False)
+    assert _section_text(Measured(run, _without_findings(an))) == _section_text(Measured(run, an))
+
+
+def test_a_page_renders_the_findings_its_record_holds(run: Results) -> None:
+    an = build(run, prove_mapping=False)
+    assert an.findings is not None
+    rank = next(f for f in an.findings if f.kind == "rank")
+    # a record that says otherwise than the results would: the page says what the record holds
+    an.findings = [dataclasses.replace(rank, figures={**rank.figures, "pairs": 999})]
+    text = _section_text(Measured(run, an))
+    assert len(text) == 1 and " 999 pairs" in text[0]
+
+
+def test_a_finding_of_an_unknown_cause_kind_is_refused() -> None:
+    data = Finding("unroll", causes=(Cause("spills", "compiled", 0, 512, "faster", 0.1),)).to_json()
+    data["causes"][0]["kind"] = "hunch"
+    with pytest.raises(ValueError):
+        Finding.from_json(data)
+
+
+# ------------------------------------------------------------------------------------------- a synthetic pair
+def _record(model: str, ms: float, profile: dict) -> Result:
+    res = Resources(registers=128, spills=0, shared_bytes=16384, sass={"FFMA": 1024, "total": 2000},
+                    config={"block_m": 128, "block_n": 128, "block_k": 16, "num_warps": 8} if model == "triton"
+                    else None, profile={"duration_ns": ms * 1e6, "fma_pipe_pct": 70.0, **profile})
+    return Result("cuda" if model == "cuda" else "triton:dot", model, PROBLEM, Status.OK,
+                  kernel="rosetta.sgemm_warptile<128,128,8,32,64,8,8>", precision="fp32",
+                  timing=Timing(ms, ms, ms, ms, ms, 10, 1980, 1980), resources=res)
+
+
+def _measured(*records: Result) -> Measured:
+    header = RunHeader("synthetic", "gpu", "synthetic", {}, [], 0, [PROBLEM], 100.0, sms=132,
+                       peaks=Peaks(60.0, 3000.0, "synthetic"))
+    return Measured(Results(Path("synthetic.jsonl"), header, list(records), None))
+
+
+def test_a_cause_that_favours_the_slower_side_is_recorded_as_such_and_never_said_as_a_because() -> None:
+    # the faster kernel has far more bank conflicts (against it) and far less DRAM traffic (for it)
+    fast = _record("cuda", 2.0, {"smem_bank_conflicts": 3e8, "dram_bytes": 2e8})
+    slow = _record("triton", 3.0, {"smem_bank_conflicts": 1e3, "dram_bytes": 9e8})
+    m = _measured(fast, slow)
+    found = {c.quantity: c for c in causes(m, fast, slow)}
+    conflicts, dram = found["smem_bank_conflicts"], found["dram_bytes"]
+    assert (conflicts.faster, conflicts.slower, conflicts.favours) == (3e8, 1e3, "slower")
+    assert (dram.faster, dram.slower, dram.favours) == (2e8, 9e8, "faster")
+    assert conflicts not in stated(m, fast, slow) and dram in stated(m, fast, slow)
+    text = because(m, fast, slow) or ""
+    assert phrase(dram, pair_names(fast, slow)) in text
+    assert phrase(conflicts, pair_names(fast, slow)) not in text and "bank conflicts" not in text
+    assert Cause.from_json(json.loads(json.dumps(conflicts.to_json()))).to_json() == conflicts.to_json()
+
+
+def test_the_record_written_beside_a_file_holds_its_findings(tmp_path: Path, run: Results) -> None:
+    from harness.analysis.build import write_beside
+
+    path = tmp_path / RUN.name
+    path.write_bytes(RUN.read_bytes())
+    write_beside(path, load(path), prove_mapping=False)
+    an = Analysis.from_json(json.loads(analysis_path(path).read_text()))
+    assert an.findings is not None
+    m = Measured(load(path), an)
+    assert _said(m, an.findings) == _said(m, findings(m))
