@@ -6,11 +6,12 @@ Each rule returns the sentence (with its numbers) and the link to its evidence, 
 
 from __future__ import annotations
 
-from harness.registry import BY_ID, IDEAS
+from harness.registry import IDEAS
 from harness.report import anchors, fmt
 from harness.report.claims import TIE
 from harness.report.doc import Evidenced, Inline, Link, Mono
 from harness.report.measured import Measured, config_text, ideas_of, triton_modules
+from harness.run.kernel_facts import kernel_facts
 from harness.run.records import Result
 
 
@@ -22,7 +23,7 @@ def who(r: Result) -> list[Inline]:
     """'`kernel`' for CUDA, 'Triton dot of `kernel`' for a counterpart, 'cuBLAS fp32' for a baseline."""
     if r.kernel is None:
         return [r.label]
-    return [Mono(r.kernel)] if r.model == "cuda" else [f"{r.label} of ", Mono(r.kernel)]
+    return [Mono(r.kernel)] if r.impl_id.is_cuda else [f"{r.label} of ", Mono(r.kernel)]
 
 
 def shared_finding(m: Measured) -> Evidenced:
@@ -96,7 +97,8 @@ def limits_finding(m: Measured) -> Evidenced:
         pt, pc = m.pct(tri), m.pct(cuda)
         if pt is not None and pc is not None:
             parts.append(f", and runs at {fmt.pct(pt)} of cuBLAS against CUDA's {fmt.pct(pc)}")
-        first_idea = first_idea or BY_ID[tri.kernel or ""].idea
+        facts = kernel_facts(tri)
+        first_idea = first_idea or (facts.idea if facts else "")
     parts.append(".")
     return parts, idea_link(first_idea)
 

@@ -63,7 +63,7 @@ def headline_table(m: Measured) -> Table:
             cells = [Cell(f"{op} {problem.shape_label}",
                           sub=PRECISION_TEXT.get(precision, precision) + f" vs {baseline_label(precision)}")]
             for best in (cuda, tri):
-                named = best.kernel if best and best.result.model == "cuda" else \
+                named = best.kernel if best and best.result.impl_id.is_cuda else \
                     f"{best.result.label}: {best.kernel}" if best else ""
                 cells.append(Cell(best.pct_text, num=True, sub=f"{_rate(best.result, op)} · {named}",
                                   href=anchors.href(anchors.kernel(best.kernel)),
