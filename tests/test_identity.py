@@ -15,7 +15,7 @@ from harness.problems import Problem
 from harness.registry import KERNELS, get
 from harness.report.compare import _idea
 from harness.report.results_tables import _kernel_cell
-from harness.run.kernel_facts import KernelFacts, kernel_facts
+from harness.run.kernel_facts import KernelFacts
 from harness.run.messages import NO_DEVICE_FACTS, Checked, Finished, ImplKey, Ready, Started, Task, WorkerOptions
 from harness.run.records import Result, Status
 from harness.run.work import impl_of, key_of
@@ -146,15 +146,15 @@ def test_a_record_written_by_an_older_version_renders_with_todays_registry():
     kernel = get(NAIVE)
     old = Result.from_json({k: v for k, v in _renamed(kernel.id).to_json().items() if k != "kernel_facts"}
                            | {"kernel": kernel.id})
-    assert old.facts is None and kernel_facts(old) == KernelFacts.of(kernel)
+    assert old.facts is None and old.kernel_facts == KernelFacts.of(kernel)
     cell = _kernel_cell(old)
     assert cell.href and "seed 004" in cell.sub
     unknown = Result.from_json({**old.to_json(), "kernel": "s004.gemm_once_named_so"})
-    assert kernel_facts(unknown) is None and _kernel_cell(unknown).sub == "not in the registry"
+    assert unknown.kernel_facts is None and _kernel_cell(unknown).sub == "not in the registry"
 
 
 def test_recorded_facts_win_over_todays_registry():
     kernel = get(NAIVE)
     moved = replace(KernelFacts.of(kernel), idea="moved")
     record = Result.of(ImplId("cuda"), P, Status.OK, kernel=kernel.id, facts=moved)
-    assert kernel_facts(record) == moved and _idea(record) == "moved"
+    assert record.kernel_facts == moved and _idea(record) == "moved"

@@ -9,7 +9,6 @@ from harness.registry import precision_label
 from harness.report import fmt
 from harness.report.measured import Measured, baseline_label
 from harness.report.tables import Cell
-from harness.run.kernel_facts import kernel_facts
 from harness.run.records import Result, Status
 
 LEGEND = {
@@ -114,7 +113,7 @@ def beta0_cell(r: Result) -> Cell:
     if r.op == "sgemv":
         return Cell("n/a", cls="muted")
     b0 = r.numerics.beta0 if r.numerics else None
-    kernel = kernel_facts(r)
+    kernel = r.kernel_facts
     if b0 is None:
         if kernel is not None and r.impl_id.is_cuda and kernel.reads_c_when_beta_zero:
             return Cell("reads C (declared, not observed here)", cls="warn nowrap")

@@ -21,7 +21,6 @@ from pathlib import Path
 from harness.analysis.record import Analysis, across, analyse
 from harness.analysis.record import Comparison as Verdicted
 from harness.analysis.verdicts import Call
-from harness.run.kernel_facts import kernel_facts
 from harness.run.order import record_order
 from harness.run.records import Result
 from harness.run.results import Results, load
@@ -158,7 +157,7 @@ class Comparison:
 
 
 def _idea(result: Result) -> str:
-    facts = kernel_facts(result)
+    facts = result.kernel_facts
     return facts.idea if facts else "baseline"
 
 

@@ -11,7 +11,6 @@ from harness.report import anchors, fmt
 from harness.report.claims import TIE
 from harness.report.doc import Evidenced, Inline, Link, Mono
 from harness.report.measured import Measured, config_text, ideas_of, triton_modules
-from harness.run.kernel_facts import kernel_facts
 from harness.run.records import Result
 
 
@@ -97,7 +96,7 @@ def limits_finding(m: Measured) -> Evidenced:
         pt, pc = m.pct(tri), m.pct(cuda)
         if pt is not None and pc is not None:
             parts.append(f", and runs at {fmt.pct(pt)} of cuBLAS against CUDA's {fmt.pct(pc)}")
-        facts = kernel_facts(tri)
+        facts = tri.kernel_facts
         first_idea = first_idea or (facts.idea if facts else "")
     parts.append(".")
     return parts, idea_link(first_idea)

@@ -18,7 +18,6 @@ from harness.report.cells import (
 from harness.report.measured import Measured
 from harness.report.specs import spec
 from harness.report.tables import Cell, Table, to_markdown
-from harness.run.kernel_facts import kernel_facts
 from harness.run.records import Result
 from harness.run.results import Results, load
 
@@ -28,7 +27,7 @@ def _kernel_cell(r: Result) -> Cell:
     (a kernel the registry no longer lists has no section to link to)."""
     if r.kernel is None:
         return Cell("baseline", cls="muted")
-    kernel = kernel_facts(r)
+    kernel = r.kernel_facts
     if kernel is None:
         return Cell(r.kernel, code=True, sub="not in the registry", cls="warn")
     sub = f"{'seed ' + kernel.seed if kernel.seed else 'ours'} · {kernel.idea_title}"

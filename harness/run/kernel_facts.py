@@ -2,19 +2,15 @@
 
 The registry changes between versions: a kernel is renamed, moved to another idea, retuned. A record that held only
 its kernel's id was drawn with today's registry, and an id that no longer exists showed as unknown. Each record now
-carries the facts the report reads of its kernel for its row; `kernel_facts` prefers them, and falls back to the
-registry for files written before records carried any.
+carries the facts the report reads of its kernel for its row; Result.kernel_facts prefers them, and falls back to
+the registry for files written before records carried any.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
 
 from harness.registry import BY_ID, IDEAS, Kernel
-
-if TYPE_CHECKING:
-    from harness.run.records import Result
 
 
 @dataclass(frozen=True)
@@ -59,8 +55,3 @@ def facts_of_id(kernel_id: str | None) -> KernelFacts | None:
     """Today's registry's facts of a kernel id (None for a baseline or an id it does not list)."""
     kernel = BY_ID.get(kernel_id or "")
     return KernelFacts.of(kernel) if kernel is not None else None
-
-
-def kernel_facts(result: Result) -> KernelFacts | None:
-    """The facts a result's row is drawn with: those it recorded, else today's registry's (older files)."""
-    return result.facts if result.facts is not None else facts_of_id(result.kernel)

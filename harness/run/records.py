@@ -17,7 +17,7 @@ from harness.kernel_resources import Resources  # the record's field type, defin
 from harness.numerics import Verdict
 from harness.problems import Problem
 from harness.roofline import Peaks
-from harness.run.kernel_facts import KernelFacts
+from harness.run.kernel_facts import KernelFacts, facts_of_id
 from harness.timing import Timing
 
 SCHEMA = 1
@@ -155,6 +155,11 @@ class Result:
     @property
     def impl_id(self) -> ImplId:
         return ImplId.from_json(self.impl)
+
+    @property
+    def kernel_facts(self) -> KernelFacts | None:
+        """The facts its row is drawn with: those it recorded, else today's registry's (older files)."""
+        return self.facts if self.facts is not None else facts_of_id(self.kernel)
 
     @property
     def op(self) -> str:

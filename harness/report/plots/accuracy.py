@@ -34,7 +34,6 @@ from harness.report.plots.common import (
     sizes,
     style,
 )
-from harness.run.kernel_facts import kernel_facts
 from harness.run.records import Result
 
 SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D", "bf16x6": "s", "bf16x3": "v"}
@@ -109,7 +108,7 @@ def _short(r: Result) -> str:
         return r.label
     family = r.kernel.split("<")[0]
     name = family.split(".")[-1]
-    kernel = kernel_facts(r)
+    kernel = r.kernel_facts
     if kernel is not None and kernel.b_layout == "kmajor" and any(
             k.id.split("<")[0] == family and k.b_layout == "row" for k in BY_ID.values()):
         name += " (K-major B)"
