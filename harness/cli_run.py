@@ -152,7 +152,7 @@ def compiled_line(results: list[Result]) -> str:
     """What became of the CUDA sources in a run without a GPU, counted from the records it wrote."""
     from harness.run.records import Status
 
-    cuda = [r for r in results if r.model == "cuda"]
+    cuda = [r for r in results if r.impl_id.is_cuda]
     if not cuda:
         return "CUDA sources: none in this run"
     by_status: dict[str, list[Result]] = {}

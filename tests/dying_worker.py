@@ -14,8 +14,8 @@ HANGS = "s003.coalesced_warp_sgemv"
 
 
 def measure_one(state, problem, key):
-    if key[0] == ABORTS:
+    if key.kernel == ABORTS:
         os.abort()  # what a segfault or a failed device assert does to a process
-    if key[0] == HANGS:
+    if key.kernel == HANGS:
         time.sleep(3600)  # a kernel that never finishes
     return real_measure(state, problem, key)

@@ -7,13 +7,14 @@ from __future__ import annotations
 import os
 
 from harness.problems import Problem
+from harness.run.messages import ImplKey, WorkerOptions
 from harness.run.records import Result, Status
 from harness.timing import Samples, Timing
 
 ROUNDS = 4
 
 
-def setup(options: dict) -> dict:
+def setup(options: WorkerOptions) -> dict:
     return {"device": "made up"}
 
 
@@ -24,9 +25,8 @@ class Waiting:
         self.result = result
 
 
-def measure_one(state: dict, problem: Problem, key) -> Waiting:
-    kernel, impl, _ = key
-    return Waiting(Result(impl=impl, model=impl.split(":")[0], problem=problem, status=Status.OK, kernel=kernel))
+def measure_one(state: dict, problem: Problem, key: ImplKey) -> Waiting:
+    return Waiting(Result.of(key.impl, problem, Status.OK, kernel=key.kernel))
 
 
 def time_pending(state: dict, problem: Problem, pending: list[Waiting], peaks, on_burst) -> list[Result]:

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import os
 
+from harness.run.messages import DeviceFacts, WorkerOptions
 from harness.run.work import measure_one, time_pending  # noqa: F401 - the worker's measuring functions
 from harness.run.work import setup as real_setup
 
 SMS, L2_BYTES = 7, 1 << 20
 
 
-def setup(options: dict) -> dict:
+def setup(options: WorkerOptions) -> dict:
     state = real_setup(options)
-    state["facts"] = {"sms": SMS, "l2_bytes": L2_BYTES, "free_bytes": int(os.environ["ROSETTA_TEST_FREE_BYTES"])}
+    state["facts"] = DeviceFacts(sms=SMS, l2_bytes=L2_BYTES, free_bytes=int(os.environ["ROSETTA_TEST_FREE_BYTES"]),
+                                 arch=None)
     # Peaks that differ per GPU, so a header that keeps one GPU's peaks for both is caught.
     gpu = int(os.environ.get("CUDA_VISIBLE_DEVICES") or 0)
     state["peaks"] = {"fp32_tflops": 60.0 + gpu, "copy_gbps": 3000.0, "device": "made up"}

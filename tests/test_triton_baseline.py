@@ -13,13 +13,15 @@ import pytest
 import torch
 
 from harness.baselines import BASELINE_ORDER, TRITON_BASELINES
+from harness.identity import ImplId
 from harness.launch import triton_tutorial
 from harness.launch.implementations import Impl, baselines
 from harness.numerics import error_bound
 from harness.problems import DEFAULT_SGEMM, Problem
 from harness.registry import KERNELS
+from harness.run.messages import ImplKey
 from harness.run.order import record_order
-from harness.run.records import Result, RunHeader, Status, impl_label
+from harness.run.records import Result, RunHeader, Status
 from harness.run.runner import ProblemContext, check_numerics
 from harness.run.session import cpu_plan, gpu_plan
 from harness.timing import Timing
@@ -43,14 +45,14 @@ def _tiles(configs) -> list[tuple[int, ...]]:
 def test_the_three_triton_baselines_are_in_every_sgemm_problems_gpu_plan():
     problems = [*DEFAULT_SGEMM, Problem("sgemm", 1000, 1531, 771), Problem("sgemv", 4096, 4096)]
     for problem, keys in gpu_plan(list(KERNELS), problems):
-        names = [k[1] for k in keys if k[0] is None]
+        names = [k.impl.to_json() for k in keys if k.kernel is None]
         if problem.op == "sgemv":
             assert names == ["cublas"]
             continue
         assert names == list(BASELINE_ORDER), problem.label
         # measured with the baselines, before any kernel, each once
-        first_kernel = next(i for i, k in enumerate(keys) if k[0] is not None)
-        assert all(keys.index((None, n, "sgemm")) < first_kernel for n in NAMES)
+        first_kernel = next(i for i, k in enumerate(keys) if k.kernel is not None)
+        assert all(keys.index(ImplKey(None, ImplId.from_json(n), "sgemm")) < first_kernel for n in NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -61,7 +63,7 @@ def test_each_triton_baseline_is_labelled_and_classed(name):
     assert impl.precision == precision and impl.tf32 == (precision == "tf32")
     assert impl.computes_alpha_beta and not impl.reads_c_when_beta_zero
     assert triton_tutorial.input_precision(name) == input_precision
-    assert impl_label(name) == impl_label(name, "cpu (Triton interpreter)") == label
+    assert impl.id.label() == impl.id.label("cpu (Triton interpreter)") == label
     rec = Result(name, impl.model, DEFAULT_SGEMM[0], Status.OK, precision=impl.precision, tf32=impl.tf32)
     assert rec.baseline and not rec.vendor and rec.label == label
     assert Result.from_json(rec.to_json()).precision == precision
@@ -103,9 +105,9 @@ def test_a_faster_triton_baseline_never_becomes_the_cublas_a_row_is_measured_aga
 def test_the_report_draws_the_triton_baseline_in_tritons_colour():
     from harness.report.plots.common import CUBLAS, CUDA, TRITON, model_colour
 
-    assert [model_colour(Impl(n, "sgemm").model) for n in NAMES] == [TRITON] * 3
-    assert model_colour("cublas") == model_colour("cublas-tf32") == CUBLAS
-    assert (model_colour("cuda"), model_colour("triton")) == (CUDA, TRITON)
+    assert [model_colour(Impl(n, "sgemm").id) for n in NAMES] == [TRITON] * 3
+    assert model_colour(ImplId.from_json("cublas")) == model_colour(ImplId.from_json("cublas-tf32")) == CUBLAS
+    assert (model_colour(ImplId("cuda")), model_colour(ImplId("triton", "dot"))) == (CUDA, TRITON)
 
 
 def test_the_kernel_takes_the_tutorials_cuda_list_and_the_interpreter_one_of_it():
@@ -166,8 +168,10 @@ def test_the_cpu_plan_runs_the_ieee_triton_baseline_on_a_small_odd_shape():
 
     plan = dict(cpu_plan(list(KERNELS), [*DEFAULT_SGEMM]))
     p = triton_tutorial.CPU_PROBLEM
-    assert plan[p][:2] == [(None, "cublas", "sgemm"), (None, "triton-tutorial", "sgemm")]
-    assert not any(k[1] in ("triton-tutorial-tf32", "triton-tutorial-3xtf32") for keys in plan.values() for k in keys)
+    assert [(k.kernel, k.impl.to_json(), k.op) for k in plan[p][:2]] == [(None, "cublas", "sgemm"),
+                                                                       (None, "triton-tutorial", "sgemm")]
+    assert not any(k.impl.to_json() in ("triton-tutorial-tf32", "triton-tutorial-3xtf32")
+                   for keys in plan.values() for k in keys)
     assert p.M % 2 and p.N % 2 and p.K % 2
     cfg = INTERPRETER_CONFIGS[0].kwargs
     # two full programs a side and a partial one; two full K steps and a partial one
@@ -175,7 +179,7 @@ def test_the_cpu_plan_runs_the_ieee_triton_baseline_on_a_small_odd_shape():
         full, rest = divmod(size, cfg[block])
         assert full >= 2 and rest, (size, block)
     sgemv_only = cpu_plan(list(KERNELS), [Problem("sgemv", 4096, 4096)])
-    assert not any(k[1] == "triton-tutorial" for _, keys in sgemv_only for k in keys)
+    assert not any(k.impl.is_triton_baseline for _, keys in sgemv_only for k in keys)
 
 
 @pytest.mark.parametrize("shape", [triton_tutorial.CPU_PROBLEM, Problem("sgemm", 64, 128, 64)], ids=["odd", "aligned"])

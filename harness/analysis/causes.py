@@ -228,14 +228,14 @@ def _template_args(r: Result) -> tuple[str, list[str]] | None:
 
 def _ablation_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
     """Two launches of one kernel that differ in exactly one setting: that setting is the reason."""
-    if fast.model == slow.model == "triton" and m.counterpart(fast) and m.counterpart(slow):
+    if fast.impl_id.is_triton and slow.impl_id.is_triton and m.counterpart(fast) and m.counterpart(slow):
         cf, cs = m.counterpart(fast), m.counterpart(slow)
         assert cf is not None and cs is not None
         if cf.module != cs.module:
             return []
         a, b = _effective_config(m, fast), _effective_config(m, slow)
         diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-    elif fast.model == slow.model == "cuda":
+    elif fast.impl_id.is_cuda and slow.impl_id.is_cuda:
         ta, tb = _template_args(fast), _template_args(slow)
         if ta is None or tb is None or ta[0] != tb[0] or len(ta[1]) != len(tb[1]):
             return []

@@ -15,7 +15,7 @@ from harness.analysis.claims import TIE, Claim, claims_table, stride_occupancy, 
 from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
 from harness.analysis.record import Comparison, Finding
 from harness.analysis.verdicts import Call
-from harness.registry import BY_ID
+from harness.identity import ImplId
 from harness.run.records import Result, Status
 
 MAX_FINDINGS = 10
@@ -123,7 +123,7 @@ def _shared(m: Measured) -> list[Finding]:
     ranked = sorted(modules.items(), key=lambda kv: -len(ideas_of(kv[1])))
     module, kernel_forms = ranked[0]
     problem = m.headline(kernel_forms[0][0].op)
-    names = {(k.id, f"triton:{c.name}") for k, c in kernel_forms}
+    names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in kernel_forms}
     scored = [(m.pct(r), r) for r in m.all if (r.kernel, r.impl) in names and problem and r.problem == problem]
     scored = [(p, r) for p, r in scored if p is not None]
     figures: dict = {"module": module, "ideas": ideas_of(kernel_forms),
@@ -158,7 +158,8 @@ def _limits(m: Measured) -> list[Finding]:
     if spills:
         tri, cuda = spills[0]
         subjects, figures["pct"] = (tri.key, cuda.key), [m.pct(tri), m.pct(cuda)]
-        first_idea = first_idea or BY_ID[tri.kernel or ""].idea
+        facts = tri.kernel_facts
+        first_idea = first_idea or (facts.idea if facts else "")
     figures["idea"] = first_idea
     return [Finding("limits", subjects, figures)]
 
@@ -169,7 +170,7 @@ def _compiler_spills(m: Measured) -> list[tuple[Result, Result]]:
     not the compiler overriding one, and is left out."""
     out = []
     for kid, impl in m.implementations:
-        if not impl.startswith("triton:"):
+        if not ImplId.from_json(impl).is_triton:
             continue
         tri, cuda = m.compiled(kid, impl), m.compiled(kid, "cuda")
         if tri is not None and m.deliberately_different(tri):

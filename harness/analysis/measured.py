@@ -190,7 +190,7 @@ class Measured:
         kernel = BY_ID.get(result.kernel or "")
         if kernel is None:
             return None
-        if result.model == "cuda":
+        if result.impl_id.is_cuda:
             return kernel.threads
         warps = self.config(result).get("num_warps")
         return 32 * int(warps) if isinstance(warps, int) else None
@@ -220,7 +220,7 @@ class Measured:
 def build_study(result: Result) -> bool:
     """A CUDA row built with other flags than the suite's (CuPy's default build, harness/build/options.py): shown in
     the method section beside the default build, never an idea's best CUDA kernel."""
-    return result.model == "cuda" and result.impl != "cuda"
+    return result.impl_id.is_build_study
 
 
 def triton_modules(kernels: list[Kernel]) -> dict[str, list[tuple[Kernel, Counterpart]]]:

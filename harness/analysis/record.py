@@ -237,7 +237,7 @@ def analyse(results: Iterable[Result], source: str) -> Analysis:
             cublas = by_impl.get((None, cublas_of(r.precision)))
             if cublas is not None and cublas is not r:
                 out.append(pair("cublas", r, cublas))
-            if r.model == "triton" and r.kernel is not None:
+            if r.impl_id.is_triton and r.kernel is not None:
                 tutorial = by_impl.get((None, triton_baseline_of(r.precision) or ""))
                 if tutorial is not None:
                     out.append(pair("triton-baseline", r, tutorial))
@@ -263,10 +263,10 @@ def rung_records(rows: list[Result], lad: Ladder, model: str) -> list[Result | N
 
 def _stands_on_rung(r: Result, lad: Ladder) -> bool:
     kernel = BY_ID.get(r.kernel or "")
-    if kernel is None or r.model != "triton":
+    form = r.impl_id.form
+    if kernel is None or form is None:
         return False
-    name = r.impl.split(":", 1)[-1]
-    return any(c.name == name and lad.triton(c) for c in kernel.counterparts)
+    return any(c.name == form and lad.triton(c) for c in kernel.counterparts)
 
 
 def steps(rows: list[Result]) -> list[Comparison | None]:

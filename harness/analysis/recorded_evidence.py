@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from harness.claims.evidence import KernelEvidence
+from harness.identity import ImplId
 from harness.inspect.evidence import cuda_numbers, triton_numbers
 from harness.kernel_resources import KernelResources
 from harness.registry import Kernel
@@ -47,7 +48,7 @@ def from_run(results: Iterable[Result], kernels: list[Kernel]) -> dict[str, Kern
     out: dict[str, KernelEvidence] = {}
     for kernel in kernels:
         cuda = _compiled(results, kernel.id, "cuda")
-        sides = {c.name: _compiled(results, kernel.id, f"triton:{c.name}") for c in kernel.counterparts}
+        sides = {c.name: _compiled(results, kernel.id, ImplId("triton", c.name).to_json()) for c in kernel.counterparts}
         if cuda is None or cuda.resources is None or any(r is None or r.resources is None for r in sides.values()):
             continue
         triton = {name: triton_numbers(kernel, c, _resources(r.resources), _launched(r.resources.config))

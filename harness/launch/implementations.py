@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import torch
 
-from harness.baselines import TRITON_BASELINES, baseline_precision, is_cublas
+from harness.baselines import TRITON_BASELINES
+from harness.identity import ImplId
 from harness.launch import cublas
 from harness.problems import Problem
 from harness.registry import KERNELS, PRECISION_CLASSES, Counterpart, Kernel, Precision, PrecisionClass
@@ -16,10 +17,18 @@ from harness.registry import KERNELS, PRECISION_CLASSES, Counterpart, Kernel, Pr
 
 @dataclass(frozen=True)
 class Impl:
-    name: str                            # "cuda", "cuda:cupy", "triton:<counterpart>", a baseline (baselines.py)
+    id: ImplId                           # its JSON form ("cuda", "triton:dot", "cublas") is taken too
     op: str
     kernel: Kernel | None = None         # None for a baseline
     counterpart: Counterpart | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.id, str):
+            object.__setattr__(self, "id", ImplId.from_json(self.id))
+
+    @property
+    def name(self) -> str:
+        return self.id.to_json()
 
     @property
     def label(self) -> str:
@@ -27,31 +36,31 @@ class Impl:
 
     @property
     def model(self) -> str:
-        return self.name.split(":")[0]
+        return self.id.model
 
     @property
     def variant(self) -> str:
         """The CUDA build variant (harness/build/options.py): "default", or "cupy" for CuPy's default build."""
-        return self.name.split(":", 1)[1] if self.model == "cuda" and ":" in self.name else "default"
+        return self.id.build or "default"
 
     @property
     def declares_flush(self) -> bool:
         """Built to flush subnormals on purpose (the study of CuPy's -ftz=true): the subnormal layer expects it."""
         from harness.build.options import VARIANTS
 
-        return self.model == "cuda" and VARIANTS[self.variant].flushes
+        return self.id.is_cuda and VARIANTS[self.variant].flushes
 
     @property
     def vendor(self) -> bool:
         """A cuBLAS row: the yardstick of its precision class (the Triton baseline is a baseline, not this)."""
-        return self.kernel is None and is_cublas(self.name)
+        return self.kernel is None and self.id.is_cublas
 
     @property
     def precision(self) -> Precision:
         """The precision class: a counterpart's own where it sets one (Triton's bf16 splits), else its kernel's."""
         if self.counterpart is not None and self.kernel is not None:
             return self.counterpart.precision_of(self.kernel)
-        return self.kernel.precision if self.kernel else baseline_precision(self.name)
+        return self.kernel.precision if self.kernel else self.id.baseline_precision
 
     @property
     def precision_class(self) -> PrecisionClass:
@@ -66,31 +75,31 @@ class Impl:
     def computes_alpha_beta(self) -> bool:
         if self.op == "sgemv":
             return False
-        return self.kernel.computes_alpha_beta if self.model == "cuda" else True
+        return self.kernel.computes_alpha_beta if self.id.is_cuda else True
 
     @property
     def reads_c_when_beta_zero(self) -> bool:
-        return self.model == "cuda" and self.kernel.reads_c_when_beta_zero
+        return self.id.is_cuda and self.kernel.reads_c_when_beta_zero
 
     def unmet(self, problem: Problem) -> list[str]:
         if problem.op != self.op:
             return [f"{self.label} is {self.op}, the problem is {problem.op}"]
-        if self.model == "cuda":
+        if self.id.is_cuda:
             return self.kernel.unmet(problem)
         return self.counterpart.unmet(problem) if self.counterpart is not None else []
 
     def bind(self, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: float = 0.0,
              device_type: str = "cuda") -> Callable[[], object]:
         """Check the operands once; return a bare zero-argument launch (Triton's returns its compiled handle)."""
-        if self.model == "cuda":
+        if self.id.is_cuda:
             from harness.launch import cuda
 
             return cuda.bind(self.kernel, tensors, alpha, beta, self.variant)
-        if self.model == "triton":
+        if self.id.is_triton:
             from harness.launch import triton
 
             return triton.bind(self.kernel, self.counterpart, tensors, alpha, beta, device_type)
-        if self.name in TRITON_BASELINES:
+        if self.id.is_triton_baseline:
             from harness.launch import triton_tutorial
 
             return triton_tutorial.bind(self.name, tensors, alpha, beta, device_type)
@@ -100,21 +109,21 @@ class Impl:
 def baselines(op: str) -> list[Impl]:
     """The baselines of every problem of an op, cuBLAS first; sgemm also has the Triton baseline in each class."""
     names = ("cublas",) if op == "sgemv" else (*cublas.BASELINES, *TRITON_BASELINES)
-    return [Impl(n, op) for n in names]
+    return [Impl(ImplId.from_json(n), op) for n in names]
 
 
 def of_kernel(kernel: Kernel, models: tuple[str, ...] = ("cuda", "triton")) -> Iterator[Impl]:
     if "cuda" in models:
-        yield Impl("cuda", kernel.op, kernel)
+        yield Impl(ImplId("cuda"), kernel.op, kernel)
     if "triton" in models:
         for c in kernel.counterparts:
-            yield Impl(f"triton:{c.name}", kernel.op, kernel, c)
+            yield Impl(ImplId("triton", c.name), kernel.op, kernel, c)
 
 
 def cupy_build_study(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS) -> list[Impl]:
     """The seed kernels as CuPy's default build makes them (-ftz=true, sm_90): measured once per run beside the
     suite's build, labelled, never an idea's best."""
-    return [Impl("cuda:cupy", k.op, k) for k in kernels if k.seed is not None]
+    return [Impl(ImplId("cuda", "cupy"), k.op, k) for k in kernels if k.seed is not None]
 
 
 def all_impls(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS,

@@ -33,7 +33,7 @@ def _subnormal_error(r: Result | None) -> float | None:
 
 def build_study_table(m: Measured) -> Table | None:
     """Each seed kernel under the suite's build beside CuPy's default build, on the problem both were timed on."""
-    study = [r for r in m.all if r.model == "cuda" and r.impl != "cuda" and r.timed and r.timing]
+    study = [r for r in m.all if r.impl_id.is_build_study and r.timed and r.timing]
     if not study:
         return None
     table = Table([("kernel", False), ("problem", False), ("suite build ms", True), ("CuPy build ms", True),

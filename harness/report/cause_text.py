@@ -70,7 +70,7 @@ def phrase(c: Cause, names: tuple[str, str]) -> str:
 
 def side_name(r: Result) -> str:
     """How one side of a pair is named in a cause: 'CUDA' or the Triton label ('Triton tuned')."""
-    return "CUDA" if r.model == "cuda" else r.label
+    return "CUDA" if r.impl_id.is_cuda else r.label
 
 
 def pair_names(fast: Result, slow: Result, names: tuple[str, str] | None = None) -> tuple[str, str]:

@@ -6,7 +6,7 @@ Each has its explanation as a legend line (LEGEND), printed under the tables tha
 from __future__ import annotations
 
 from harness.analysis.measured import Measured
-from harness.registry import BY_ID, precision_label
+from harness.registry import precision_label
 from harness.report import fmt
 from harness.report.names import baseline_label
 from harness.report.tables import Cell
@@ -114,16 +114,16 @@ def beta0_cell(r: Result) -> Cell:
     if r.op == "sgemv":
         return Cell("n/a", cls="muted")
     b0 = r.numerics.beta0 if r.numerics else None
-    kernel = BY_ID.get(r.kernel or "")
+    kernel = r.kernel_facts
     if b0 is None:
-        if kernel is not None and r.model == "cuda" and kernel.reads_c_when_beta_zero:
+        if kernel is not None and r.impl_id.is_cuda and kernel.reads_c_when_beta_zero:
             return Cell("reads C (declared, not observed here)", cls="warn nowrap")
         return Cell("—", cls="muted")
     if not b0.agrees:
         return Cell(f"✗ {b0.observed} (declared {b0.declared})", cls="bad")
     if b0.observed == "leaks NaN":
         return Cell("reads C (declared)", cls="warn nowrap")
-    if kernel is not None and r.model == "cuda" and not kernel.computes_alpha_beta:
+    if kernel is not None and r.impl_id.is_cuda and not kernel.computes_alpha_beta:
         return Cell("honours (C = A·B)", cls="ok nowrap")
     return Cell("honours", cls="ok nowrap")
 

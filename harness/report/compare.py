@@ -21,7 +21,6 @@ from pathlib import Path
 from harness.analysis.record import Analysis, across, analyse
 from harness.analysis.record import Comparison as Verdicted
 from harness.analysis.verdicts import Call
-from harness.registry import BY_ID
 from harness.run.order import record_order
 from harness.run.records import Result
 from harness.run.results import Results, load
@@ -158,8 +157,8 @@ class Comparison:
 
 
 def _idea(result: Result) -> str:
-    kernel = BY_ID.get(result.kernel or "")
-    return kernel.idea if kernel else "baseline"
+    facts = result.kernel_facts
+    return facts.idea if facts else "baseline"
 
 
 def _side(paths: Path | str | Sequence[Path | str]) -> tuple[Results, list[Path], dict[tuple, Result]]:

@@ -32,7 +32,7 @@ def ratio_plot(cmp: Comparison) -> bytes | None:
             problems = list(dict.fromkeys(r.problem for r in rows))
             for r in rows:
                 x = problems.index(r.problem) + {"cuda": -0.15, "triton": 0.15}.get(r.a.model, 0.0)
-                colour = model_colour(r.a.model)
+                colour = model_colour(r.a.impl_id)
                 ax.scatter([x], [r.speedup], s=28 if r.decided else 18, color=colour if r.decided
                            else "white", edgecolors=colour, linewidths=1.1, marker="s" if r.kernel is None else "o",
                            zorder=3)

@@ -108,16 +108,16 @@ def _yardstick(r: Result) -> str:
 
 def _named(r: Result, other: Result | None = None) -> list[Inline]:
     """A record with its model spelled out; 'its CUDA kernel' where it is the same kernel as `other`."""
-    if other is not None and r.kernel == other.kernel and r.model == "cuda":
+    if other is not None and r.kernel == other.kernel and r.impl_id.is_cuda:
         return ["its CUDA kernel"]
     if other is not None and r.kernel == other.kernel:
         return [f"its {r.label}"]
-    return ["CUDA ", Mono(r.kernel or "")] if r.model == "cuda" else who(r)
+    return ["CUDA ", Mono(r.kernel or "")] if r.impl_id.is_cuda else who(r)
 
 
 def short(r: Result) -> str:
     """How a side of a gap is named in its cause: 'the CUDA kernel' or its Triton label."""
-    return "the CUDA kernel" if r.model == "cuda" else r.label
+    return "the CUDA kernel" if r.impl_id.is_cuda else r.label
 
 
 # How the calls of the per-idea pairs are counted, in the order the sentence counts them ("None": single bursts).

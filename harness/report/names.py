@@ -42,4 +42,4 @@ def who(r: Result) -> list[Inline]:
     """'`kernel`' for CUDA, 'Triton dot of `kernel`' for a counterpart, 'cuBLAS fp32' for a baseline."""
     if r.kernel is None:
         return [r.label]
-    return [Mono(r.kernel)] if r.model == "cuda" else [f"{r.label} of ", Mono(r.kernel)]
+    return [Mono(r.kernel)] if r.impl_id.is_cuda else [f"{r.label} of ", Mono(r.kernel)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
 from harness.analysis.measured import Measured, ideas_of, triton_modules
+from harness.identity import ImplId
 from harness.registry import IDEAS, Kernel
 from harness.report import anchors, fmt, verdict_text
 from harness.report.claims import published_text
@@ -65,7 +66,7 @@ def headline_table(m: Measured) -> Table:
             cells = [Cell(f"{op} {problem.shape_label}",
                           sub=PRECISION_TEXT.get(precision, precision) + f" vs {baseline_label(precision)}")]
             for best in (cuda, tri):
-                named = best.kernel if best and best.result.model == "cuda" else \
+                named = best.kernel if best and best.result.impl_id.is_cuda else \
                     f"{best.result.label}: {best.kernel}" if best else ""
                 cells.append(Cell(fmt.pct_ci(*best.interval), num=True, sub=f"{_rate(best.result, op)} · {named}",
                                   href=anchors.href(anchors.kernel(best.kernel)),
@@ -139,7 +140,7 @@ def shared_triton_table(m: Measured) -> Table:
     for module, pairs in triton_modules(m.kernels).items():
         ideas = ideas_of(pairs)
         problem = m.headline(pairs[0][0].op)
-        names = {(k.id, f"triton:{c.name}") for k, c in pairs}
+        names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in pairs}
         pcts = [p for r in m.all if (r.kernel, r.impl) in names and r.problem == problem
                 and (p := m.pct(r)) is not None]
         settings = "\n".join(f"{k.id} [{c.name}]: {config_text(c.config(k))}" for k, c in pairs)

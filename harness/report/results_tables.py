@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.analysis.measured import Measured
 from harness.problems import Problem
-from harness.registry import BY_ID, IDEAS
+from harness.registry import BY_ID
 from harness.report import anchors, fmt
 from harness.report.cells import (
     LEGEND,
@@ -23,15 +23,17 @@ from harness.run.results import Results, load
 
 
 def _kernel_cell(r: Result) -> Cell:
-    """The kernel id, linked to its row in its idea's section; under it the seed and the idea."""
+    """The kernel id, linked to its row in its idea's section; under it the seed and the idea, as the record has them
+    (a kernel the registry no longer lists has no section to link to)."""
     if r.kernel is None:
         return Cell("baseline", cls="muted")
-    kernel = BY_ID.get(r.kernel)
+    kernel = r.kernel_facts
     if kernel is None:
         return Cell(r.kernel, code=True, sub="not in the registry", cls="warn")
-    idea = IDEAS.get(kernel.idea)
-    return Cell(r.kernel, code=True, href=anchors.href(anchors.kernel(r.kernel)),
-                sub=f"{'seed ' + kernel.seed if kernel.seed else 'ours'} · {idea.title if idea else kernel.idea}")
+    sub = f"{'seed ' + kernel.seed if kernel.seed else 'ours'} · {kernel.idea_title}"
+    if r.kernel not in BY_ID:
+        return Cell(r.kernel, code=True, sub=f"{sub} · no longer in the registry", cls="warn")
+    return Cell(r.kernel, code=True, href=anchors.href(anchors.kernel(r.kernel)), sub=sub)
 
 
 def copy_note(m: Measured) -> str | None:

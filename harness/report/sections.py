@@ -69,7 +69,7 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
         if cuda and tri and c is not None and c.call in (Call.FAST, Call.SLOW):
             # a "because" only for a difference the rounds decided
             lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
-            names = tuple("the CUDA kernel" if r.model == "cuda" else r.label for r in (lead.result, trail.result))
+            names = tuple("the CUDA kernel" if r.impl_id.is_cuda else r.label for r in (lead.result, trail.result))
             why = because(m, lead.result, trail.result, names)
             against = despite(m, lead.result, trail.result, names) if why else None
             parts.append(f"; what favours the faster: {why}" + (f"; against it, {against}" if against else "")
@@ -150,7 +150,7 @@ def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
             figures[0].span = 7
         kernel = next(k for k in kernels if k.id == r.kernel)
         pub = ""
-        if r.model == "cuda" and kernel.published is not None and kernel.seed:
+        if r.impl_id.is_cuda and kernel.published is not None and kernel.seed:
             pct = published_pct(kernel)
             pub = published_text(kernel.published) + (f" = {fmt.pct(pct)} of cuBLAS" if pct is not None and
                                                       kernel.published.pct_cublas is None else "")

@@ -18,8 +18,9 @@ def record_order(result: Result) -> tuple:
     kernel = BY_ID.get(result.kernel or "")
     if kernel is None:
         return (2, 0, 0, f"{result.kernel} {result.impl}")
-    names = [f"triton:{c.name}" for c in kernel.counterparts]
-    within = 0 if result.impl == "cuda" else 1 + (names.index(result.impl) if result.impl in names else len(names))
+    forms = [c.name for c in kernel.counterparts]
+    form = result.impl_id.form
+    within = 0 if result.impl_id.build == "default" else 1 + (forms.index(form) if form in forms else len(forms))
     return (1, order[kernel.id], within, result.impl)
 
 

@@ -20,8 +20,7 @@ import os
 from concurrent.futures import Future, ProcessPoolExecutor
 
 from harness.problems import Problem
-
-ImplKey = tuple[str | None, str, str]
+from harness.run.messages import ImplKey
 
 # A problem whose operands need more device memory than this is left to the worker: the pool's processes hold
 # their own copies, and the largest problems (past 2^31 elements) would not fit beside the worker's.
@@ -84,8 +83,7 @@ class Precompiler:
     """A pool of compile-only processes working through a plan's Triton implementations, largest problem first."""
 
     def __init__(self, plan: list[tuple[Problem, list[ImplKey]]], gpu: str | None, processes: int | None = None):
-        # Triton counterparts ("triton:<form>") and the Triton baseline ("triton-tutorial...")
-        wanted = [(p, [k for k in keys if k[1].startswith("triton")]) for p, keys in plan if _fits(p)]
+        wanted = [(p, [k for k in keys if k.impl.runs_triton]) for p, keys in plan if _fits(p)]
         wanted = [(p, keys) for p, keys in wanted if keys]
         cores = os.cpu_count() or 2
         self.processes = processes or max(1, min(8, cores - 4))

@@ -3,8 +3,8 @@
 Every record has `to_json` / `from_json`; `from_json` validates and raises ValueError saying what is
 wrong, and results.load() adds the file and line. The JSON layout is the one files already on disk
 use (schema 1): figures sit at the top level of a result, beside its timing, numerics and resources,
-and fields added since are optional, so old files keep loading. Helpers that order and label results
-live here, beside the type, so that tables, plots and the terminal pick and name records one way.
+and fields added since are optional, so old files keep loading. An implementation is named by its
+identity (harness/identity.py ImplId), so that tables, plots and the terminal name records one way.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
-from harness.baselines import TRITON_BASELINE_LABELS, is_cublas
+from harness.identity import ImplId
 from harness.kernel_resources import Resources  # the record's field type, defined beside what it is read from
 from harness.numerics import Verdict
 from harness.problems import Problem
 from harness.roofline import Peaks
+from harness.run.kernel_facts import KernelFacts, facts_of_id
 from harness.timing import Timing
 
 SCHEMA = 1
@@ -124,8 +125,8 @@ class Figures:
 class Result:
     """One implementation on one problem."""
 
-    impl: str                   # "cuda", "triton:<counterpart>", or a baseline: "cublas", "triton-tutorial-tf32", ...
-    model: str                  # "cuda", "triton", or a baseline's name ("cublas", "cublas-tf32", "triton-tutorial")
+    impl: str                   # an ImplId's JSON form: "cuda", "triton:<form>", a baseline: "cublas", ...
+    model: str                  # ImplId.model, as the file writes it (Result.of derives it)
     problem: Problem
     status: Status
     kernel: str | None = None   # registry id; None for a baseline
@@ -143,6 +144,22 @@ class Result:
     # Seconds per phase (harness/run/phases.py): "compile", "numerics", "resources", "timing" in the worker; "build"
     # for a CUDA source the CPU tier compiles
     phase_s: dict[str, float] = field(default_factory=dict)
+    # its kernel's facts when the run wrote it (None for a baseline, and in files from before records carried them)
+    facts: KernelFacts | None = None
+
+    @classmethod
+    def of(cls, impl: ImplId, problem: Problem, status: Status, **fields: object) -> Result:
+        """A record of an implementation, its impl and model fields written from its identity."""
+        return cls(impl=impl.to_json(), model=impl.model, problem=problem, status=status, **fields)  # type: ignore[arg-type]
+
+    @property
+    def impl_id(self) -> ImplId:
+        return ImplId.from_json(self.impl)
+
+    @property
+    def kernel_facts(self) -> KernelFacts | None:
+        """The facts its row is drawn with: those it recorded, else today's registry's (older files)."""
+        return self.facts if self.facts is not None else facts_of_id(self.kernel)
 
     @property
     def op(self) -> str:
@@ -174,13 +191,12 @@ class Result:
     @property
     def vendor(self) -> bool:
         """A cuBLAS record: the yardstick of its precision class (a Triton baseline's record is not)."""
-        return self.kernel is None and is_cublas(self.impl)
+        return self.kernel is None and self.impl_id.is_cublas
 
     @property
     def label(self) -> str:
-        """How the implementation is named in tables: 'CUDA', 'Triton dot', 'cuBLAS fp32', 'cuBLAS TF32',
-        'torch CPU (fp32)' for the baseline of a run without a GPU."""
-        return impl_label(self.impl, self.device)
+        """How the implementation is named in tables (ImplId.label: 'torch CPU (fp32)' on a run without a GPU)."""
+        return self.impl_id.label(self.device)
 
     @property
     def key(self) -> tuple:
@@ -201,6 +217,8 @@ class Result:
                 out[name] = value.to_json()
         if self.phase_s:
             out["phase_s"] = dict(self.phase_s)
+        if self.facts is not None:
+            out["kernel_facts"] = self.facts.to_json()
         if self.figures is not None:
             out.update(self.figures.to_json())
         return out
@@ -213,8 +231,8 @@ class Result:
         except ValueError:
             raise ValueError(f"unknown status {data['status']!r} (expected one of "
                              f"{', '.join(s.value for s in Status)})") from None
-        impl = str(data["impl"])
-        return cls(impl=impl, model=str(data.get("model") or impl.split(":")[0]),
+        impl = ImplId.from_json(data["impl"])  # ValueError for a string that names no implementation
+        return cls(impl=impl.to_json(), model=str(data.get("model") or impl.model),
                    problem=Problem.from_json(data["problem"]), status=status, kernel=data.get("kernel"),
                    tf32=bool(data.get("tf32", False)), precision=str(data.get("precision") or
                                                                     ("tf32" if data.get("tf32") else "fp32")),
@@ -224,7 +242,8 @@ class Result:
                    figures=Figures.from_json(data),
                    resources=Resources.from_json(data["resources"]) if data.get("resources") else None,
                    device=data.get("device"), gpu=data.get("gpu"), pack_ms=data.get("pack_ms"),
-                   phase_s=_phases(data.get("phase_s")))
+                   phase_s=_phases(data.get("phase_s")),
+                   facts=KernelFacts.from_json(data["kernel_facts"]) if data.get("kernel_facts") else None)
 
 
 def _phases(data: object) -> dict[str, float]:
@@ -305,23 +324,3 @@ class RunEnd:
     def from_json(cls, data: dict) -> RunEnd:
         _need(data, "finished", "failures", "results", what="end record")
         return cls(str(data["finished"]), int(data["failures"]), int(data["results"]))
-
-
-# ---------------------------------------------------------------------------------------------------
-# Naming and ordering, one way for every table and plot
-# ---------------------------------------------------------------------------------------------------
-def impl_label(impl: str, device: str | None = None) -> str:
-    if impl == "cublas":
-        # Without a GPU the same baseline is torch's CPU matmul (launch/cublas.py); the worker names its
-        # device "cpu (...)" on every record (run/work.py).
-        return "torch CPU (fp32)" if (device or "").startswith("cpu") else "cuBLAS fp32"
-    if impl == "cublas-tf32":
-        return "cuBLAS TF32"
-    if impl in TRITON_BASELINE_LABELS:
-        return TRITON_BASELINE_LABELS[impl]
-    if impl == "cuda":
-        return "CUDA"
-    model, _, variant = impl.partition(":")
-    if model == "cuda":  # a build-study row (harness/build/options.py): the build it was made with, spelled out
-        return f"CUDA, {variant} build"
-    return "Triton " + variant

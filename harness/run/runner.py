@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 import torch
 
 from harness import numerics
+from harness.identity import CUBLAS_FP32
 from harness.launch.implementations import Impl
 from harness.problems import Problem
 from harness.roofline import Peaks, flops, intensity, operand_bytes, tile_bytes
 from harness.rounds import ROUNDS
+from harness.run.kernel_facts import KernelFacts
 from harness.run.records import Beta0, Figures, Numerics, Resources, Result, Status
 
 
@@ -64,7 +66,7 @@ class ProblemContext:
         if key not in self._vendor:
             ops = self.operands(p, layer)
             out = ops.fresh_output(float("nan"))
-            Impl("cublas", p.op).bind(ops.tensors(out), p.alpha, p.beta, device_type)()
+            Impl(CUBLAS_FP32, p.op).bind(ops.tensors(out), p.alpha, p.beta, device_type)()
             self._vendor[key] = numerics.errors(out, ops, self.reference(p, layer))
         return self._vendor[key]
 
@@ -98,7 +100,7 @@ def check_numerics(impl: Impl, ctx: ProblemContext, device_type: str) -> Numeric
         # never set beside fp32's error. Rows of a class that is not fp32-accurate (bf16x3) get the library's errors
         # recorded beside theirs, and are held to their class's bound only.
         vendor = (ctx.vendor_errors(p, device_type, layer) if layer != "exact" and not impl.tf32
-                  and impl.name != "cublas" else (None, None))
+                  and impl.id != CUBLAS_FP32 else (None, None))
         verdicts[layer] = numerics.check(result, ops, ctx.reference(p, layer), poison=poison, vendor_error=vendor[0],
                                          vendor_componentwise=vendor[1], tf32=impl.tf32, precision=impl.precision,
                                          fp32_accurate=impl.precision_class.fp32_accurate,
@@ -172,8 +174,8 @@ def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resour
     from harness.rounds import estimate_ms
 
     problem = ctx.problem
-    rec = Result(impl=impl.name, model=impl.model, problem=problem, status=Status.OK,
-                 kernel=impl.kernel.id if impl.kernel else None, tf32=impl.tf32, precision=impl.precision)
+    rec = Result.of(impl.id, problem, Status.OK, kernel=impl.kernel.id if impl.kernel else None, tf32=impl.tf32,
+                    precision=impl.precision, facts=KernelFacts.of(impl.kernel) if impl.kernel else None)
     failed = impl.unmet(problem)
     if failed:
         rec.status, rec.reason = Status.SKIPPED, "; ".join(failed)

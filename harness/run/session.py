@@ -17,17 +17,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harness import env
+from harness.identity import CUBLAS_FP32, ImplId
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
 from harness.problems import Problem
 from harness.registry import Kernel
 from harness.registry.shapes import cpu_problem, seed_problem
 from harness.rounds import ROUNDS
+from harness.run.kernel_facts import KernelFacts
+from harness.run.messages import ImplKey, WorkerOptions
 from harness.run.precompile import Precompiler
 from harness.run.records import Result, RunEnd, RunHeader, Status
 from harness.run.results import ResultsWriter, load
 from harness.run.work import key_of
-from harness.run.worker import DEFAULT_TIMEOUT_S, ImplKey, Worker, WorkerSpec, run_problem
+from harness.run.worker import DEFAULT_TIMEOUT_S, Worker, WorkerSpec, run_problem
 
 Plan = list[tuple[Problem, list[ImplKey]]]
 
@@ -62,8 +65,8 @@ def cpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
         # The Triton baseline, on the small odd shape of its interpreter configuration: its ieee row alone, since the
         # interpreter computes every input_precision in full fp32 (the TF32 and 3xTF32 rows are the GPU's to check).
         groups.setdefault(TUTORIAL_CPU_PROBLEM, [])
-        extra[TUTORIAL_CPU_PROBLEM] = [(None, "triton-tutorial", "sgemm")]
-    return [(p, [(None, "cublas", p.op), *extra.get(p, []), *keys]) for p, keys in groups.items()]
+        extra[TUTORIAL_CPU_PROBLEM] = [ImplKey(None, ImplId("triton-tutorial"), "sgemm")]
+    return [(p, [ImplKey(None, CUBLAS_FP32, p.op), *extra.get(p, []), *keys]) for p, keys in groups.items()]
 
 
 @dataclass(frozen=True)
@@ -102,9 +105,9 @@ def without_done(plan: Plan, done: set[tuple]) -> Plan:
     """Resume: drop every implementation already recorded as ok (a failed one is tried again)."""
     out: Plan = []
     for problem, keys in plan:
-        left = [k for k in keys if (k[0], k[1], problem.key) not in done]
+        left = [k for k in keys if (k.kernel, k.impl.to_json(), problem.key) not in done]
         if left:
-            baseline_keys = [k for k in keys if k[0] is None]
+            baseline_keys = [k for k in keys if k.kernel is None]
             # A kernel measured now is compared with its baselines round by round: time them again beside it.
             out.append((problem, list(dict.fromkeys([*baseline_keys, *left]))))
     return out
@@ -152,12 +155,9 @@ class RunSession:
             done = {r.key for r in previous.results if r.status in (Status.OK, Status.SKIPPED)}
             self.results = [r for r in previous.results if r.key in done]
             plan = without_done(plan, done)
-        workers = [Worker(WorkerSpec(gpu=g, measure=self.measure,
-                                     options={"rep_ms": self.rep_ms, "seed": self.seed, "peaks": self.gpu,
-                                              "rounds": self.rounds, "aa": self.aa,
-                                              "build_variants": self.build_variants(plan),
-                                              "cuda_kernels": self.cuda_kernels(plan)}))
-                   for g in self.gpus]
+        options = WorkerOptions(rep_ms=self.rep_ms, seed=self.seed, rounds=self.rounds, aa=self.aa, peaks=self.gpu,
+                                build_variants=self.build_variants(plan), cuda_kernels=tuple(self.cuda_kernels(plan)))
+        workers = [Worker(WorkerSpec(gpu=g, measure=self.measure, options=options)) for g in self.gpus]
         lock = threading.Lock()
         clock = time.perf_counter()
         # Triton's compiles and autotuning configurations, in other processes, ahead of the worker (run/precompile.py)
@@ -182,7 +182,7 @@ class RunSession:
 
             def begin(key: ImplKey, problem: Problem, what: str) -> None:
                 with lock:
-                    started[(key[0], key[1], problem.key)] = time.monotonic()
+                    started[(key.kernel, key.impl.to_json(), problem.key)] = time.monotonic()
                     if progress:
                         progress(Progress(done, total, starting=what))
 
@@ -212,7 +212,7 @@ class RunSession:
                                 return
                             problem, keys = queue.pop(0)
                         run_problem(worker, problem, keys, emit, self.timeout_s,
-                                    lambda k, p=problem: begin(k, p, f"{p.label}: {k[0] or k[1]} [{k[1]}]"),
+                                    lambda k, p=problem: begin(k, p, f"{p.label}: {k}"),
                                     lambda r, p=problem: tell(f"{p.label}: interleaved timing, round {r + 1} of "
                                                               f"{self.rounds}"))
                 except BaseException as e:  # surfaced in the parent once the other workers finish
@@ -236,7 +236,8 @@ class RunSession:
             if not self.gpu:
                 clock = time.perf_counter()
                 for kernel in self.kernels:
-                    begin((kernel.id, "cuda", kernel.op), compile_problem(kernel), f"compiling {kernel.id}")
+                    begin(ImplKey(kernel.id, ImplId("cuda"), kernel.op), compile_problem(kernel),
+                          f"compiling {kernel.id}")
                     emit(compile_record(kernel))
                 self.phase_s["CUDA builds"] = time.perf_counter() - clock
             failures = [r for r in self.results if r.status is Status.FAILED]
@@ -248,7 +249,7 @@ class RunSession:
         """Refuse, before any launch, a problem that does not fit on the GPU with the least free memory."""
         from harness.operands import fits_in_memory
 
-        free = [w.facts["free_bytes"] for w in workers if w.facts.get("free_bytes") is not None]
+        free = [w.facts.free_bytes for w in workers if w.facts.free_bytes is not None]
         if free:
             for problem, _ in plan:
                 fits_in_memory("rosetta run", problem, min(free))
@@ -256,13 +257,13 @@ class RunSession:
     @staticmethod
     def cuda_kernels(plan: Plan) -> list[str]:
         """The CUDA kernels whose compile records the plan's default-build rows read, in plan order."""
-        return list(dict.fromkeys(k[0] for _, keys in plan for k in keys if k[0] is not None and k[1] == "cuda"))
+        return list(dict.fromkeys(k.kernel for _, keys in plan for k in keys
+                                  if k.kernel is not None and k.impl.build == "default"))
 
     @staticmethod
     def build_variants(plan: Plan) -> tuple[str, ...]:
         """The CUDA build variants the plan's implementations load, so that workers build exactly those."""
-        return ("default", *sorted({k[1].split(":", 1)[1] for _, keys in plan for k in keys
-                                    if k[1].startswith("cuda:")}))
+        return ("default", *sorted({k.impl.variant for _, keys in plan for k in keys if k.impl.is_build_study}))
 
     def header(self, plan: Plan, workers: list[Worker]) -> RunHeader:
         # Keyed by name and GPU: two GPUs of one model share a name, and each has its own peaks.
@@ -273,14 +274,14 @@ class RunSession:
         problems = [p for p, _ in plan]
         if not self.gpu:
             problems += sorted({compile_problem(k) for k in self.kernels}, key=str)
-        sms, l2 = first.facts.get("sms"), first.facts.get("l2_bytes")
+        sms, l2 = first.facts.sms, first.facts.l2_bytes
         return RunHeader(started=now(), mode="gpu" if self.gpu else "cpu", device=first.device or "?",
                          versions=env.versions(), argv=self.argv, seed=self.seed, problems=problems,
                          rep_ms=self.rep_ms, sms=sms, l2_bytes=l2, peaks=first.peaks,
                          devices=devices if len(workers) > 1 else None,
                          peaks_by_device=peaks if len(workers) > 1 else None,
                          shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s,
-                         build=build_description(first.facts.get("arch")),
+                         build=build_description(first.facts.arch),
                          rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu)
 
 
@@ -332,11 +333,11 @@ def compile_record(kernel: Kernel) -> Result:
     from harness import build
     from harness.run.work import resources_of
 
-    rec = Result(impl="cuda", model="cuda", problem=compile_problem(kernel), status=Status.COMPILED, kernel=kernel.id,
-                 precision=kernel.precision, tf32=kernel.precision == "tf32")
+    rec = Result.of(ImplId("cuda"), compile_problem(kernel), Status.COMPILED, kernel=kernel.id,
+                    precision=kernel.precision, tf32=kernel.precision == "tf32", facts=KernelFacts.of(kernel))
     clock = time.perf_counter()
     try:
-        rec.resources = resources_of({"gpu": False, "resources": {}}, Impl("cuda", kernel.op, kernel), None)
+        rec.resources = resources_of({"gpu": False, "resources": {}}, Impl(ImplId("cuda"), kernel.op, kernel), None)
         rec.reason = f"no GPU: built by NVRTC {build.nvrtc_version()} for {build.CPU_TIER_ARCH}, not run"
     except ImportError as e:  # cuda-bindings or the NVRTC library is not installed
         rec.status, rec.reason = Status.SKIPPED, f"no GPU and no NVRTC ({e}): cannot run or compile"

@@ -12,30 +12,29 @@ from harness import env
 from harness.launch.implementations import Impl
 from harness.problems import Problem
 from harness.roofline import Peaks
+from harness.run.messages import DeviceFacts, ImplKey, WorkerOptions
 from harness.run.records import Resources, Result
 from harness.run.runner import Pending
 
 SEED = 20261122
 
 
-def impl_of(key: tuple[str | None, str, str]) -> Impl:
-    """The implementation a (kernel id, impl name, op) key names."""
+def impl_of(key: ImplKey) -> Impl:
+    """The implementation a key names."""
     from harness.registry import get
 
-    kernel_id, name, op = key
-    if kernel_id is None:
-        return Impl(name, op)
-    kernel = get(kernel_id)
-    if name.split(":", 1)[0] == "cuda":
-        return Impl(name, op, kernel)
-    return Impl(name, op, kernel, kernel.counterpart(name.split(":", 1)[1]))
+    if key.kernel is None:
+        return Impl(key.impl, key.op)
+    kernel = get(key.kernel)
+    form = key.impl.form
+    return Impl(key.impl, key.op, kernel, kernel.counterpart(form) if form is not None else None)
 
 
-def key_of(impl: Impl) -> tuple[str | None, str, str]:
-    return (impl.kernel.id if impl.kernel else None, impl.name, impl.op)
+def key_of(impl: Impl) -> ImplKey:
+    return ImplKey(impl.kernel.id if impl.kernel else None, impl.id, impl.op)
 
 
-def setup(options: dict) -> dict:
+def setup(options: WorkerOptions) -> dict:
     """Pick the device, check fp32 baselines really are fp32, measure the peaks when asked."""
     import torch
 
@@ -43,9 +42,9 @@ def setup(options: dict) -> dict:
 
     gpu = env.has_gpu() and not env.interpreting()
     state: dict = {"gpu": gpu, "contexts": {}, "resources": {}, "records": {}}
-    state["opts"] = RunOptions(time=gpu, rep_ms=float(options.get("rep_ms", 100.0)),
-                               seed=int(options.get("seed", SEED)), device_type="cuda" if gpu else "cpu",
-                               rounds=int(options.get("rounds", RunOptions.rounds)), aa=bool(options.get("aa")))
+    state["opts"] = RunOptions(time=gpu, rep_ms=options.rep_ms, seed=SEED if options.seed is None else options.seed,
+                               device_type="cuda" if gpu else "cpu",
+                               rounds=RunOptions.rounds if options.rounds is None else options.rounds, aa=options.aa)
     if gpu:
         from harness.launch.cublas import fp32_is_default
 
@@ -58,13 +57,13 @@ def setup(options: dict) -> dict:
 
         # Every CUDA source compiles in the background from here on (cached on disk across runs), overlapping the
         # peaks, the baselines and the Triton compiles; a kernel whose module is not ready yet waits for it alone.
-        build.prefetch(variants=options.get("build_variants", ("default",)))
-        _prefetch_records(state, options.get("cuda_kernels", ()), build.device_arch())
+        build.prefetch(variants=options.build_variants)
+        _prefetch_records(state, options.cuda_kernels, build.device_arch())
         # What the parent needs to know of this GPU; it asks here so that it never opens a context itself.
-        state["facts"] = {"sms": props.multi_processor_count, "l2_bytes": getattr(props, "L2_cache_size", None),
-                          "free_bytes": torch.cuda.mem_get_info(state["device_obj"])[0],
-                          "arch": build.device_arch()}
-        if options.get("peaks"):
+        state["facts"] = DeviceFacts(sms=props.multi_processor_count, l2_bytes=getattr(props, "L2_cache_size", None),
+                                     free_bytes=torch.cuda.mem_get_info(state["device_obj"])[0],
+                                     arch=build.device_arch())
+        if options.peaks:
             from harness.run.peaks import measure_peaks
 
             state["peaks"] = measure_peaks(state["device_obj"]).to_json()
@@ -100,7 +99,7 @@ def _prefetch_records(state: dict, kernel_ids: tuple[str, ...] | list[str], arch
     pool.shutdown(wait=False)  # the submitted reads go on; the threads end with them
 
 
-def measure_one(state: dict, problem: Problem, key: tuple[str | None, str, str]) -> Result | Pending:
+def measure_one(state: dict, problem: Problem, key: ImplKey) -> Result | Pending:
     """Check one implementation: a finished Result where it fails, is skipped or the run does not time, else the
     Pending record that time_pending times with the problem's other implementations."""
     from harness.run.runner import measure
@@ -148,8 +147,8 @@ def resources_of(state: dict, impl: Impl, handle: object) -> Resources | None:
         return Resources(config=config, source="Triton interpreter: the configuration it ran, nothing compiled")
     cache = state["resources"]
     key = (impl.kernel.id, impl.name)
-    if impl.model == "cuda":
-        if impl.variant != "default":
+    if impl.id.is_cuda:
+        if impl.id.is_build_study:
             return None  # a build-study row: its time and numerics are the point, its resources are the default's
         if key not in cache:
             from harness import build

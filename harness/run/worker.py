@@ -3,7 +3,7 @@
 A kernel that writes out of bounds leaves the CUDA context unusable; one that aborts or segfaults
 takes its process down; one that hangs never returns. None of these may end a sweep. So the parent
 never touches the GPU: it hands a worker one problem and the implementations to measure on it, and
-reads back one message per implementation ("start", then "result"). When the worker dies, or an
+reads back its messages per implementation (run/messages.py: Started, then Finished). When the worker dies, or an
 implementation overruns its time limit, or a failure leaves the context poisoned, the parent records
 that implementation as failed with the cause, starts a fresh worker and goes on with the next one.
 
@@ -25,6 +25,21 @@ from multiprocessing.connection import Connection
 
 from harness.problems import Problem
 from harness.roofline import Peaks
+from harness.run.kernel_facts import facts_of_id
+from harness.run.messages import (
+    NO_DEVICE_FACTS,
+    Checked,
+    Done,
+    Finished,
+    FromWorker,
+    ImplKey,
+    Poisoned,
+    Ready,
+    Started,
+    Stop,
+    Task,
+    WorkerOptions,
+)
 from harness.run.records import Result, Status
 
 # Within the default limit: compile, autotune, both numerics layers and ~100 ms of timing, with margin.
@@ -38,26 +53,23 @@ STICKY_CUDA_ERRORS = ("illegal memory access", "illegal address", "unspecified l
 # Held while the parent's environment is swapped for one worker's spawn (see Worker.start).
 _SPAWN_LOCK = threading.Lock()
 
-ImplKey = tuple[str | None, str, str]   # (kernel id or None for a baseline, impl name, op)
-
-
 @dataclass
 class WorkerSpec:
     """How to start a worker: its GPU, its measuring function ("module:function"), its options."""
 
     gpu: str | None = None                  # a CUDA_VISIBLE_DEVICES value; None: inherit
     measure: str = "harness.run.work:measure_one"
-    options: dict = field(default_factory=dict)
+    options: WorkerOptions = field(default_factory=WorkerOptions)
     env: dict[str, str] = field(default_factory=dict)
 
 
 def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
     """The worker process: set up, then serve tasks until told to stop.
 
-    A task is one problem and the implementations to measure on it. Each is checked first ("start", then a
-    "result" where it fails or is not timed, "checked" where it waits for the rounds); then every checked one is
-    timed in the problem's interleaved rounds ("timing" before each burst, so that the parent can blame a crash or a
-    hang on the burst that was running), and its "result" follows the rounds.
+    A task is one problem and the implementations to measure on it. Each is checked first (Started, then Finished
+    where it fails or is not timed, Checked where it waits for the rounds); then every checked one is timed in the
+    problem's interleaved rounds (a Burst before each burst, so that the parent can blame a crash or a hang on the
+    burst that was running), and its Finished follows the rounds.
     """
     if spec.gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = spec.gpu
@@ -68,43 +80,42 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
     time_pending: Callable | None = getattr(module, "time_pending", None)
     setup = getattr(module, "setup", None)
     state = setup(spec.options) if setup else {}
-    conn.send(("ready", state.get("peaks"), state.get("device"), state.get("facts") or {}))
+    peaks = Peaks.from_json(state["peaks"]) if state.get("peaks") else None
+    conn.send(Ready(peaks, state.get("device"), state.get("facts") or NO_DEVICE_FACTS))
     while True:
         try:
-            msg = conn.recv()
+            task = conn.recv()
         except (EOFError, OSError):  # the parent is gone (killed): nothing left to report to
             break
-        if msg is None:
+        if not isinstance(task, Task):
             break
-        _, problem_json, keys, peaks_json = msg
-        problem = Problem.from_json(problem_json)
-        peaks = Peaks.from_json(peaks_json) if peaks_json else None
+        problem = task.problem
         waiting: list[tuple[ImplKey, object]] = []
-        for key in keys:
-            conn.send(("start", key))
+        for key in task.keys:
+            conn.send(Started(key))
             outcome = measure(state, problem, key)
             if isinstance(outcome, Result):
                 _send_result(conn, outcome, state)
             else:
                 waiting.append((key, outcome))
-                conn.send(("checked", key))
+                conn.send(Checked(key))
         if waiting:
             if time_pending is None:
                 raise RuntimeError(f"{spec.measure} returned records to time, and its module has no time_pending")
 
             def burst(index: int, r: int, waiting: list = waiting) -> None:
-                conn.send(("timing", waiting[index][0], r))
+                conn.send(Started(waiting[index][0], r))
 
-            for result in time_pending(state, problem, [p for _, p in waiting], peaks, burst):
+            for result in time_pending(state, problem, [p for _, p in waiting], task.peaks, burst):
                 _send_result(conn, result, state)
-        conn.send(("done",))
+        conn.send(Done())
     conn.close()
 
 
 def _send_result(conn: Connection, result: Result, state: dict) -> None:
-    conn.send(("result", result.to_json()))
+    conn.send(Finished(result))
     if result.status is Status.FAILED and _poisoned(result.reason, state):
-        conn.send(("poisoned", result.reason))
+        conn.send(Poisoned(result.reason))
         conn.close()
         os._exit(3)  # skip atexit: a dead context makes CuPy print pages of tracebacks at exit
 
@@ -132,7 +143,7 @@ class Worker:
         self.conn: Connection | None = None
         self.peaks: Peaks | None = None
         self.device: str | None = None
-        self.facts: dict = {}  # what the worker read of its GPU: sms, l2_bytes, free_bytes
+        self.facts = NO_DEVICE_FACTS  # what the worker read of its GPU
 
     def start(self) -> None:
         """Spawn the worker and wait for its "ready". A worker that exits before it is ready is spawned once
@@ -171,17 +182,14 @@ class Worker:
         child.close()
         self.conn = parent
         msg = self._recv(STARTUP_S)
-        if msg is None or msg[0] != "ready":
-            cause = self.death_cause() if msg is None else f"unexpected message {msg[0]!r}"
+        if not isinstance(msg, Ready):
+            cause = self.death_cause() if msg is None else f"unexpected message {type(msg).__name__}"
             self.stop(kill=True)
             return cause
-        if msg[1]:
-            self.peaks = Peaks.from_json(msg[1])
-        self.device = msg[2]
-        self.facts = msg[3]
+        self.peaks, self.device, self.facts = msg.peaks, msg.device, msg.facts
         return None
 
-    def _recv(self, timeout: float) -> tuple | None:
+    def _recv(self, timeout: float) -> FromWorker | None:
         """The next message, or None when the worker died or `timeout` passed (see .timed_out)."""
         self.timed_out = False
         assert self.conn is not None
@@ -216,7 +224,7 @@ class Worker:
             return
         if not kill and self.conn is not None and self.process.is_alive():
             try:
-                self.conn.send(None)
+                self.conn.send(Stop())
                 self.process.join(timeout=10)
             except (OSError, BrokenPipeError):
                 pass
@@ -233,9 +241,8 @@ class Worker:
 
 
 def failed(key: ImplKey, problem: Problem, reason: str, device: str | None) -> Result:
-    kernel, impl, _ = key
-    return Result(impl=impl, model=impl.split(":")[0], problem=problem, status=Status.FAILED, kernel=kernel,
-                  reason=reason, device=device)
+    return Result.of(key.impl, problem, Status.FAILED, kernel=key.kernel, reason=reason, device=device,
+                     facts=facts_of_id(key.kernel))
 
 
 def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], emit: Callable[[Result], None],
@@ -258,7 +265,7 @@ def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], emit: Cal
         if not worker.alive:
             worker.start()
         assert worker.conn is not None
-        worker.conn.send(("task", problem.to_json(), remaining, worker.peaks.to_json() if worker.peaks else None))
+        worker.conn.send(Task(problem, tuple(remaining), worker.peaks))
         current: ImplKey | None = None
         started = time.monotonic()
         round_seen = -1
@@ -285,31 +292,29 @@ def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], emit: Cal
                 record(failed(current, problem, reason, worker.device))
                 remaining.remove(current)
                 break
-            kind = msg[0]
-            if kind in ("start", "timing"):
-                current = tuple(msg[1])  # type: ignore[assignment]
+            if isinstance(msg, Started):
+                current = msg.key
                 started = time.monotonic()
-                if kind == "start" and progress:
+                if msg.round is None and progress:
                     progress(current)
-                if kind == "timing" and msg[2] != round_seen:
-                    round_seen = msg[2]
+                if msg.round is not None and msg.round != round_seen:
+                    round_seen = msg.round
                     if rounds:
                         rounds(round_seen)
-            elif kind == "checked":
+            elif isinstance(msg, Checked):
                 current = None
                 started = time.monotonic()
-            elif kind == "result":
-                result = Result.from_json(msg[1])
+            elif isinstance(msg, Finished):
+                result = msg.result
                 if result.device is None:
                     result.device = worker.device
                 record(result)
-                done = (result.kernel, result.impl, result.op)
-                remaining = [k for k in remaining if tuple(k) != done]
+                remaining = [k for k in remaining if not k.same_as(result)]
                 current = None
                 started = time.monotonic()
-            elif kind == "poisoned":
+            elif isinstance(msg, Poisoned):
                 worker.stop(kill=True)  # the result is already recorded; the context is not reusable
                 break
-            elif kind == "done":
+            elif isinstance(msg, Done):
                 remaining = []
                 break

@@ -18,7 +18,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
 from harness.analysis.measured import Measured, build_study
-from harness.baselines import is_triton_baseline
+from harness.identity import CUBLAS_FP32
 from harness.registry import BY_ID, PRECISION_CLASSES
 from harness.registry.rungs import LADDERS
 from harness.report import anchors, fmt
@@ -76,7 +76,7 @@ def on_the_plot(m: Measured, r: Result) -> bool:
     if cls is None or m.deliberately_different(r) or build_study(r):
         return False
     if r.baseline:
-        return r.impl in ("cublas", "cublas-tf32") or cls.yardstick == "fp32"
+        return r.impl_id.is_cublas or cls.yardstick == "fp32"
     return r.kernel in _summit() or (cls.yardstick == "fp32" and cls.tensor_cores)
 
 
@@ -109,7 +109,7 @@ def _short(r: Result) -> str:
         return r.label
     family = r.kernel.split("<")[0]
     name = family.split(".")[-1]
-    kernel = BY_ID.get(r.kernel)
+    kernel = r.kernel_facts
     if kernel is not None and kernel.b_layout == "kmajor" and any(
             k.id.split("<")[0] == family and k.b_layout == "row" for k in BY_ID.values()):
         name += " (K-major B)"
@@ -139,7 +139,7 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
         barred = 0
         named: list[tuple[float, float]] = []
         for i, r in enumerate(recs):
-            colour = model_colour(r.model)  # a baseline keeps its model's colour: cuBLAS grey, Triton's orange
+            colour = model_colour(r.impl_id)  # a baseline keeps its model's colour: cuBLAS grey, Triton's orange
             size = 150 if r.baseline else 70
             span = (intervals or {}).get(r.key)
             if span is not None:
@@ -206,11 +206,11 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
 
 def _present(recs: list[Result]) -> list[str]:
     """The families of points the chart holds, in words, for its caption."""
-    families = [("cuBLAS fp32", lambda r: r.impl == "cublas"),
+    families = [("cuBLAS fp32", lambda r: r.impl_id == CUBLAS_FP32),
                 ("the SIMT summit", lambda r: r.kernel in _summit()),
                 ("every 3xTF32 row", lambda r: not r.baseline and r.precision == "3xtf32"),
                 ("Triton's bf16 splits", lambda r: r.precision in ("bf16x3", "bf16x6")),
-                ("the Triton tutorial GEMM of each fp32 class", lambda r: is_triton_baseline(r.impl))]
+                ("the Triton tutorial GEMM of each fp32 class", lambda r: r.impl_id.is_triton_baseline)]
     return [name for name, has in families if any(has(r) for r in recs)]
 
 

@@ -10,6 +10,7 @@ from matplotlib.patches import Patch
 from harness.analysis.claims import published_pct
 from harness.analysis.measured import Measured
 from harness.baselines import cublas_of
+from harness.identity import ImplId
 from harness.registry import BY_ID, PRECISION_CLASSES, precision_caveat
 from harness.registry.types import PRECISIONS
 from harness.report import anchors, fmt
@@ -77,15 +78,15 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
         fig = figure(12.6, 1.4 + ROW_IN * len(rows))
         ax = fig.add_subplot()
         values = [m.pct(r) or 0.0 for _, r in rows if r is not None]
-        pubs = [p for _, r in rows if r is not None and r.model == "cuda"
+        pubs = [p for _, r in rows if r is not None and r.impl_id.is_cuda
                 and (p := published_pct(BY_ID[r.kernel or ""])) is not None]
         top = max([100.0, *values, *pubs]) * 1.13
         for y, (_, r) in enumerate(rows):
             if r is None:
                 continue
             value = m.pct(r) or 0.0
-            ax.barh(y, value, height=0.72, color=model_colour(r.model))
-            pub = published_pct(BY_ID[r.kernel or ""]) if r.model == "cuda" else None
+            ax.barh(y, value, height=0.72, color=model_colour(r.impl_id))
+            pub = published_pct(BY_ID[r.kernel or ""]) if r.impl_id.is_cuda else None
             if pub is not None:
                 ax.plot([pub], [y], marker="D", markersize=7, color=PUBLISHED, linestyle="", zorder=5)
             # The figure goes after the bar and the diamond, so neither hides it.
@@ -142,13 +143,13 @@ def gemv_bars(m: Measured) -> Plot:
                 impls.append((r.kernel, r.impl))
     value: dict[tuple, float] = {}
     labels: dict[tuple, str] = {}
-    models: dict[tuple, str] = {}
+    models: dict[tuple, ImplId] = {}
     for p in problems:
         for r in m.on(p):
             if r.timed and r.figures is not None and r.figures.pct_peak is not None:
                 value[(r.kernel, r.impl, p)] = r.figures.pct_peak
                 labels[(r.kernel, r.impl)] = _label(r)
-                models[(r.kernel, r.impl)] = r.model
+                models[(r.kernel, r.impl)] = r.impl_id
     with sizes():
         fig = figure(12.6, 1.6 + ROW_IN * len(impls))
         axes = fig.subplots(1, len(problems), sharey=True, squeeze=False)[0]

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import matplotlib
 from matplotlib.figure import Figure
 
+from harness.identity import ImplId
+
 DPI = 100
 MAX_WIDTH = 1300            # pixels: the page shows images at natural size up to this width
 MIN_PT = 9.0
@@ -113,8 +115,8 @@ def legend_columns(labels: list[str], line_chars: int = 150) -> int:
     return max(1, min(4, line_chars // widest))
 
 
-def model_colour(model: str) -> str:
-    """CUDA blue, Triton orange (counterparts and the Triton baseline, model "triton-tutorial..."), cuBLAS grey."""
-    if model == "cuda":
+def model_colour(impl: ImplId) -> str:
+    """CUDA blue, Triton orange (counterparts and the Triton baseline), cuBLAS grey."""
+    if impl.is_cuda:
         return CUDA
-    return TRITON if model.startswith("triton") else CUBLAS
+    return TRITON if impl.runs_triton else CUBLAS

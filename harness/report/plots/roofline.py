@@ -9,6 +9,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
 from harness.analysis.measured import Measured
+from harness.identity import CUBLAS_FP32
 from harness.report import anchors
 from harness.report.parts import Part, parts
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
@@ -126,7 +127,7 @@ def roofline(m: Measured) -> Plot:
             for r in bases:
                 assert r.figures is not None
                 ax.scatter([r.figures.intensity], [r.figures.tflops], s=110,
-                           marker="s" if r.impl == "cublas" else "X", color=CUBLAS, zorder=3)
+                           marker="s" if r.impl_id == CUBLAS_FP32 else "X", color=CUBLAS, zorder=3)
             ax.set_xlim(lo, hi)
             ax.set_title(f"{part.title}\n{problem.label}", loc="left")
             ax.xaxis.set_minor_formatter(NullFormatter())
