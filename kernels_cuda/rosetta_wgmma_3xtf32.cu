@@ -47,7 +47,6 @@ constexpr int BM = 128, BN = 128, BK = 32;
 constexpr int A_BYTES = BM * BK * 4, B_BYTES = BN * BK * 4;
 constexpr int RAW = A_BYTES + B_BYTES;  // a stage: the raw A and Bt tiles, then their remainders
 constexpr int STAGE_BYTES = 2 * RAW;
-constexpr int CONSUMER_WARPS = 8;       // every consumer warp's lane 0 arrives on the empty barrier
 
 // One K tile's twelve wgmma (three per 8-deep step: the two remainder products first, then big x big) into `p`;
 // first_scale = 0 makes the first of them overwrite `p` (scale-d = 0), 1 adds to what `p` holds.
@@ -110,37 +109,9 @@ __launch_bounds__(384, 1) __global__ void wgmma_3xtf32(int M, int N, int K, floa
                                                        const __grid_constant__ rosetta_wgmma::TensorMap mapA,
                                                        const __grid_constant__ rosetta_wgmma::TensorMap mapB) {
     using namespace rosetta_wgmma;
-    extern __shared__ unsigned char smem_raw[];
-    __shared__ __align__(8) unsigned long long full[STAGES], ready[STAGES], empty[STAGES];
-    const unsigned raw0 = smem_u32(smem_raw);
-    const unsigned base = (raw0 + 1023) & ~1023u;
-    const unsigned full0 = smem_u32(&full[0]), ready0 = smem_u32(&ready[0]), empty0 = smem_u32(&empty[0]);
-    if (threadIdx.x == 0) {
-#pragma unroll
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full0 + 8 * s, 1);
-            mbar_init(ready0 + 8 * s, SPLIT_THREADS);
-            mbar_init(empty0 + 8 * s, CONSUMER_WARPS);
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    __syncthreads();
-    const int first = blockIdx.y * gridDim.x + blockIdx.x, step = gridDim.x * gridDim.y;
-    const int tiles = (M / BM) * (N / BN), ktiles = K / BK;
-    const int wg = threadIdx.x / 128;
-    if (wg == 0) {
-        // The producer warpgroup keeps 40 registers (the split needs a dozen live values), the consumers take
-        // the rest: 40 * 128 + 232 * 256 = 64512 of the SM's 65536.
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x == 0) {
-            load<STAGES, GROUP, BM, BN, STAGE_BYTES>(base, full0, empty0, &mapA, &mapB, M / BM, N / BN, ktiles,
-                                                        first, step);
-        } else if (threadIdx.x >= 32) {
-            const int mine = first < tiles ? (tiles - 1 - first) / step + 1 : 0;
-            split<STAGES, STAGE_BYTES, 0, RAW, RAW>(smem_raw + (base - raw0), full0, ready0, mine * ktiles);
-        }
-    } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume<STAGES, GROUP>(base, ready0, empty0, wg - 1, M, N, ktiles, first, step, alpha, beta, C);
-    }
+    run_split<STAGES, GROUP, BM, BN, STAGE_BYTES, 0, RAW, RAW>(
+        M, N, K, &mapA, &mapB,
+        [&](unsigned base, unsigned /*full0*/, unsigned ready0, unsigned empty0, int c, int first, int step) {
+            consume<STAGES, GROUP>(base, ready0, empty0, c, M, N, K / BK, first, step, alpha, beta, C);
+        });
 }

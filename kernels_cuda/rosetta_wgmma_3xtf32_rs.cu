@@ -24,6 +24,7 @@
 //             stay untouched until the wait_group that retires it (fence_operands keeps them live to there)
 
 #include "wgmma.cuh"
+#include "wgmma_m64n128k8.cuh"
 #include "wgmma_split.cuh"
 #include "wgmma_tma.cuh"
 
@@ -32,28 +33,6 @@ namespace rosetta_wgmma {
 constexpr int BM = 128, BN = 128, BK = 32;
 constexpr int A_BYTES = BM * BK * 4, B_BYTES = BN * BK * 4;
 constexpr int STAGE_BYTES = A_BYTES + 2 * B_BYTES;  // a stage: the raw A and Bt tiles, then Bt's remainders
-constexpr int CONSUMER_WARPS = 8;                   // every consumer warp's lane 0 arrives on the empty barrier
-
-// m64n128k8 tf32 with A from registers: the warp's 16 x 8 slice of A in four registers (the layout of
-// mma.m16n8k8's A: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) for lane g * 4 + t), B through its descriptor.
-// D = A B + (scale_d ? D : 0).
-__device__ __forceinline__ void wgmma_m64n128k8_rs(float (&d)[64], const float* a, unsigned long long db,
-                                                   int scale_d) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
-          "r"(__float_as_uint(a[3])), "l"(db), "r"(scale_d));
-}
 
 // This thread's A fragments of one K tile (four 8-deep steps), split: big[4 k + i] = trunc_tf32(x), small[4 k + i]
 // = rna_tf32(x - big). `rows` is the shared address of the warpgroup's 64 rows of the landed A tile. Lane l gives
@@ -157,37 +136,9 @@ __launch_bounds__(384, 1) __global__ void wgmma_3xtf32_rs(int M, int N, int K, f
                                                           const __grid_constant__ rosetta_wgmma::TensorMap mapA,
                                                           const __grid_constant__ rosetta_wgmma::TensorMap mapB) {
     using namespace rosetta_wgmma;
-    extern __shared__ unsigned char smem_raw[];
-    __shared__ __align__(8) unsigned long long full[STAGES], ready[STAGES], empty[STAGES];
-    const unsigned raw0 = smem_u32(smem_raw);
-    const unsigned base = (raw0 + 1023) & ~1023u;
-    const unsigned full0 = smem_u32(&full[0]), ready0 = smem_u32(&ready[0]), empty0 = smem_u32(&empty[0]);
-    if (threadIdx.x == 0) {
-#pragma unroll
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full0 + 8 * s, 1);
-            mbar_init(ready0 + 8 * s, SPLIT_THREADS);
-            mbar_init(empty0 + 8 * s, CONSUMER_WARPS);
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    }
-    __syncthreads();
-    const int first = blockIdx.y * gridDim.x + blockIdx.x, step = gridDim.x * gridDim.y;
-    const int tiles = (M / BM) * (N / BN), ktiles = K / BK;
-    const int wg = threadIdx.x / 128;
-    if (wg == 0) {
-        // The producer warpgroup keeps 40 registers, the consumers take the rest: 40 * 128 + 232 * 256 = 64512.
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x == 0) {
-            load<STAGES, GROUP, BM, BN, STAGE_BYTES>(base, full0, empty0, &mapA, &mapB, M / BM, N / BN, ktiles,
-                                                        first, step);
-        } else if (threadIdx.x >= 32) {
-            const int mine = first < tiles ? (tiles - 1 - first) / step + 1 : 0;
-            split<STAGES, STAGE_BYTES, A_BYTES, A_BYTES + B_BYTES, B_BYTES>(smem_raw + (base - raw0), full0, ready0,
-                                                                             mine * ktiles);
-        }
-    } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume<STAGES, GROUP>(base, full0, ready0, empty0, wg - 1, M, N, ktiles, first, step, alpha, beta, C);
-    }
+    run_split<STAGES, GROUP, BM, BN, STAGE_BYTES, A_BYTES, A_BYTES + B_BYTES, B_BYTES>(
+        M, N, K, &mapA, &mapB,
+        [&](unsigned base, unsigned full0, unsigned ready0, unsigned empty0, int c, int first, int step) {
+            consume<STAGES, GROUP>(base, full0, ready0, empty0, c, M, N, K / BK, first, step, alpha, beta, C);
+        });
 }

@@ -1,6 +1,7 @@
-// The 3xTF32 split and its pipeline pieces, shared by rosetta.wgmma_3xtf32 and rosetta.wgmma_3xtf32_rs: the tf32
-// truncation the tensor core applies, the rounded remainder, the producer thread's TMA loop, the split warps' loop
-// that writes a landed stage's remainders beside it, and the fence that keeps an in-flight wgmma's registers live.
+// The 3xTF32 split and its pipeline, shared by rosetta.wgmma_3xtf32 and rosetta.wgmma_3xtf32_rs: the tf32
+// truncation the tensor core applies, the rounded remainder, the split warps' loop that writes a landed stage's
+// remainders beside it, the fence that keeps an in-flight wgmma's registers live, and the kernel's body (barriers,
+// roles, register split) around each rung's consumer.
 #pragma once
 
 #include "wgmma.cuh"
@@ -8,7 +9,8 @@
 
 namespace rosetta_wgmma {
 
-constexpr int SPLIT_THREADS = 96;  // warps 1-3 of the producer warpgroup
+constexpr int SPLIT_THREADS = 96;   // warps 1-3 of the producer warpgroup
+constexpr int CONSUMER_WARPS = 8;   // every consumer warp's lane 0 arrives on a stage's empty barrier
 
 // x's upper 19 bits (sign, exponent, 10 mantissa bits): the tf32 value the tensor core reads from an fp32 operand.
 __device__ __forceinline__ float tf32_trunc(float x) { return __uint_as_float(__float_as_uint(x) & 0xffffe000u); }
@@ -33,28 +35,6 @@ __device__ __forceinline__ void fence_operands(float (&d)[N]) {
     for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// Warp 0 lane 0 of the producer warpgroup: keeps STAGES stages in flight, each an A tile (BM_ x 32) and a Bt tile
-// (BN_ x 32) at the start of a STAGE_BYTES stage, waiting for the consumers to release a stage before refilling it.
-template <int STAGES, int GROUP, int BM_, int BN_, int STAGE_BYTES>
-__device__ __forceinline__ void load(unsigned base, unsigned full0, unsigned empty0, const TensorMap* mapA,
-                                     const TensorMap* mapB, int tiles_m, int tiles_n, int ktiles, int first,
-                                     int step) {
-    constexpr int A_TILE = BM_ * 32 * 4, B_TILE = BN_ * 32 * 4;
-    int it = 0;
-    for (int tile = first; tile < tiles_m * tiles_n; tile += step) {
-        int tm, tn;
-        grouped_tile<GROUP>(tile, tiles_m, tiles_n, tm, tn);
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
-            const int s = it % STAGES;
-            if (it >= STAGES) mbar_wait(empty0 + 8 * s, ((it / STAGES) + 1) & 1);
-            const unsigned bar = full0 + 8 * s;
-            mbar_expect_tx(bar, A_TILE + B_TILE);
-            tma_load_2d(base + s * STAGE_BYTES, mapA, kt * 32, tm * BM_, bar);
-            tma_load_2d(base + s * STAGE_BYTES + A_TILE, mapB, kt * 32, tn * BN_, bar);
-        }
-    }
-}
-
 // Warps 1-3 of the producer warpgroup: for every landed stage, write the remainders of its BYTES bytes at offset
 // FROM to offset TO, then mark the stage ready. `stage0` is the generic address of stage 0; each thread takes
 // every 96th float4. The split is elementwise, so it works on the swizzled layout as it lies.
@@ -75,6 +55,49 @@ __device__ __forceinline__ void split(unsigned char* stage0, unsigned full0, uns
         // Generic-proxy writes must be made visible to wgmma, which reads shared memory through the async proxy.
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         mbar_arrive(ready0 + 8 * s);
+    }
+}
+
+// The body of a 3xTF32 kernel: STAGES stages of STAGE_BYTES (the raw A and Bt tiles first), three barriers per stage
+// (full: the copy engine's bytes landed; ready: the split warps wrote the remainders of bytes [FROM, FROM + BYTES)
+// to [TO, TO + BYTES); empty: every consumer warp released it), the producer warpgroup (thread 0 loads, warps 1-3
+// split) and two consumer warpgroups, each calling consume(base, full0, ready0, empty0, c, first, step) for its half
+// c of every tile the block takes (tiles first, first + step, ...).
+template <int STAGES, int GROUP, int BM_, int BN_, int STAGE_BYTES, int FROM, int TO, int BYTES, typename Consume>
+__device__ __forceinline__ void run_split(int M, int N, int K, const TensorMap* mapA, const TensorMap* mapB,
+                                          Consume consume) {
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ __align__(8) unsigned long long full[STAGES], ready[STAGES], empty[STAGES];
+    const unsigned raw0 = smem_u32(smem_raw);
+    const unsigned base = (raw0 + 1023) & ~1023u;
+    const unsigned full0 = smem_u32(&full[0]), ready0 = smem_u32(&ready[0]), empty0 = smem_u32(&empty[0]);
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full0 + 8 * s, 1);
+            mbar_init(ready0 + 8 * s, SPLIT_THREADS);
+            mbar_init(empty0 + 8 * s, CONSUMER_WARPS);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    const int first = blockIdx.y * gridDim.x + blockIdx.x, step = gridDim.x * gridDim.y;
+    const int tiles = (M / BM_) * (N / BN_), ktiles = K / 32;
+    const int wg = threadIdx.x / 128;
+    if (wg == 0) {
+        // The producer warpgroup keeps 40 registers (the split needs a dozen live values), the consumers take
+        // the rest: 40 * 128 + 232 * 256 = 64512 of the SM's 65536.
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == 0) {
+            produce_tiles<STAGES, GROUP, BM_, BN_, STAGE_BYTES>(base, full0, empty0, mapA, mapB, M / BM_, N / BN_,
+                                                                ktiles, first, step);
+        } else if (threadIdx.x >= 32) {
+            const int mine = first < tiles ? (tiles - 1 - first) / step + 1 : 0;
+            split<STAGES, STAGE_BYTES, FROM, TO, BYTES>(smem_raw + (base - raw0), full0, ready0, mine * ktiles);
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        consume(base, full0, ready0, empty0, wg - 1, first, step);
     }
 }
 

@@ -1,8 +1,10 @@
 // The copy engine and its barriers, from rosetta.wgmma_tma on (rosetta.wgmma_tma, rosetta.wgmma_ws,
 // rosetta.wgmma_persistent, rosetta.wgmma_3xtf32, rosetta.wgmma_3xtf32_rs): the driver's tensor map as a kernel
-// parameter, the mbarrier operations (init, arrive with an expected byte count, arrive, wait on a phase) and one 2-D
-// TMA tile load.
+// parameter, the mbarrier operations (init, arrive with an expected byte count, arrive, wait on a phase), one 2-D
+// TMA tile load, and the producer thread's loop of the warp-specialised rungs.
 #pragma once
+
+#include "wgmma.cuh"
 
 namespace rosetta_wgmma {
 
@@ -34,6 +36,30 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, 
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
         ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+
+// The producer thread of the warp-specialised rungs: keeps STAGES stages in flight, each an A tile (BM_ x 32) and a
+// Bt tile (BN_ x 32) at the start of a STAGE_BYTES stage, waiting for all consumer warps to release a stage before
+// refilling it. `it` counts K tiles across every output tile the block takes, so stage and phase run on without a
+// reset between tiles.
+template <int STAGES, int GROUP, int BM_, int BN_, int STAGE_BYTES>
+__device__ __forceinline__ void produce_tiles(unsigned base, unsigned full0, unsigned empty0, const TensorMap* mapA,
+                                     const TensorMap* mapB, int tiles_m, int tiles_n, int ktiles, int first,
+                                     int step) {
+    constexpr int A_TILE = BM_ * 32 * 4, B_TILE = BN_ * 32 * 4;
+    int it = 0;
+    for (int tile = first; tile < tiles_m * tiles_n; tile += step) {
+        int tm, tn;
+        grouped_tile<GROUP>(tile, tiles_m, tiles_n, tm, tn);
+        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+            const int s = it % STAGES;
+            if (it >= STAGES) mbar_wait(empty0 + 8 * s, ((it / STAGES) + 1) & 1);
+            const unsigned bar = full0 + 8 * s;
+            mbar_expect_tx(bar, A_TILE + B_TILE);
+            tma_load_2d(base + s * STAGE_BYTES, mapA, kt * 32, tm * BM_, bar);
+            tma_load_2d(base + s * STAGE_BYTES + A_TILE, mapB, kt * 32, tn * BN_, bar);
+        }
+    }
 }
 
 }  // namespace rosetta_wgmma

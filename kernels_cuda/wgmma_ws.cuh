@@ -39,28 +39,6 @@ constexpr int BM = 128, BN = 256, BK = 32;
 constexpr int A_BYTES = BM * BK * 4, B_BYTES = BN * BK * 4, STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr int CONSUMER_WARPS = 8;  // every consumer warp's lane 0 arrives on the empty barrier
 
-// The producer warpgroup's loop: one elected thread keeps STAGES tiles in flight, waiting for a stage to be
-// released by all consumer warps before refilling it. `it` counts K tiles across every output tile the block
-// takes, so stage and phase run on without a reset between tiles.
-template <int STAGES, int GROUP>
-__device__ __forceinline__ void produce(unsigned base, unsigned full0, unsigned empty0, const TensorMap* mapA,
-                                        const TensorMap* mapB, int tiles_m, int tiles_n, int ktiles, int first,
-                                        int step) {
-    int it = 0;
-    for (int tile = first; tile < tiles_m * tiles_n; tile += step) {
-        int tm, tn;
-        grouped_tile<GROUP>(tile, tiles_m, tiles_n, tm, tn);
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
-            const int s = it % STAGES;
-            if (it >= STAGES) mbar_wait(empty0 + 8 * s, ((it / STAGES) + 1) & 1);
-            const unsigned bar = full0 + 8 * s;
-            mbar_expect_tx(bar, STAGE_BYTES);
-            tma_load_2d(base + s * STAGE_BYTES, mapA, kt * BK, tm * BM, bar);
-            tma_load_2d(base + s * STAGE_BYTES + A_BYTES, mapB, kt * BK, tn * BN, bar);
-        }
-    }
-}
-
 // A consumer warpgroup's loop: rows 64 c .. 64 c + 63 of each output tile, all 256 columns (m64n256k8, 128
 // accumulators per thread). One wgmma group stays in flight: after committing tile kt's group, wait_group 1
 // retires tile kt - 1's, whose stage is then released, so the tensor core always has the next group queued.
@@ -117,7 +95,8 @@ __device__ __forceinline__ void run(int M, int N, int K, float alpha, float beta
         // and their addresses without spilling (40 * 128 + 232 * 256 = 64512 of the SM's 65536).
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0)
-            produce<STAGES, GROUP>(base, full0, empty0, mapA, mapB, M / BM, N / BN, K / BK, first, step);
+            produce_tiles<STAGES, GROUP, BM, BN, STAGE_BYTES>(base, full0, empty0, mapA, mapB, M / BM, N / BN, K / BK,
+                                                              first, step);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         consume<STAGES, GROUP>(base, full0, empty0, wg - 1, M, N, K / BK, first, step, alpha, beta, C);
