@@ -15,7 +15,7 @@ from harness.analysis import mapping
 from harness.build.nvrtc import available as nvrtc_available
 from harness.claims import CLAIMS, COMPILER, PROGRAMMER, ByForm, ByKernel, Check
 from harness.claims.evidence import Evidence, KernelEvidence, Numbers
-from harness.registry import BY_ID, IDEAS, KERNELS
+from harness.registry import BY_ID, IDEAS, KERNELS, Role
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="needs NVRTC (cuda-bindings + nvidia-cuda-nvrtc) to "
                                  "build the CUDA sources")
@@ -107,11 +107,23 @@ def test_a_kernel_or_form_no_case_names_fails_with_a_reason():
     kernel = KERNELS[0]
     ev = Evidence(kernel, Numbers({"BAR": 0}), Numbers({"BAR": 0}), form="no-such-form")
     with pytest.raises(LookupError, match="no-such-form"):
-        ByForm({"dot": Check("x", lambda e: True, ("BAR",))}).pick(ev)
+        ByForm({Role.PLAIN: Check("x", lambda e: True, ("BAR",))}).pick(ev)
     with pytest.raises(LookupError, match="state one"):
         ByKernel({"no-such-kernel": Check("x", lambda e: True, ("BAR",))}).pick(ev)
     with pytest.raises(KeyError, match="no evidence named"):
         Numbers({"BAR": 1})["LDS.32"]
+
+
+def test_a_form_is_checked_by_the_role_it_declares_and_a_role_no_case_names_fails():
+    kernel = BY_ID["s000.gemm_block_tiling_v4<128,128,8,16,16>"]
+    plain, rank1 = Check("plain", lambda e: True, ("BAR",)), Check("rank1", lambda e: True, ("BAR",))
+    # the same forms under other names are checked the same way
+    renamed = replace(kernel, counterparts=tuple(replace(c, name=f"renamed-{c.name}") for c in kernel.counterparts))
+    for form in kernel.counterparts:
+        ev = Evidence(renamed, Numbers(), Numbers(), form=f"renamed-{form.name}")
+        assert ByForm({Role.PLAIN: plain, Role.RANK1: rank1}).pick(ev).text == form.role.value
+    with pytest.raises(LookupError, match="role 'rank1'"):
+        ByForm({Role.PLAIN: plain}).pick(Evidence(kernel, Numbers(), Numbers(), form="rank1"))
 
 
 def test_a_side_that_did_not_compile_fails_its_checks_with_the_reason():

@@ -6,7 +6,8 @@ and who decides it in Triton (the programmer, or the compiler). Each side carrie
 and the predicate over `harness.claims.evidence.Evidence` that proves it, plus the evidence names a
 report prints beside the verdict. Where the kernels of one idea (or the Triton forms of one kernel)
 differ on a row, the row says so and its check is a `ByKernel` / `ByForm` with one case each: a kernel
-or form that no case names fails its test until someone states what holds for it.
+or form that no case names fails its test until someone states what holds for it. A `ByForm` names forms by the role
+their counterpart declares (harness/registry/types.Role), never by their names.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from harness.claims.evidence import Evidence, Numbers
+from harness.registry.types import Role
 
 PROGRAMMER = "programmer"
 COMPILER = "compiler"
@@ -42,14 +44,19 @@ class ByKernel:
 
 @dataclass(frozen=True)
 class ByForm:
-    """One check per Triton form (counterpart name)."""
+    """One check per Triton form, by the role its counterpart declares."""
 
-    cases: Mapping[str, Check]
+    cases: Mapping[Role, Check]
 
     def pick(self, ev: Evidence) -> Check:
-        if ev.form not in self.cases:
-            raise LookupError(f"{ev.kernel.id}: no case for the Triton form {ev.form!r} (cases: {sorted(self.cases)})")
-        return self.cases[ev.form]
+        try:
+            role = ev.kernel.counterpart(ev.form).role
+        except ValueError as e:
+            raise LookupError(str(e)) from None
+        if role not in self.cases:
+            raise LookupError(f"{ev.kernel.id}: no case for the Triton form {ev.form!r}, role {role.value!r} "
+                              f"(cases: {sorted(r.value for r in self.cases)})")
+        return self.cases[role]
 
 
 Side = Check | ByKernel | ByForm
@@ -120,7 +127,7 @@ def staging(cuda_text: str, cuda_check: Side) -> Claim:
         "in shared memory (two ttg.local_alloc into a #shared encoding); rank1 form, deliberately different: the "
         "program stages nothing (each k loads a column of A and a row of B from global memory), though the compiler "
         "may still use shared memory to convert layouts",
-        COMPILER, cuda_check, ByForm({"dot": DOT_STAGED, "tuned": DOT_STAGED, "rank1": RANK1_UNSTAGED}))
+        COMPILER, cuda_check, ByForm({Role.PLAIN: DOT_STAGED, Role.TUNED: DOT_STAGED, Role.RANK1: RANK1_UNSTAGED}))
 
 
 _BAR = Check("BAR in the SASS", lambda ev: ev.triton["BAR"] >= 1, ("BAR",))
@@ -135,8 +142,8 @@ def synchronisation(cuda_text: str = "__syncthreads() written by hand after the 
         COMPILER,
         Check("__syncthreads in the source, BAR in the SASS",
               lambda ev: ev.cuda["src.syncthreads"] >= 2 and ev.cuda["BAR"] >= 2, ("src.syncthreads", "BAR")),
-        ByForm({"dot": _BAR, "tuned": _BAR,
-                "rank1": Check("BAR only with shared memory for conversions",
+        ByForm({Role.PLAIN: _BAR, Role.TUNED: _BAR,
+                Role.RANK1: Check("BAR only with shared memory for conversions",
                                lambda ev: (ev.triton["BAR"] > 0) == (ev.triton["shared_bytes"] > 0),
                                ("BAR", "shared_bytes"))}))
 
@@ -173,7 +180,7 @@ def single_buffer() -> Claim:
         PROGRAMMER,
         Check("no cp.async in the source or the SASS", lambda ev: ev.cuda["src.cp_async"] + ev.cuda["LDGSTS"] == 0,
               ("src.cp_async", "LDGSTS")),
-        ByForm({"dot": one, "rank1": one, "tuned": TUNED_STAGES}))
+        ByForm({Role.PLAIN: one, Role.RANK1: one, Role.TUNED: TUNED_STAGES}))
 
 
 def ffma_only(n: Numbers) -> bool:

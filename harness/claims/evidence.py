@@ -35,7 +35,7 @@ class Evidence:
     kernel: Kernel
     cuda: Numbers
     triton: Numbers = field(default_factory=Numbers)
-    form: str = ""  # the counterpart's name ("dot", "rank1", ...); empty for a CUDA-side check
+    form: str = ""  # the counterpart's name; empty for a CUDA-side check
 
 
 @dataclass(frozen=True)

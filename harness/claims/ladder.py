@@ -28,6 +28,7 @@ from harness.claims.checks import (
     triton_tiles,
 )
 from harness.claims.evidence import Numbers
+from harness.registry.types import Role
 
 
 def _only_wide_lds(n: Numbers) -> bool:
@@ -65,7 +66,7 @@ def _prefetch(cuda: str) -> Claim:
                  "num_stages (the programmer's one setting) > 1: the compiler pipelines the K loop itself, async "
                  "copies into num_stages buffers (ttg.async_copy_global_to_local, LDGSTS) and waits (ttg.async_wait); "
                  "the tuned form's autotuner tries 1 to 4",
-                 PROGRAMMER, _CP_ASYNC_STAGES, ByForm({"dot": _PIPELINED, "tuned": TUNED_STAGES}))
+                 PROGRAMMER, _CP_ASYNC_STAGES, ByForm({Role.PLAIN: _PIPELINED, Role.TUNED: TUNED_STAGES}))
 
 
 _COPY_WIDTH = Claim(
@@ -76,9 +77,9 @@ _COPY_WIDTH = Claim(
     COMPILER,
     Check("LDGSTS.32 and LDGSTS.128", lambda ev: ev.cuda["LDGSTS.32"] > 0 and ev.cuda["LDGSTS.128"] > 0,
           ("LDGSTS.32", "LDGSTS.128")),
-    ByForm({"dot": Check("only LDGSTS.128", lambda ev: ev.triton["LDGSTS.128"] > 0 and ev.triton["LDGSTS.32"] == 0,
+    ByForm({Role.PLAIN: Check("only LDGSTS.128", lambda ev: ev.triton["LDGSTS.128"] > 0 and ev.triton["LDGSTS.32"] == 0,
                          ("LDGSTS.32", "LDGSTS.128")),
-            "tuned": _WIDE_TO_SHARED}))
+            Role.TUNED: _WIDE_TO_SHARED}))
 
 VECTORIZE = (
     Claim("global load and store width",
@@ -91,10 +92,10 @@ VECTORIZE = (
                 and ev.cuda["LDG.128"] > 0 and ev.cuda["LDG.32"] + ev.cuda["LDG.64"] + ev.cuda["STS.32"] == 0
                 and ev.cuda["STS.128"] > 0 and ev.cuda["STG.128"] > 0,
                 ("src.float4", "LDG.128", "LDG.32", "STS.128", "STS.32", "STG.128")),
-          ByForm({"dot": Check("LDG.128, STS.128, STG.128 and no narrower global load", lambda ev: ev.triton[
+          ByForm({Role.PLAIN: Check("LDG.128, STS.128, STG.128 and no narrower global load", lambda ev: ev.triton[
                       "LDG.128"] > 0 and ev.triton["LDG.32"] + ev.triton["LDG.64"] == 0 and ev.triton["STS.128"] > 0
                       and ev.triton["STG.128"] > 0, ("LDG.128", "LDG.32", "STS.128", "STG.128")),
-                  "tuned": _WIDE_GLOBAL})),
+                  Role.TUNED: _WIDE_GLOBAL})),
     Claim("reading the tiles",
           "B's TN = 8 values per k as two float4 and A's column element by element, which NVVM fuses along k: only "
           "16-byte shared loads (LDS.128)",
@@ -107,7 +108,7 @@ VECTORIZE = (
           "8 warps, 64 each)", COMPILER,
           Check("128 per thread, no spills", lambda ev: ev.cuda["cfg.outputs_per_thread"] == 128
                 and ev.cuda["spills"] + ev.cuda["local_bytes"] == 0, ("cfg.outputs_per_thread", "registers", "spills")),
-          ByForm({"dot": _SAME_OUTPUTS, "tuned": TUNED_OUTPUTS})),
+          ByForm({Role.PLAIN: _SAME_OUTPUTS, Role.TUNED: TUNED_OUTPUTS})),
     staging("__shared__ __align__(16) As[BM*BK] and Bs[BK*BN], stored as they lie", _TILES_EXACT),
     synchronisation(),
     single_buffer(),
@@ -122,11 +123,11 @@ SMEM_LAYOUT = (
           COMPILER,
           Check("B's tile plus the padded A tile", lambda ev: ev.cuda["shared_bytes"] == padded_tiles(ev),
                 ("shared_bytes",)),
-          ByForm({"dot": Check("unswizzled, the plain tiles", lambda ev: ev.triton["ttgir.shared_swizzled"] == 0
+          ByForm({Role.PLAIN: Check("unswizzled, the plain tiles", lambda ev: ev.triton["ttgir.shared_swizzled"] == 0
                                and ev.triton["ttgir.local_alloc"] == 2
                                and ev.triton["shared_bytes"] == triton_tiles(ev.triton),
                                ("ttgir.shared_swizzled", "shared_bytes")),
-                  "tuned": Check("unswizzled, whole plain tiles (one set per pipeline buffer)",
+                  Role.TUNED: Check("unswizzled, whole plain tiles (one set per pipeline buffer)",
                                  lambda ev: ev.triton["ttgir.shared_swizzled"] == 0
                                  and ev.triton["ttgir.local_alloc"] == 2
                                  and ev.triton["shared_bytes"] >= triton_tiles(ev.triton)
@@ -139,9 +140,10 @@ SMEM_LAYOUT = (
           COMPILER,
           Check("LDG.128; STS.32 for A, STS.128 for B", lambda ev: ev.cuda["LDG.128"] > 0 and ev.cuda["LDG.32"] == 0
                 and ev.cuda["STS.32"] > 0 and ev.cuda["STS.128"] > 0, ("LDG.128", "STS.32", "STS.128")),
-          ByForm({"dot": Check("STS.128, no STS.32", lambda ev: ev.triton["STS.128"] > 0 and ev.triton["STS.32"] == 0,
-                               ("STS.32", "STS.128")),
-                  "tuned": _WIDE_TO_SHARED})),
+          ByForm({Role.PLAIN: Check("STS.128, no STS.32",
+                                    lambda ev: ev.triton["STS.128"] > 0 and ev.triton["STS.32"] == 0,
+                                    ("STS.32", "STS.128")),
+                  Role.TUNED: _WIDE_TO_SHARED})),
     Claim("reading A's column", "a float4 per 4 values of the column: only 16-byte shared loads (LDS.128)",
           "the compiler's LDS.128 on its own layout", COMPILER,
           Check("only LDS.128", lambda ev: _only_wide_lds(ev.cuda), ("LDS.32", "LDS.64", "LDS.128")), _COMPILER_LDS),
@@ -159,7 +161,7 @@ WARPTILE = (
           Check("64 per thread; only LDS.128", lambda ev: ev.cuda["cfg.outputs_per_thread"] == 64
                 and ev.cuda["src.register_arrays_2d"] >= 1 and _only_wide_lds(ev.cuda),
                 ("cfg.outputs_per_thread", "LDS.32", "LDS.128")),
-          ByForm({"dot": _SAME_OUTPUTS, "tuned": TUNED_OUTPUTS})),
+          ByForm({Role.PLAIN: _SAME_OUTPUTS, Role.TUNED: TUNED_OUTPUTS})),
     Claim("global to shared copy",
           "sgemm_transposed_a's: float4 loads (LDG.128), A transposed on the store (STS.32), k-rows padded by 4",
           "the compiler's: 16-byte loads and stores of both tiles into an unswizzled, unpadded layout (BLOCK_K = 16, "
@@ -168,11 +170,11 @@ WARPTILE = (
           Check("padded tiles; LDG.128 and STS.32", lambda ev: ev.cuda["shared_bytes"] == padded_tiles(ev)
                 and ev.cuda["LDG.128"] > 0 and ev.cuda["LDG.32"] == 0 and ev.cuda["STS.32"] > 0,
                 ("shared_bytes", "LDG.128", "STS.32")),
-          ByForm({"dot": Check("LDG.128, STS.128, unswizzled", lambda ev: ev.triton["LDG.128"] > 0
+          ByForm({Role.PLAIN: Check("LDG.128, STS.128, unswizzled", lambda ev: ev.triton["LDG.128"] > 0
                                and ev.triton["STS.128"] > 0 and ev.triton["ttgir.shared_swizzled"] == 0
                                and ev.triton["ttgir.local_alloc"] == 2,
                                ("LDG.128", "STS.128", "ttgir.shared_swizzled")),
-                  "tuned": Check("16-byte copies into an unswizzled layout", lambda ev: _WIDE_GLOBAL.holds(ev)
+                  Role.TUNED: Check("16-byte copies into an unswizzled layout", lambda ev: _WIDE_GLOBAL.holds(ev)
                                  and _WIDE_TO_SHARED.holds(ev) and ev.triton["ttgir.shared_swizzled"] == 0,
                                  ("LDG.128", "LDGSTS.128", "STS.128", "LDGSTS.32", "ttgir.shared_swizzled"))})),
     synchronisation(),
@@ -218,10 +220,11 @@ SPLIT_COPY = (
           Check("LDGSTS.128 only; LDG.128 and STS.32", lambda ev: ev.cuda["LDGSTS.128"] > 0
                 and ev.cuda["LDGSTS.32"] == 0 and ev.cuda["LDG.128"] > 0 and ev.cuda["STS.32"] > 0,
                 ("LDGSTS.128", "LDGSTS.32", "LDG.128", "STS.32")),
-          ByForm({"dot": Check("async copies, LDGSTS.128 only, no STS.32", lambda ev: ev.triton["ttgir.async_copy"] > 0
-                               and ev.triton["LDGSTS.128"] > 0 and ev.triton["LDGSTS.32"] + ev.triton["STS.32"] == 0,
-                               ("ttgir.async_copy", "LDGSTS.128", "STS.32")),
-                  "tuned": _WIDE_TO_SHARED})),
+          ByForm({Role.PLAIN: Check("async copies, LDGSTS.128 only, no STS.32",
+                                    lambda ev: ev.triton["ttgir.async_copy"] > 0 and ev.triton["LDGSTS.128"] > 0
+                                    and ev.triton["LDGSTS.32"] + ev.triton["STS.32"] == 0,
+                                    ("ttgir.async_copy", "LDGSTS.128", "STS.32")),
+                  Role.TUNED: _WIDE_TO_SHARED})),
     Claim("stages",
           "two stages (the shared bytes are twice the padded tiles), one barrier per K step, fragments "
           "double-buffered as in sgemm_frag_prefetch",
@@ -229,9 +232,9 @@ SPLIT_COPY = (
           PROGRAMMER,
           Check("2 x the padded tiles; [k % 2] fragments", lambda ev: ev.cuda["shared_bytes"] == 2 * padded_tiles(ev)
                 and ev.cuda["src.double_buffered"] >= 2, ("shared_bytes", "src.double_buffered")),
-          ByForm({"dot": Check("num_stages 2, async copies", lambda ev: ev.triton["cfg.num_stages"] == 2
+          ByForm({Role.PLAIN: Check("num_stages 2, async copies", lambda ev: ev.triton["cfg.num_stages"] == 2
                                and ev.triton["ttgir.async_copy"] > 0, ("cfg.num_stages", "ttgir.async_copy")),
-                  "tuned": TUNED_STAGES})),
+                  Role.TUNED: TUNED_STAGES})),
 )
 
 GENERAL_SHAPE = (
@@ -267,8 +270,8 @@ GENERAL_SHAPE = (
           PROGRAMMER,
           Check("LDGSTS; [k % 2] fragments", lambda ev: ev.cuda["LDGSTS"] > 0 and ev.cuda["src.double_buffered"] >= 2,
                 ("LDGSTS", "src.double_buffered")),
-          ByForm({"dot": _PIPELINED,
-                  "tuned": TUNED_STAGES, "autotuned": TUNED_STAGES})),
+          ByForm({Role.PLAIN: _PIPELINED,
+                  Role.TUNED: TUNED_STAGES, Role.CEILING: TUNED_STAGES})),
 )
 
 LADDER_CLAIMS: dict[str, tuple[Claim, ...]] = {

@@ -22,6 +22,7 @@ from harness.registry.types import (
     PrecisionClass,
     Published,
     PublishedRatio,
+    Role,
     Seed,
     precision_caveat,
     precision_label,
@@ -33,7 +34,7 @@ BY_ID: dict[str, Kernel] = {k.id: k for k in KERNELS}
 
 __all__ = ["BY_ID", "DERIVED", "IDEAS", "KERNELS", "PRECISIONS", "PRECISION_CLASSES", "SECTION_EN", "SEEDS",
            "UNROLL_CLAIM", "Counterpart", "Deviation", "Kernel", "Precision", "PrecisionClass", "Published",
-           "PublishedRatio", "Seed", "get", "precision_caveat", "precision_label", "select"]
+           "PublishedRatio", "Role", "Seed", "get", "precision_caveat", "precision_label", "select"]
 
 
 def get(kernel_id: str) -> Kernel:

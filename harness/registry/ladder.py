@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from harness.preconditions import Precondition, dims_fit_int32, multiple_of
 from harness.registry.seeds import GEMM_ALPHA_BETA
-from harness.registry.types import Counterpart, Deviation, Kernel
+from harness.registry.types import Counterpart, Deviation, Kernel, Role
 
 LADDER = "gemm_ladder"
 LADDER_TUNED = "gemm_ladder_tuned"
@@ -49,8 +49,10 @@ def _rung(name: str, args: tuple[int, ...], idea: str, threads: int, stages: int
     dot = Counterpart("dot", LADDER, params=params or {}, deviations=deviations, num_stages=stages)
     # The same settings name the tuned row's search space (kernels_triton.gemm_ladder_tuned.configs): the rung's tile
     # and order kept, its warps and twice them, 1 to 4 stages.
-    tuned = Counterpart("tuned", LADDER_TUNED, params=params or {}, deviations=deviations, num_stages=stages)
-    counterparts = (dot, tuned, Counterpart("autotuned", "gemm_autotuned")) if ceiling else (dot, tuned)
+    tuned = Counterpart("tuned", LADDER_TUNED, params=params or {}, deviations=deviations, num_stages=stages,
+                        role=Role.TUNED)
+    autotuned = Counterpart("autotuned", "gemm_autotuned", role=Role.CEILING)
+    counterparts = (dot, tuned, autotuned) if ceiling else (dot, tuned)
     return Kernel(
         id=f"rosetta.sgemm_{name}<{targs}>", op="sgemm", idea=idea, seed=None, section=_SECTION,
         symbol=f"sgemm_{name}<{', '.join(map(str, args))}>", args=GEMM_ALPHA_BETA, block=(threads, 1, 1),

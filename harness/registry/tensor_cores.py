@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from harness.preconditions import dims_fit_int32
 from harness.registry.seeds import GEMM_ALPHA_BETA
-from harness.registry.types import BLayout, Counterpart, Kernel, Precision
+from harness.registry.types import BLayout, Counterpart, Kernel, Precision, Role
 
 # (BM, BN, BK, WARPS_M, WARPS_N, STAGES, MIN_BLOCKS): 128 x 128 x 32 over 256 threads is the block tile an fp32
 # SIMT kernel uses, so the comparison with the ladder is like for like; 256 x 128 (64 x 64 warp tiles) is the
@@ -39,7 +39,7 @@ BF16_SPLITS: tuple[Precision, ...] = ("bf16x3", "bf16x6")
 
 def _counterparts(kmajor: bool, precision: Precision) -> tuple[Counterpart, ...]:
     # the tuner picks tile and stages at launch; num_stages here only shapes the ahead-of-time compile
-    tuned = Counterpart("tuned", "gemm_tc_tuned", {"b_kmajor": kmajor}, num_stages=3)
+    tuned = Counterpart("tuned", "gemm_tc_tuned", {"b_kmajor": kmajor}, num_stages=3, role=Role.TUNED)
     out = (Counterpart("dot", "gemm_tc", {"b_kmajor": kmajor, "group_m": _GROUP_M}, num_stages=3), tuned)
     if precision == "3xtf32":
         out += tuple(replace(tuned, name=f"tuned-{split}", precision=split) for split in BF16_SPLITS)
