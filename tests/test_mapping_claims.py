@@ -13,8 +13,8 @@ import pytest
 
 from harness.analysis import mapping
 from harness.build.nvrtc import available as nvrtc_available
+from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
 from harness.claims import CLAIMS, COMPILER, PROGRAMMER, ByForm, ByKernel, Check
-from harness.claims.evidence import Evidence, KernelEvidence, Numbers
 from harness.registry import BY_ID, IDEAS, KERNELS, Role
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="needs NVRTC (cuda-bindings + nvidia-cuda-nvrtc) to "
@@ -43,7 +43,8 @@ def _failures(verdicts: list[mapping.Verdict]) -> str:
 
 def test_every_idea_with_kernels_states_its_claims():
     missing = sorted({k.idea for k in KERNELS} - set(CLAIMS))
-    assert not missing, f"ideas with kernels but no mapping claims: {missing} (harness/claims/*.py)"
+    assert not missing, (f"ideas with kernels but no mapping claims: {missing} "
+                         "(harness/catalog: each family declares its ideas' claims)")
     assert set(CLAIMS) <= set(IDEAS), f"claims for unknown ideas: {set(CLAIMS) - set(IDEAS)}"
 
 
@@ -186,7 +187,7 @@ def test_claims_hold_on_the_gpus_kernels(kernel_id):
 def test_the_tf32_conversion_claim_fails_when_the_registry_states_another_rounding(evidence):
     """The row is proven on the code, not copied from the registry: TF32 evidence (no cvt in Triton's PTX, cvt.rn in
     the CUDA source) refutes a registry that says rounding-with-ties-away or truncation."""
-    from harness.claims.tc import TF32_CONVERSION
+    from harness.catalog.tensor_cores import TF32_CONVERSION
 
     tf32 = next(k for k in KERNELS if k.precision == "tf32")
     x3 = next(k for k in KERNELS if k.precision == "3xtf32" and k.b_layout == tf32.b_layout)
@@ -205,7 +206,7 @@ def test_the_operand_split_claim_counts_each_forms_split_in_the_ttgir(evidence):
     """The counted facts the claim states, on the compiled forms of the 3xTF32 kernels: tf32x3 two parts (one
     cvt.rna each), bf16x3 two bf16 parts and three bf16 dots, bf16x6 three parts and six; a form's numbers under
     another split's name refute it."""
-    from harness.claims.tc import OPERAND_SPLIT
+    from harness.catalog.tensor_cores import OPERAND_SPLIT
 
     # class -> (dots, bf16 dots, truncf to bf16, cvt.rna.tf32, subf), both operands together
     expected = {"3xtf32": (3, 0, 0, 2, 2), "bf16x3": (3, 3, 4, 0, 2), "bf16x6": (6, 6, 6, 0, 4)}

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from harness.catalog_types.evidence import Evidence, KernelEvidence
 from harness.claims import Check, Claim, Side, claims, pick
-from harness.claims.evidence import Evidence, KernelEvidence
 from harness.registry import KERNELS, Kernel
 from harness.run.records import Result
 

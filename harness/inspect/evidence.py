@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from harness.claims.evidence import Evidence, KernelEvidence, Numbers
+from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
 from harness.inspect.resources import counterpart_resources, kernel_cuda_resources
 from harness.inspect.source_facts import source_facts
 from harness.kernel_resources import KernelResources

@@ -12,9 +12,9 @@ from collections.abc import Callable
 import torch
 
 from harness.baselines import TRITON_BASELINES
+from harness.catalog_types.kernel import TRITON_INPUT_PRECISION
 from harness.operands import problem_of
 from harness.problems import Problem
-from harness.registry.types import TRITON_INPUT_PRECISION
 
 # The CPU tier's problem: odd, for the interpreter's one configuration (a 32 x 64 tile, K step 32): three program
 # rows and three program columns, the last of each partial, and K = two full steps and a partial one.

@@ -9,9 +9,10 @@ pointing with the speed (ladder_steps.moved_counter), so a step that loses point
 
 from __future__ import annotations
 
+from harness.catalog import hopper, tensor_cores
+from harness.catalog_types.kernel import Kernel
 from harness.problems import Problem
-from harness.registry import PRECISION_CLASSES, hopper, tensor_cores
-from harness.registry.types import Kernel
+from harness.registry import PRECISION_CLASSES
 from harness.report.ladder_steps import step_cells
 from harness.report.measured import Best, Measured, baseline_label
 from harness.report.tables import Cell, Table

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.catalog_types.idea import Idea
 from harness.registry import Kernel
-from harness.registry.ideas import Idea
 from harness.report.measured import Best, Measured
 from harness.report.parts import ladder
 

@@ -11,7 +11,8 @@ so a step that loses points names what got worse, and one that gains names what 
 from __future__ import annotations
 
 from harness.analysis.verdicts import Call
-from harness.registry import Kernel, ladder
+from harness.catalog import simt as ladder
+from harness.registry import Kernel
 from harness.report import fmt, verdict_text
 from harness.report.causes import MIN_GAP, counters, reasons, tied
 from harness.report.counters import COLUMNS

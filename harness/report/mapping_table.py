@@ -5,8 +5,8 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 from __future__ import annotations
 
 from harness.analysis.mapping import Row, rows
+from harness.catalog_types.idea import Idea
 from harness.claims import COMPILER
-from harness.registry.ideas import Idea
 from harness.report.measured import Measured
 from harness.report.tables import Cell, Table
 

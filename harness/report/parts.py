@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.catalog_types.idea import Idea
 from harness.registry import Kernel
-from harness.registry.ideas import Idea
 from harness.report.measured import Measured
 
 OP_ORDER = ("sgemm", "sgemv")

@@ -4,8 +4,8 @@ the compiled resources of both kernels and the figures against cuBLAS beside the
 from __future__ import annotations
 
 from harness.analysis.verdicts import Call
+from harness.catalog_types.idea import Idea
 from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
-from harness.registry.ideas import Idea
 from harness.report import anchors, fmt, hopper_steps, verdict_text
 from harness.report.causes import because, despite
 from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell

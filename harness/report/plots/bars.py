@@ -8,8 +8,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from harness.baselines import cublas_of
+from harness.catalog_types.kernel import PRECISIONS
 from harness.registry import BY_ID, PRECISION_CLASSES, precision_caveat
-from harness.registry.types import PRECISIONS
 from harness.report import anchors, fmt
 from harness.report.claims import published_pct
 from harness.report.measured import PRECISION_TEXT, Measured, baseline_label

@@ -1,16 +1,16 @@
 """The seed documents and every kernel they publish, instantiated as the documents launch them.
 
 A counterpart here names only its Triton form; its tile, K step and warps come from the kernel
-(types.Counterpart.config). Where a Triton form cannot take the CUDA setting, the deviation and the
-reason stand beside it.
+(harness/catalog_types/kernel.Counterpart.config). Where a Triton form cannot take the CUDA setting, the deviation
+and the reason stand beside it.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from harness.catalog_types.kernel import Counterpart, Deviation, Kernel, Published, PublishedRatio, Role, Seed
 from harness.preconditions import Precondition, dims_fit_int32, indices_fit_int32, multiple_of, product_only, square
-from harness.registry.types import Counterpart, Deviation, Kernel, Published, PublishedRatio, Role, Seed
 
 # The argument names a kernel's parameter list may use, in the kernel's own order.
 GEMM_ALPHA_BETA = ("M", "N", "K", "alpha", "A", "B", "beta", "C")

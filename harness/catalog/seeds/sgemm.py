@@ -1,17 +1,15 @@
-"""The mapping claims of the SGEMM ideas of the worklogs (naive to register outer product)."""
+"""The SGEMM ideas of the worklogs (naive to register outer product): each idea's lesson beside its mapping claims.
+
+Their kernels are the documents' own, in harness/catalog/seeds/kernels.py; the SIMT ladder's first rung takes
+the 2D coarsening idea from here.
+"""
 
 from __future__ import annotations
 
-from harness.claims.checks import (
-    COMPILER,
+from harness.catalog.checks import (
     DOT_STAGED,
     NO_LOCAL,
-    PROGRAMMER,
     TUNED_OUTPUTS,
-    ByForm,
-    ByKernel,
-    Check,
-    Claim,
     ffma_only,
     lds,
     same_outputs_per_thread,
@@ -22,8 +20,10 @@ from harness.claims.checks import (
     tiles,
     triton_tiles,
 )
-from harness.claims.evidence import Evidence, Numbers
-from harness.registry.types import Role
+from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByForm, ByKernel, Check, Claim
+from harness.catalog_types.evidence import Evidence, Numbers
+from harness.catalog_types.idea import Idea
+from harness.catalog_types.kernel import Role
 
 _TILES_EXACT = Check("shared bytes are the two tiles exactly (unpadded)",
                      lambda ev: ev.cuda["shared_bytes"] == tiles(ev), ("shared_bytes",))
@@ -35,6 +35,13 @@ _TWO_SHARED_ARRAYS = Check("two __shared__ arrays, filled with 4-byte stores",
 def _load_per_ffma(n: Numbers) -> bool:
     return scalar_loads(n) and n["LDG.32"] >= n["FFMA"]
 
+
+NAIVE_IDEA = Idea(
+    "naive",
+    "Naive: one thread per output",
+    "Each thread computes one element of C as a dot product read straight from global memory: "
+    "coalesced B, broadcast A, but two loads per FMA, so the kernel is bound by memory traffic.",
+)
 
 NAIVE = (
     Claim("who computes which output",
@@ -71,6 +78,13 @@ NAIVE = (
           Check("only LDG.32, LDG.32 >= FFMA", lambda ev: _load_per_ffma(ev.triton), ("LDG.32", "LDG.128", "FFMA"))),
 )
 
+SMEM_TILE_IDEA = Idea(
+    "smem_tile",
+    "Shared-memory block tile",
+    "A block stages a tile of A and a tile of B in shared memory, then every thread reads its row "
+    "and column from there: global traffic falls by the tile width.",
+)
+
 SMEM_TILE = (
     staging("__shared__ tiles of A (tile_m x tile_k) and of B (tile_k x tile_n), each thread loading one element "
             "of each per K step; the dot form stages the same tiles (seed 002's TILE_SIZE 2 at 16, tl.dot's least), "
@@ -100,6 +114,13 @@ SMEM_TILE = (
                   Role.RANK1: Check("no LDS, no LDSM", lambda ev: lds(ev.triton) + ev.triton["LDSM"] == 0,
                                  ("LDS.32", "LDS.128", "LDSM"))})),
     single_buffer(),
+)
+
+MULTI_OUTPUT_IDEA = Idea(
+    "multi_output",
+    "Block tile with several outputs per thread",
+    "The C tile is larger than the thread block (64x64 over 16x16 threads): each thread keeps "
+    "BATCH_Y x BATCH_X accumulators, so fewer, busier threads hide latency.",
 )
 
 MULTI_OUTPUT = (
@@ -150,7 +171,6 @@ _RANK1_CONVERTS = Check("no local_alloc; shared memory for layout conversions",
                         ("ttgir.local_alloc", "ttgir.convert_layout", "shared_bytes"))
 
 
-
 def _rank1_steps_as_declared(ev: Evidence) -> bool:
     """The two rank-1 forms differ only in their `unroll` setting: tl.static_range traces the BLOCK_K rank-1 steps
     into the K loop, tl.range(loop_unroll_factor=1) keeps them a compiled inner loop."""
@@ -159,6 +179,13 @@ def _rank1_steps_as_declared(ev: Evidence) -> bool:
         return t["ttgir.loops"] == 1 and t["ttgir.loads"] == 2 * t["cfg.block_k"] + 1
     return t["ttgir.loops"] == 2 and t["ttgir.loads"] == 3
 
+
+UNROLL_IDEA = Idea(
+    "unroll",
+    "Loop unrolling",
+    "A loop whose trip count the compiler can see (i = 0; idx = i + tid) unrolls; one starting at "
+    "tid does not. The document reports nearly 10x between the two.",
+)
 
 UNROLL = (
     Claim("unrolling the tile loads",
@@ -195,6 +222,13 @@ UNROLL = (
           "memory to convert the loaded vectors' layouts",
           PROGRAMMER, _TILES_EXACT,
           ByForm({Role.PLAIN: DOT_STAGED, Role.RANK1: _RANK1_CONVERTS})),
+)
+
+COARSEN_1D_IDEA = Idea(
+    "coarsen_1d",
+    "1D thread coarsening",
+    "Each thread computes kStrideY outputs of a column, reusing its Bds value from a register: fewer "
+    "threads, fewer shared-memory loads per output, lower occupancy but more work per thread.",
 )
 
 COARSEN_1D = (
@@ -235,6 +269,13 @@ _REG_CACHES = Check("1-D register caches and a 2-D accumulator; at least 4 FFMA 
                     lambda ev: ev.cuda["src.register_arrays_1d"] >= 2 and ev.cuda["src.register_arrays_2d"] >= 1
                     and ev.cuda["FFMA"] >= 4 * lds(ev.cuda), ("src.register_arrays_1d", "FFMA", "LDS.32", "LDS.128"))
 
+COARSEN_2D_IDEA = Idea(
+    "coarsen_2d",
+    "2D thread coarsening (register blocking)",
+    "Each thread computes an 8x8 block of C from register caches of A and B: 16 shared loads feed 64 "
+    "FMAs.",
+)
+
 COARSEN_2D = (
     Claim("outputs per thread",
           "an 8 x 8 accumulator array per thread (s001 v4's c_value[8][8], rosetta's acc[TM][TN]): 64 outputs per "
@@ -258,6 +299,14 @@ COARSEN_2D = (
     staging("__shared__ A and B tiles, unpadded (s001: Ads[64][8] and Bds[8][64]; rosetta: As[128*32] and "
             "Bs[32*128])", _TILES_EXACT),
     synchronisation(),
+)
+
+OUTER_PRODUCT_IDEA = Idea(
+    "outer_product",
+    "Register outer product",
+    "Loop order k-outermost: per k, a column of As and a row of Bs go to registers and a rank-1 "
+    "update accumulates into accum[i][j]; shared loads fall from 2*BATCH_Y*BATCH_X*Bk to "
+    "Bk*(BATCH_Y+BATCH_X).",
 )
 
 OUTER_PRODUCT = (
@@ -286,7 +335,9 @@ OUTER_PRODUCT = (
     synchronisation(),
 )
 
-GEMM_CLAIMS: dict[str, tuple[Claim, ...]] = {
+IDEAS: dict[str, Idea] = {i.key: i for i in (NAIVE_IDEA, SMEM_TILE_IDEA, MULTI_OUTPUT_IDEA, UNROLL_IDEA,
+                                              COARSEN_1D_IDEA, COARSEN_2D_IDEA, OUTER_PRODUCT_IDEA)}
+CLAIMS: dict[str, tuple[Claim, ...]] = {
     "naive": NAIVE, "smem_tile": SMEM_TILE, "multi_output": MULTI_OUTPUT, "unroll": UNROLL,
     "coarsen_1d": COARSEN_1D, "coarsen_2d": COARSEN_2D, "outer_product": OUTER_PRODUCT,
 }

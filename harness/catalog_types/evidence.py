@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from harness.registry import Kernel
+from harness.catalog_types.kernel import Kernel
 
 __all__ = ["Evidence", "KernelEvidence", "Numbers"]
 

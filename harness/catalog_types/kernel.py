@@ -1,4 +1,4 @@
-"""What a registry entry is: a kernel, its Triton counterparts, its seed and what the seed published.
+"""What a catalog entry is: a kernel, its Triton counterparts, its seed and what the seed published.
 
 A counterpart's launch settings are derived from its kernel (same output tile per program as per CUDA
 block, same K step, threads / 32 warps) and written down only where they deviate, with the reason
@@ -149,7 +149,7 @@ class Deviation:
 
 class Role(Enum):
     """What a Triton form is to its CUDA kernel, declared where the counterpart is. The mapping claims state one check
-    per role (harness/claims/checks.ByForm), not per name, so a form is checked by what it declares."""
+    per role (harness/catalog_types/claim.ByForm), not per name, so a form is checked by what it declares."""
 
     # the kernel's own settings (derived, deviations stated): it moves data as the CUDA kernel does
     PLAIN = "plain"
