@@ -11,7 +11,7 @@ Plain data, so that every layer (launching, running, records, the report) names 
 
 from __future__ import annotations
 
-from harness.registry.types import Precision
+from harness.catalog_types.kernel import Precision
 
 # The vendor library's rows: the yardsticks of their classes.
 CUBLAS_BASELINES: dict[str, Precision] = {"cublas": "fp32", "cublas-tf32": "tf32"}

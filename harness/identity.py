@@ -13,7 +13,7 @@ from functools import cache
 from typing import Literal
 
 from harness.baselines import BASELINE_ORDER, TRITON_BASELINE_LABELS, baseline_precision
-from harness.registry.types import PRECISION_CLASSES, Precision
+from harness.catalog_types.kernel import PRECISION_CLASSES, Precision
 
 Family = Literal["cuda", "triton", "cublas", "triton-tutorial"]
 # A kernel's implementations write "<family>:<variant>"; a baseline's name is "<family>[-<variant>]" (baselines.py).

@@ -111,7 +111,7 @@ def test_ci_runs_the_readmes_test_command():
 
 
 def test_the_readme_names_every_seed_document_by_its_registry_title_and_gpu():
-    from harness.registry.seeds import SEEDS
+    from harness.registry import SEEDS
 
     rows = {cells[0]: cells for ln in (ROOT / "README.md").read_text().splitlines()
             if re.match(r"^\| \d{3} \|", ln) for cells in [[c.strip() for c in ln.strip("|").split("|")]]}

@@ -293,7 +293,7 @@ def test_a_rung_names_the_counter_that_moved_its_way_or_says_none_was_recorded(h
 
 # ------------------------------------------------------------------------------ Hopper's ladder, rung by rung
 def test_the_hopper_steps_table_follows_each_precision_from_mma_sync_through_the_wgmma_rungs(recorded) -> None:
-    from harness.registry import hopper
+    from harness.catalog import hopper
     from harness.report.hopper_steps import chains, hopper_steps_table
 
     m = Measured(with_rounds(recorded))

@@ -1,4 +1,4 @@
-"""Hopper's TF32 wgmma ladder (harness/registry/hopper.py).
+"""Hopper's TF32 wgmma ladder (harness/catalog/hopper.py).
 
 CPU tier: every rung compiles for sm_90a with NVRTC, and its SASS holds the instructions its header claims:
 HGMMA everywhere, UTMALDG where the copy engine loads, USETMAXREG where the warpgroups trade registers; none of
@@ -15,11 +15,11 @@ import pytest
 
 from harness.build.nvrtc import Built, build
 from harness.build.options import CPU_TIER_ARCH, DEFAULT_OPTIONS
+from harness.catalog.hopper import KERNELS, TENSOR_MAP_ARGS
+from harness.catalog_types.kernel import Kernel
 from harness.inspect.sass import sass_mix
 from harness.inspect.tools import has_tool
 from harness.problems import Problem
-from harness.registry.hopper import KERNELS, TENSOR_MAP_ARGS
-from harness.registry.types import Kernel
 from kernels_cuda import source_path
 
 RUNGS = KERNELS

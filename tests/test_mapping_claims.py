@@ -13,9 +13,9 @@ import pytest
 
 from harness.analysis import mapping
 from harness.build.nvrtc import available as nvrtc_available
+from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
 from harness.claims import CLAIMS, COMPILER, PROGRAMMER, ByForm, ByKernel, Check
-from harness.claims.evidence import Evidence, KernelEvidence, Numbers
-from harness.registry import BY_ID, IDEAS, KERNELS
+from harness.registry import BY_ID, IDEAS, KERNELS, Role
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="needs NVRTC (cuda-bindings + nvidia-cuda-nvrtc) to "
                                  "build the CUDA sources")
@@ -43,7 +43,8 @@ def _failures(verdicts: list[mapping.Verdict]) -> str:
 
 def test_every_idea_with_kernels_states_its_claims():
     missing = sorted({k.idea for k in KERNELS} - set(CLAIMS))
-    assert not missing, f"ideas with kernels but no mapping claims: {missing} (harness/claims/*.py)"
+    assert not missing, (f"ideas with kernels but no mapping claims: {missing} "
+                         "(harness/catalog: each family declares its ideas' claims)")
     assert set(CLAIMS) <= set(IDEAS), f"claims for unknown ideas: {set(CLAIMS) - set(IDEAS)}"
 
 
@@ -107,11 +108,23 @@ def test_a_kernel_or_form_no_case_names_fails_with_a_reason():
     kernel = KERNELS[0]
     ev = Evidence(kernel, Numbers({"BAR": 0}), Numbers({"BAR": 0}), form="no-such-form")
     with pytest.raises(LookupError, match="no-such-form"):
-        ByForm({"dot": Check("x", lambda e: True, ("BAR",))}).pick(ev)
+        ByForm({Role.PLAIN: Check("x", lambda e: True, ("BAR",))}).pick(ev)
     with pytest.raises(LookupError, match="state one"):
         ByKernel({"no-such-kernel": Check("x", lambda e: True, ("BAR",))}).pick(ev)
     with pytest.raises(KeyError, match="no evidence named"):
         Numbers({"BAR": 1})["LDS.32"]
+
+
+def test_a_form_is_checked_by_the_role_it_declares_and_a_role_no_case_names_fails():
+    kernel = BY_ID["s000.gemm_block_tiling_v4<128,128,8,16,16>"]
+    plain, rank1 = Check("plain", lambda e: True, ("BAR",)), Check("rank1", lambda e: True, ("BAR",))
+    # the same forms under other names are checked the same way
+    renamed = replace(kernel, counterparts=tuple(replace(c, name=f"renamed-{c.name}") for c in kernel.counterparts))
+    for form in kernel.counterparts:
+        ev = Evidence(renamed, Numbers(), Numbers(), form=f"renamed-{form.name}")
+        assert ByForm({Role.PLAIN: plain, Role.RANK1: rank1}).pick(ev).text == form.role.value
+    with pytest.raises(LookupError, match="role 'rank1'"):
+        ByForm({Role.PLAIN: plain}).pick(Evidence(kernel, Numbers(), Numbers(), form="rank1"))
 
 
 def test_a_side_that_did_not_compile_fails_its_checks_with_the_reason():
@@ -174,7 +187,7 @@ def test_claims_hold_on_the_gpus_kernels(kernel_id):
 def test_the_tf32_conversion_claim_fails_when_the_registry_states_another_rounding(evidence):
     """The row is proven on the code, not copied from the registry: TF32 evidence (no cvt in Triton's PTX, cvt.rn in
     the CUDA source) refutes a registry that says rounding-with-ties-away or truncation."""
-    from harness.claims.tc import TF32_CONVERSION
+    from harness.catalog.tensor_cores import TF32_CONVERSION
 
     tf32 = next(k for k in KERNELS if k.precision == "tf32")
     x3 = next(k for k in KERNELS if k.precision == "3xtf32" and k.b_layout == tf32.b_layout)
@@ -193,7 +206,7 @@ def test_the_operand_split_claim_counts_each_forms_split_in_the_ttgir(evidence):
     """The counted facts the claim states, on the compiled forms of the 3xTF32 kernels: tf32x3 two parts (one
     cvt.rna each), bf16x3 two bf16 parts and three bf16 dots, bf16x6 three parts and six; a form's numbers under
     another split's name refute it."""
-    from harness.claims.tc import OPERAND_SPLIT
+    from harness.catalog.tensor_cores import OPERAND_SPLIT
 
     # class -> (dots, bf16 dots, truncf to bf16, cvt.rna.tf32, subf), both operands together
     expected = {"3xtf32": (3, 0, 0, 2, 2), "bf16x3": (3, 3, 4, 0, 2), "bf16x6": (6, 6, 6, 0, 4)}

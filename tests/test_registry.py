@@ -9,8 +9,7 @@ import pytest
 
 from harness.preconditions import unmet
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
-from harness.registry import KERNELS, SEEDS, get
-from harness.registry.ideas import IDEAS
+from harness.registry import IDEAS, KERNELS, SEEDS, get
 from kernels_cuda import SOURCE_DIR, source_path
 
 SEEDS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
@@ -136,7 +135,7 @@ def test_preconditions_reject_shapes_outside_the_tile():
 
 
 def test_every_rank1_form_is_labelled_deliberately_different_and_its_kernel_keeps_a_staged_form():
-    from harness.registry.types import DELIBERATELY_DIFFERENT
+    from harness.catalog_types.kernel import DELIBERATELY_DIFFERENT
 
     rank1 = [(k, c) for k in KERNELS for c in k.counterparts if c.module == "gemm_outer"]
     assert rank1, "the registry has rank-1 forms to label"
@@ -182,7 +181,7 @@ def test_each_ladder_rung_has_a_tuned_row_on_its_own_tile_with_a_small_space_hol
 
 
 def test_tf32_rounding_text_is_stated_for_every_tensor_core_implementation_and_only_there():
-    from harness.registry.types import TF32_CONVERSION_TEXT
+    from harness.catalog_types.kernel import TF32_CONVERSION_TEXT
 
     for k in KERNELS:
         if k.precision == "fp32":

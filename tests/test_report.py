@@ -168,7 +168,7 @@ def test_a_later_step_is_shown_as_a_diff_against_the_earlier_one(gpu_page: tuple
 def test_the_hopper_rungs_show_their_headers_expanded_and_each_diff_what_the_rung_adds() -> None:
     # The rungs share .cuh headers; the page reads each .cu with them expanded, so the first rung shows every helper
     # it calls and a later rung's diff the helpers it brings in (TMA, the warp-specialised pipeline) beside its code.
-    from harness.registry.hopper import KERNELS as RUNGS
+    from harness.catalog.hopper import KERNELS as RUNGS
     from harness.report.sources import SourcePlanner
 
     planner = SourcePlanner()

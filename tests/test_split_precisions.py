@@ -14,10 +14,10 @@ import pytest
 import torch
 
 from harness import numerics
+from harness.catalog_types.kernel import TRITON_INPUT_PRECISION
 from harness.launch.implementations import Impl, all_impls
 from harness.problems import Problem
 from harness.registry import KERNELS, PRECISION_CLASSES, PRECISIONS, precision_label
-from harness.registry.types import TRITON_INPUT_PRECISION
 from harness.run.records import Numerics
 from harness.run.results import load
 from tests.recorded import recorded_run_before_the_scaled_layer

@@ -16,14 +16,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from harness.catalog_types.evidence import Evidence, KernelEvidence
 from harness.claims import Check, Claim, Side, claims, pick
-from harness.claims.evidence import Evidence, KernelEvidence
 from harness.registry import KERNELS, Kernel
 from harness.run.records import Result
 
 __all__ = ["NO_EVIDENCE", "ProvenMapping", "Row", "Verdict", "check_claim", "evaluate", "prove", "rows"]
 
-# What a predicate's KeyError says when the evidence has no number of that name (harness/claims/evidence.Numbers).
+# What a predicate's KeyError says when the evidence has no number of that name (catalog_types/evidence.Numbers).
 NO_EVIDENCE = "no evidence named"
 
 

@@ -14,10 +14,10 @@ from functools import cached_property
 
 from harness.analysis.record import Analysis, Comparison, RowKey, analyse, pair
 from harness.baselines import cublas_of
+from harness.catalog_types.idea import Idea
 from harness.occupancy import Occupancy, sm90_occupancy
 from harness.problems import Problem
 from harness.registry import BY_ID, IDEAS, Counterpart, Kernel
-from harness.registry.ideas import Idea
 from harness.run.order import SEED_SGEMM, headline_problem, record_order
 from harness.run.records import Result
 from harness.run.results import Results

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from harness.claims.evidence import KernelEvidence
+from harness.catalog_types.evidence import KernelEvidence
 from harness.identity import ImplId
 from harness.inspect.evidence import cuda_numbers, triton_numbers
 from harness.kernel_resources import KernelResources

@@ -1,4 +1,4 @@
-"""The numbers the mapping claims are proven on (harness/claims/evidence.py), read off the compiled kernels: one
+"""The numbers the mapping claims are proven on (harness/catalog_types/evidence.py), read off the compiled kernels: one
 kernel and each of its Triton counterparts. The CPU tier compiles ahead of time for sm_90; the GPU tier reads the
 handles of real launches (`on_gpu`); a run's records give the same numbers for what it compiled (`cuda_numbers` and
 `triton_numbers` over the recorded resources, harness/analysis/recorded_evidence.py).
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from harness.claims.evidence import Evidence, KernelEvidence, Numbers
+from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
 from harness.inspect.resources import counterpart_resources, kernel_cuda_resources
 from harness.inspect.source_facts import source_facts
 from harness.kernel_resources import KernelResources

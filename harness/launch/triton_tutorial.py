@@ -1,7 +1,7 @@
 """The Triton baseline (kernels_triton/gemm_tutorial.py) bound like cuBLAS: operands checked once, then a bare launch.
 
 One kernel, three baselines: the name picks the precision class, and the class the ``input_precision`` of its dot
-(registry/types.py TRITON_INPUT_PRECISION: ieee, tf32, tf32x3). The kernel forms offsets in 64 bits, so no operand
+(catalog_types/kernel.py TRITON_INPUT_PRECISION: ieee, tf32, tf32x3). The kernel forms offsets in 64 bits, so no operand
 size is refused; M, N and K each fit in int32 as every problem's do.
 """
 
@@ -12,9 +12,9 @@ from collections.abc import Callable
 import torch
 
 from harness.baselines import TRITON_BASELINES
+from harness.catalog_types.kernel import TRITON_INPUT_PRECISION
 from harness.operands import problem_of
 from harness.problems import Problem
-from harness.registry.types import TRITON_INPUT_PRECISION
 
 # The CPU tier's problem: odd, for the interpreter's one configuration (a 32 x 64 tile, K step 32): three program
 # rows and three program columns, the last of each partial, and K = two full steps and a partial one.

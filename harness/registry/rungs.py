@@ -2,9 +2,10 @@
 
 One definition for everything that reads a ladder: the analysis's step verdicts (each rung against the rung before,
 in the same model), the report's step tables and its ladder charts.
-- The SIMT ladder: the ideas of harness/registry/ladder.py in registry order; an idea with several instantiations
-  (the summit's two tiles) is one rung. Its Triton side is the ladder's own Triton kernel (gemm_ladder with the
-  rung's settings): the autotuned ceiling is another design and never a rung.
+- The SIMT ladder: the rungs of harness/catalog/simt in the order of their numbers; a rung with several
+  instantiations (the summit's two tiles) is one rung. Its Triton side is each rung's plain counterpart (Role.PLAIN:
+  the ladder's own Triton kernel, gemm_ladder with the rung's settings): the tuned forms and the ceiling are never
+  a rung.
 - Hopper's tensor-core chains, one per precision class (TF32, 3xTF32): the mma.sync rung (rosetta.tc_gemm with
   K-major B, its tiles one rung), then each wgmma rung of that class in registry order. Triton: each rung's
   counterparts.
@@ -17,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.registry import hopper, ladder, tensor_cores
-from harness.registry.types import PRECISION_CLASSES, Counterpart, Kernel, Precision
+from harness.catalog import hopper, simt, tensor_cores
+from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, Precision, Role
 
 
 @dataclass(frozen=True)
@@ -33,11 +34,7 @@ class Ladder:
 
 
 def _simt() -> Ladder:
-    rungs: dict[str, list[Kernel]] = {}
-    for k in ladder.KERNELS:
-        rungs.setdefault(k.idea, []).append(k)
-    return Ladder("SIMT", "fp32", tuple(tuple(r) for r in rungs.values()),
-                  lambda c: c.module == ladder.LADDER and not c.deliberately_different)
+    return Ladder("SIMT", "fp32", tuple(r.kernels for r in simt.RUNGS), lambda c: c.role is Role.PLAIN)
 
 
 def _hopper(precision: Precision) -> Ladder:

@@ -3,16 +3,17 @@ before, in each model, and which measured counter moved most in the direction of
 
 A chain starts from the mma.sync rung (rosetta.tc_gemm with K-major B, the Ampere-style instruction the wgmma rungs
 replace; its tiles are one rung, represented by the fastest) and follows the wgmma rungs of that precision in
-registry order (harness/registry/hopper.py). The counter of a step is the one causes.py ranks first among those
+registry order (harness/catalog/hopper.py). The counter of a step is the one causes.py ranks first among those
 pointing with the speed (ladder_steps.moved_counter), so a step that loses points names what got worse.
 """
 
 from __future__ import annotations
 
 from harness.analysis.measured import Best, Measured
+from harness.catalog import hopper, tensor_cores
+from harness.catalog_types.kernel import Kernel
 from harness.problems import Problem
-from harness.registry import PRECISION_CLASSES, hopper, tensor_cores
-from harness.registry.types import Kernel
+from harness.registry import PRECISION_CLASSES
 from harness.report.ladder_steps import step_cells
 from harness.report.names import baseline_label
 from harness.report.tables import Cell, Table

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.measured import Best, Measured
+from harness.catalog_types.idea import Idea
 from harness.registry import Kernel
-from harness.registry.ideas import Idea
 from harness.report.parts import ladder
 
 __all__ = ["Rung", "ladder_rungs"]

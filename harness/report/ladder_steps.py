@@ -13,7 +13,8 @@ from __future__ import annotations
 from harness.analysis.causes import MIN_GAP, causes, counters, tied
 from harness.analysis.measured import Best, Measured
 from harness.analysis.verdicts import Call
-from harness.registry import Kernel, ladder
+from harness.catalog import simt as ladder
+from harness.registry import Kernel
 from harness.report import fmt, verdict_text
 from harness.report.counters import COLUMNS
 from harness.report.ladder_rungs import ladder_rungs

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from harness.analysis.mapping import Row, rows
 from harness.analysis.measured import Measured
+from harness.catalog_types.idea import Idea
 from harness.claims import COMPILER
-from harness.registry.ideas import Idea
 from harness.report.tables import Cell, Table
 
 # What the page says where the record holds no proof of an idea (its analysis was written without one).

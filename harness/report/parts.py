@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
+from harness.catalog_types.idea import Idea
 from harness.registry import Kernel
-from harness.registry.ideas import Idea
 
 OP_ORDER = ("sgemm", "sgemv")
 

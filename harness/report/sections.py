@@ -6,8 +6,8 @@ from __future__ import annotations
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.measured import Measured, ideas_of, triton_modules
 from harness.analysis.verdicts import Call
+from harness.catalog_types.idea import Idea
 from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
-from harness.registry.ideas import Idea
 from harness.report import anchors, fmt, hopper_steps, verdict_text
 from harness.report.cause_text import because, despite
 from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell

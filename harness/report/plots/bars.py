@@ -10,9 +10,9 @@ from matplotlib.patches import Patch
 from harness.analysis.claims import published_pct
 from harness.analysis.measured import Measured
 from harness.baselines import cublas_of
+from harness.catalog_types.kernel import PRECISIONS
 from harness.identity import ImplId
 from harness.registry import BY_ID, PRECISION_CLASSES, precision_caveat
-from harness.registry.types import PRECISIONS
 from harness.report import anchors, fmt
 from harness.report.names import PRECISION_TEXT, baseline_label
 from harness.report.plots.common import (

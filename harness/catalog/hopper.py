@@ -27,16 +27,39 @@ The TMA rungs take two tensor maps by value after the suite's GEMM arguments ("m
 {K, rows}, row stride K * 4 bytes, box {32, tile_m} for A and {32, tile_n} for Bt, 128-byte swizzle, encoded on the
 host with cuTensorMapEncodeTiled when the launch is bound (harness/launch/tensor_maps.py). The persistent rung is
 launched on min(SMs, tiles) blocks (`persistent=True`).
+
+The idea, its kernels and its mapping claims are declared here; the conversion and split claims build on
+harness/catalog/tensor_cores.py's.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from harness.catalog.seeds.kernels import GEMM_ALPHA_BETA
+from harness.catalog.tensor_cores import BF16_SPLITS, OPERAND_SPLIT, TF32_CONVERSION
+from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByKernel, Check, Claim
+from harness.catalog_types.idea import Idea
+from harness.catalog_types.kernel import (
+    DELIBERATELY_DIFFERENT,
+    TF32_CONVERSION_TEXT,
+    Counterpart,
+    Deviation,
+    Kernel,
+    Precision,
+)
 from harness.preconditions import dims_fit_int32, multiple_of
-from harness.registry.seeds import GEMM_ALPHA_BETA
-from harness.registry.tensor_cores import BF16_SPLITS
-from harness.registry.types import DELIBERATELY_DIFFERENT, Counterpart, Deviation, Kernel, Precision
+
+IDEA = Idea(
+    "wgmma",
+    "Hopper tensor cores: wgmma, TMA, warp specialisation, a persistent grid (tile-rosetta's step)",
+    "Hopper's warpgroup MMA (wgmma, HGMMA) takes both operands from 128-byte swizzled shared memory through "
+    "matrix descriptors and runs asynchronously, four warps at a time. Each rung adds one idea: the copy "
+    "engine (TMA, tensor maps, mbarrier completion) instead of cp.async by every thread; a producer "
+    "warpgroup that only loads and consumer warpgroups that only multiply, with setmaxnreg moving registers "
+    "to the consumers; a persistent grid that walks tiles in grouped order. TF32 wgmma reads fp32 operands' "
+    "upper 19 bits (truncation) and cannot transpose B: both operands must be K-major.",
+)
 
 _BK = 32          # one 128-byte swizzle row of fp32: the K step of every rung
 _GROUP_M = 8      # grouped tile order, in the CUDA kernels and the Triton counterparts alike
@@ -82,7 +105,7 @@ def _kernel(name: str, symbol: str, threads: int, bm: int, bn: int, stages: int,
     persistent = _counterpart(bm, bn, threads, counterpart_stages, split=bn == 256)
     splits = tuple(replace(persistent, name=f"persistent-{p}", precision=p) for p in BF16_SPLITS)
     return Kernel(
-        id=f"rosetta.{name}<{precision},{bm},{bn},{_BK},{stages},kmajor>", op="sgemm", idea="wgmma", seed=None,
+        id=f"rosetta.{name}<{precision},{bm},{bn},{_BK},{stages},kmajor>", op="sgemm", idea=IDEA.key, seed=None,
         section=_SECTION, symbol=symbol, args=args, block=(threads, 1, 1), tile_m=bm, tile_n=bn, tile_k=_BK,
         preconditions=_preconditions(bm, bn), reads_c_when_beta_zero=False,
         counterparts=(persistent, *(splits if precision == "3xtf32" and bf16_splits else ()), *more), notes=notes,
@@ -128,3 +151,83 @@ KERNELS: tuple[Kernel, ...] = (
                     "warpgroup writes only Bt's remainders; 48 KB stages, 4 of them.", precision="3xtf32",
                     a_in_registers=True, bf16_splits=False, more=(PRESPLIT,)), persistent=True),
 )
+
+
+_TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<", "wgmma_3xtf32_rs<")
+_SHARED_A_RUNGS = ("wgmma_smem<", "wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<")
+
+WGMMA_CONVERSION = Claim(
+    "fp32 to TF32 conversion",
+    f"the TF32 rungs write none: the fp32 tile goes to wgmma as it is and the tensor core reads its top 19 bits: "
+    f"it {TF32_CONVERSION_TEXT['truncate']}. The 3xTF32 rungs keep that truncation as their high part and round "
+    f"each remainder, x - (x & 0xffffe000), with cvt.rna.tf32.f32 (in shared memory or in registers: the row "
+    f"'where the split is done'): they {TF32_CONVERSION_TEXT['truncate_rna']}",
+    TF32_CONVERSION.triton,
+    TF32_CONVERSION.decided_by,
+    TF32_CONVERSION.cuda_check,
+    TF32_CONVERSION.triton_check)
+
+WGMMA = (
+    Claim("tensor-core instruction",
+          "wgmma.mma_async tf32 written as inline PTX (HGMMA), B read from shared memory through a matrix descriptor, "
+          "A too except on the rung that takes A from registers; no mma.sync (HMMA)",
+          "tl.dot(input_precision='tf32'): the compiler picks wgmma (HGMMA) for Hopper by itself",
+          COMPILER,
+          Check("wgmma in the source; HGMMA, no HMMA", lambda ev: ev.cuda["src.wgmma"] > 0 and ev.cuda["HGMMA"] > 0
+                and ev.cuda["HMMA"] == 0, ("src.wgmma", "HGMMA", "HMMA")),
+          Check("HGMMA, no HMMA", lambda ev: ev.triton["HGMMA"] > 0 and ev.triton["HMMA"] == 0, ("HGMMA", "HMMA"))),
+    Claim("operand loads",
+          "the first rung copies with cp.async from every thread (LDGSTS, no TMA); the later rungs hand the copy to "
+          "the copy engine: tensor maps encoded on the host (cuTensorMapEncodeTiled) and passed as "
+          "__grid_constant__ parameters, cp.async.bulk.tensor completing on an mbarrier (UTMALDG)",
+          "tl.make_tensor_descriptor on the device: the compiler turns the descriptor loads into the copy engine's "
+          "asynchronous copies (UTMALDG) and pipelines them itself",
+          PROGRAMMER,
+          ByKernel({"wgmma_smem<": Check("LDGSTS, no UTMALDG", lambda ev: ev.cuda["LDGSTS"] > 0
+                                         and ev.cuda["UTMALDG"] == 0, ("LDGSTS", "UTMALDG")),
+                    **{rung: Check("UTMALDG", lambda ev: ev.cuda["UTMALDG"] > 0, ("UTMALDG", "LDGSTS"))
+                       for rung in _TMA_RUNGS}}),
+          Check("UTMALDG (the descriptor loads are lowered to copy-engine copies in the pipelined ttgir)",
+                lambda ev: ev.triton["UTMALDG"] > 0, ("UTMALDG", "LDGSTS"))),
+    Claim("registers per role",
+          "one producer and two consumer warpgroups (384 threads, __launch_bounds__(384, 1)): setmaxnreg "
+          "(USETMAXREG) lowers the producer's registers and raises the consumers'; the 256-thread rungs have one "
+          "role and no setmaxnreg",
+          "tl.range(..., warp_specialize=True) asks the compiler to split loading and computing warps; how many "
+          "registers each gets is the compiler's decision, not the kernel's",
+          COMPILER,
+          Check("USETMAXREG exactly on the 384-thread rungs",
+                lambda ev: (ev.cuda["USETMAXREG"] > 0) == (ev.cuda["cfg.threads"] == 384),
+                ("USETMAXREG", "cfg.threads")),
+          Check("HGMMA under the compiler's own warp split (no register split written)",
+                lambda ev: ev.triton["HGMMA"] > 0, ("HGMMA", "USETMAXREG"))),
+)
+
+SPLIT_PLACE = Claim(
+    "where the split is done",
+    "written by hand, per rung: the TF32 rungs split nothing and wgmma reads both tiles from shared memory (no "
+    "LDSM). rosetta.wgmma_3xtf32: the producer warpgroup writes both operands' remainders into shared memory and "
+    "every wgmma reads A and Bt there. rosetta.wgmma_3xtf32_rs: each consumer loads its A fragments (ldmatrix, "
+    "LDSM), splits them in registers and hands them to wgmma as register operands; only Bt's remainders go through "
+    "shared memory, written by the producer",
+    "the compiler's: for a split (tf32x3 and the bf16 splits) it loads both tiles from shared memory into registers, "
+    "splits them there, gives every dot its A part as a register operand (ttng.warp_group_dot on a dot_op tensor, "
+    "wgmma's RS form) and writes B's parts back to shared memory for wgmma to read; with 'tf32' (no split) both "
+    "operands stay in shared memory. The 'presplit' form splits before the product, into global memory: its dots "
+    "read all four parts from shared memory, loaded by TMA",
+    COMPILER,
+    ByKernel({**{rung: Check("no LDSM: A goes to wgmma from shared memory", lambda ev: ev.cuda["LDSM"] == 0
+                             and ev.cuda["src.ldmatrix"] == 0, ("LDSM", "src.ldmatrix"))
+                 for rung in _SHARED_A_RUNGS},
+              "wgmma_3xtf32_rs<": Check("ldmatrix in the source, LDSM in the SASS: A's fragments loaded to registers",
+                                        lambda ev: ev.cuda["LDSM"] > 0 and ev.cuda["src.ldmatrix"] > 0,
+                                        ("LDSM", "src.ldmatrix"))}),
+    Check("every dot takes A from registers exactly when the compiler splits the operands",
+          lambda ev: ev.triton["ttgir.warp_group_dot"] > 0 and ev.triton["ttgir.warp_group_dot_reg_a"]
+          == (ev.triton["ttgir.warp_group_dot"] if ev.triton["cfg.split_parts"] > 1
+              and not ev.triton["cfg.presplit"] else 0),
+          ("ttgir.warp_group_dot", "ttgir.warp_group_dot_reg_a", "cfg.split_parts", "cfg.presplit")))
+
+
+IDEAS: dict[str, Idea] = {IDEA.key: IDEA}
+CLAIMS: dict[str, tuple[Claim, ...]] = {IDEA.key: (*WGMMA, WGMMA_CONVERSION, OPERAND_SPLIT, SPLIT_PLACE)}

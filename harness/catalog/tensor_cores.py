@@ -1,10 +1,99 @@
-"""The mapping claims of the tensor-core GEMMs (TF32 and 3xTF32, B row-major or K-major)."""
+"""Tensor-core GEMMs (TF32 and fp32-accurate 3xTF32): the step seed 000 names last.
+
+Seed 000 ends: "Tensors Cores can be used to do matrix-matrix multiplication directly ... we need to use these hardware
+resources". These entries take that step in kernels_cuda/rosetta_tc_gemm.cu: mma.sync.m16n8k8 tf32 (HMMA) fed by a
+cp.async pipeline, with a TF32 kernel and a 3xTF32 kernel on the same tile, each for row-major B (the suite's layout)
+and for K-major B (the kernel takes Bt = B^T, N x K contiguous; the harness packs it once, outside the timed region,
+and times the packing on its own). wgmma (HGMMA), which Hopper's full tensor rate needs, exists only for the sm_90a
+target, and the NVRTC path always compiles for sm_90: that is why the CUDA side is mma.sync.
+
+Each kernel has two Triton counterparts: "dot" (kernels_triton.gemm_tc) with the CUDA block's tile, K step, warps and
+stages, and "tuned" (kernels_triton.gemm_tc_tuned), the same source with the tile chosen by @triton.autotune (its
+launch ignores the derived tile; chosen_config() reports the winner).
+The 3xTF32 kernels also carry Triton's bf16 splits on the tuned form, "tuned-bf16x3" and "tuned-bf16x6"
+(input_precision "bf16x3" / "bf16x6"): rows of their own precision class beside the tf32x3 one, compared with cuBLAS
+fp32; bf16x6 must pass the fp32 checks, bf16x3 is labelled not fp32-accurate (harness/catalog_types/kernel.py).
+
+TF32 entries are compared only with cuBLAS TF32 and checked against the tf32 bound; 3xTF32 entries are compared with
+cuBLAS fp32 and must pass the fp32 checks.
+
+The idea, its kernels and its mapping claims are declared here; Hopper's wgmma ladder (harness/catalog/hopper.py)
+shares the conversion and split claims.
+"""
 
 from __future__ import annotations
 
-from harness.claims.checks import COMPILER, PROGRAMMER, ByKernel, Check, Claim
-from harness.claims.evidence import Evidence
-from harness.registry.types import TF32_CONVERSION_TEXT
+from dataclasses import replace
+
+from harness.catalog.seeds.kernels import GEMM_ALPHA_BETA
+from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByKernel, Check, Claim
+from harness.catalog_types.evidence import Evidence
+from harness.catalog_types.idea import Idea
+from harness.catalog_types.kernel import TF32_CONVERSION_TEXT, BLayout, Counterpart, Kernel, Precision, Role
+from harness.preconditions import dims_fit_int32
+
+IDEA = Idea(
+    "tensor_core",
+    "Tensor cores: TF32 and 3xTF32 (tile-rosetta's step)",
+    "mma.sync multiplies 16x8x8 tf32 tiles held in registers: 8x the FFMA rate, fed by ldmatrix from a "
+    "swizzled, cp.async-pipelined shared tile. TF32 keeps 10 mantissa bits of each input (the CUDA kernel "
+    "rounds them, Triton's tf32 dot truncates them); 3xTF32 splits each input into a tf32 high part and a tf32 "
+    "remainder and issues three mma's, which is fp32-accurate again. "
+    "Hopper's tf32 wgmma needs K-major B in shared memory, so B's layout in global memory decides Triton's "
+    "fast path.",
+)
+
+# (BM, BN, BK, WARPS_M, WARPS_N, STAGES, MIN_BLOCKS): 128 x 128 x 32 over 256 threads is the block tile an fp32
+# SIMT kernel uses, so the comparison with the ladder is like for like; 256 x 128 (64 x 64 warp tiles) is the
+# larger tile that did best with row-major B at 8192^3. 3xTF32 keeps 64 x 32 warp tiles: its per-K-tile
+# accumulator doubles the accumulator registers.
+_SIMT_TILE = (128, 128, 32, 2, 4, 3, 1)
+_WIDE_TILE = (256, 128, 32, 4, 2, 3, 1)
+_GROUP_M = 8  # the CUDA kernel's grouped block order, in the Triton programs too
+# Triton's bf16 operand splits, registered beside tf32x3 on the fp32-accurate kernels (each a row of its own class)
+BF16_SPLITS: tuple[Precision, ...] = ("bf16x3", "bf16x6")
+
+
+def _counterparts(kmajor: bool, precision: Precision) -> tuple[Counterpart, ...]:
+    # the tuner picks tile and stages at launch; num_stages here only shapes the ahead-of-time compile
+    tuned = Counterpart("tuned", "gemm_tc_tuned", {"b_kmajor": kmajor}, num_stages=3, role=Role.TUNED)
+    out = (Counterpart("dot", "gemm_tc", {"b_kmajor": kmajor, "group_m": _GROUP_M}, num_stages=3), tuned)
+    if precision == "3xtf32":
+        out += tuple(replace(tuned, name=f"tuned-{split}", precision=split) for split in BF16_SPLITS)
+    return out
+
+
+def _kernel(precision: Precision, tile: tuple[int, ...], b_layout: BLayout, notes: str) -> Kernel:
+    bm, bn, bk, wm, wn, stages, min_blocks = tile
+    kmajor = b_layout == "kmajor"
+    name = {"tf32": "tc_gemm_tf32", "3xtf32": "tc_gemm_3xtf32"}[precision]
+    symbol = f"{name}<{bm}, {bn}, {bk}, {wm}, {wn}, {stages}, {min_blocks}, {'true' if kmajor else 'false'}>"
+    # the .cu header's launch line: A stages, then B stages (row-major B rows padded by 8 floats); over 48 KB, so
+    # the launcher raises the function's dynamic shared-memory limit first
+    smem = stages * (bm * bk + (bn * bk if kmajor else bk * (bn + 8))) * 4
+    return Kernel(
+        id=f"rosetta.tc_gemm<{precision},{bm},{bn},{bk},{wm},{wn},{stages},{b_layout}>", op="sgemm",
+        idea=IDEA.key, seed=None, section="tile-rosetta's step after the closing \"Tensor Cores\" paragraph",
+        symbol=symbol, args=GEMM_ALPHA_BETA, block=(wm * wn * 32, 1, 1), tile_m=bm, tile_n=bn, tile_k=bk,
+        preconditions=(dims_fit_int32(),), reads_c_when_beta_zero=False, counterparts=_counterparts(kmajor, precision),
+        notes=notes, precision=precision, b_layout=b_layout, dynamic_smem=smem,
+        # to_tf32() in the .cu: cvt.rn.tf32.f32 on every operand (both precisions; 3xTF32 on the high and low parts)
+        tf32_conversion="rn")
+
+
+_KMAJOR = "K-major B: the kernel reads Bt = B^T (N x K), packed once outside the timed region. "
+_ROW = "Row-major B: mma.sync's B fragment is read with 16-byte loads through a permuted column mapping. "
+
+KERNELS: tuple[Kernel, ...] = (
+    _kernel("tf32", _SIMT_TILE, "row", _ROW + "Every operand rounded to tf32 (cvt.rn), fp32 accumulation."),
+    _kernel("tf32", _SIMT_TILE, "kmajor", _KMAJOR + "Every operand rounded to tf32 (cvt.rn), fp32 accumulation."),
+    _kernel("tf32", _WIDE_TILE, "row", _ROW + "64 x 64 warp tiles (255 registers, a few spilled)."),
+    _kernel("tf32", _WIDE_TILE, "kmajor", _KMAJOR + "64 x 64 warp tiles (255 registers, a few spilled)."),
+    _kernel("3xtf32", _SIMT_TILE, "row", _ROW + "Three mma's per product; each K tile summed from zero and added "
+            "in fp32, because the tensor core's own accumulation does not round to nearest."),
+    _kernel("3xtf32", _SIMT_TILE, "kmajor", _KMAJOR + "Three mma's per product; each K tile summed from zero and "
+            "added in fp32, because the tensor core's own accumulation does not round to nearest."),
+)
 
 
 def _conversion_is(declared: str | None, rn: int, rna: int, mask: int = 0) -> bool:
@@ -175,80 +264,5 @@ OPERAND_SPLIT = Claim(
           ("cfg.mma_passes", "cfg.split_parts", "ttgir.warp_group_dot", "ttgir.dot_bf16", "ttgir.to_bf16",
            "ttgir.to_tf32_rna", "ttgir.split_sub", "ttgir.nan_guard", "cfg.presplit")))
 
-_TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<", "wgmma_3xtf32_rs<")
-_SHARED_A_RUNGS = ("wgmma_smem<", "wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<")
-
-WGMMA_CONVERSION = Claim(
-    "fp32 to TF32 conversion",
-    f"the TF32 rungs write none: the fp32 tile goes to wgmma as it is and the tensor core reads its top 19 bits: "
-    f"it {TF32_CONVERSION_TEXT['truncate']}. The 3xTF32 rungs keep that truncation as their high part and round "
-    f"each remainder, x - (x & 0xffffe000), with cvt.rna.tf32.f32 (in shared memory or in registers: the row "
-    f"'where the split is done'): they {TF32_CONVERSION_TEXT['truncate_rna']}",
-    TF32_CONVERSION.triton,
-    TF32_CONVERSION.decided_by,
-    TF32_CONVERSION.cuda_check,
-    TF32_CONVERSION.triton_check)
-
-WGMMA = (
-    Claim("tensor-core instruction",
-          "wgmma.mma_async tf32 written as inline PTX (HGMMA), B read from shared memory through a matrix descriptor, "
-          "A too except on the rung that takes A from registers; no mma.sync (HMMA)",
-          "tl.dot(input_precision='tf32'): the compiler picks wgmma (HGMMA) for Hopper by itself",
-          COMPILER,
-          Check("wgmma in the source; HGMMA, no HMMA", lambda ev: ev.cuda["src.wgmma"] > 0 and ev.cuda["HGMMA"] > 0
-                and ev.cuda["HMMA"] == 0, ("src.wgmma", "HGMMA", "HMMA")),
-          Check("HGMMA, no HMMA", lambda ev: ev.triton["HGMMA"] > 0 and ev.triton["HMMA"] == 0, ("HGMMA", "HMMA"))),
-    Claim("operand loads",
-          "the first rung copies with cp.async from every thread (LDGSTS, no TMA); the later rungs hand the copy to "
-          "the copy engine: tensor maps encoded on the host (cuTensorMapEncodeTiled) and passed as "
-          "__grid_constant__ parameters, cp.async.bulk.tensor completing on an mbarrier (UTMALDG)",
-          "tl.make_tensor_descriptor on the device: the compiler turns the descriptor loads into the copy engine's "
-          "asynchronous copies (UTMALDG) and pipelines them itself",
-          PROGRAMMER,
-          ByKernel({"wgmma_smem<": Check("LDGSTS, no UTMALDG", lambda ev: ev.cuda["LDGSTS"] > 0
-                                         and ev.cuda["UTMALDG"] == 0, ("LDGSTS", "UTMALDG")),
-                    **{rung: Check("UTMALDG", lambda ev: ev.cuda["UTMALDG"] > 0, ("UTMALDG", "LDGSTS"))
-                       for rung in _TMA_RUNGS}}),
-          Check("UTMALDG (the descriptor loads are lowered to copy-engine copies in the pipelined ttgir)",
-                lambda ev: ev.triton["UTMALDG"] > 0, ("UTMALDG", "LDGSTS"))),
-    Claim("registers per role",
-          "one producer and two consumer warpgroups (384 threads, __launch_bounds__(384, 1)): setmaxnreg "
-          "(USETMAXREG) lowers the producer's registers and raises the consumers'; the 256-thread rungs have one "
-          "role and no setmaxnreg",
-          "tl.range(..., warp_specialize=True) asks the compiler to split loading and computing warps; how many "
-          "registers each gets is the compiler's decision, not the kernel's",
-          COMPILER,
-          Check("USETMAXREG exactly on the 384-thread rungs",
-                lambda ev: (ev.cuda["USETMAXREG"] > 0) == (ev.cuda["cfg.threads"] == 384),
-                ("USETMAXREG", "cfg.threads")),
-          Check("HGMMA under the compiler's own warp split (no register split written)",
-                lambda ev: ev.triton["HGMMA"] > 0, ("HGMMA", "USETMAXREG"))),
-)
-
-SPLIT_PLACE = Claim(
-    "where the split is done",
-    "written by hand, per rung: the TF32 rungs split nothing and wgmma reads both tiles from shared memory (no "
-    "LDSM). rosetta.wgmma_3xtf32: the producer warpgroup writes both operands' remainders into shared memory and "
-    "every wgmma reads A and Bt there. rosetta.wgmma_3xtf32_rs: each consumer loads its A fragments (ldmatrix, "
-    "LDSM), splits them in registers and hands them to wgmma as register operands; only Bt's remainders go through "
-    "shared memory, written by the producer",
-    "the compiler's: for a split (tf32x3 and the bf16 splits) it loads both tiles from shared memory into registers, "
-    "splits them there, gives every dot its A part as a register operand (ttng.warp_group_dot on a dot_op tensor, "
-    "wgmma's RS form) and writes B's parts back to shared memory for wgmma to read; with 'tf32' (no split) both "
-    "operands stay in shared memory. The 'presplit' form splits before the product, into global memory: its dots "
-    "read all four parts from shared memory, loaded by TMA",
-    COMPILER,
-    ByKernel({**{rung: Check("no LDSM: A goes to wgmma from shared memory", lambda ev: ev.cuda["LDSM"] == 0
-                             and ev.cuda["src.ldmatrix"] == 0, ("LDSM", "src.ldmatrix"))
-                 for rung in _SHARED_A_RUNGS},
-              "wgmma_3xtf32_rs<": Check("ldmatrix in the source, LDSM in the SASS: A's fragments loaded to registers",
-                                        lambda ev: ev.cuda["LDSM"] > 0 and ev.cuda["src.ldmatrix"] > 0,
-                                        ("LDSM", "src.ldmatrix"))}),
-    Check("every dot takes A from registers exactly when the compiler splits the operands",
-          lambda ev: ev.triton["ttgir.warp_group_dot"] > 0 and ev.triton["ttgir.warp_group_dot_reg_a"]
-          == (ev.triton["ttgir.warp_group_dot"] if ev.triton["cfg.split_parts"] > 1
-              and not ev.triton["cfg.presplit"] else 0),
-          ("ttgir.warp_group_dot", "ttgir.warp_group_dot_reg_a", "cfg.split_parts", "cfg.presplit")))
-
-TC_CLAIMS: dict[str, tuple[Claim, ...]] = {"tensor_core": (*TENSOR_CORE, TF32_CONVERSION, OPERAND_SPLIT),
-                                           "wgmma": (*WGMMA, WGMMA_CONVERSION, OPERAND_SPLIT, SPLIT_PLACE)}
+IDEAS: dict[str, Idea] = {IDEA.key: IDEA}
+CLAIMS: dict[str, tuple[Claim, ...]] = {IDEA.key: (*TENSOR_CORE, TF32_CONVERSION, OPERAND_SPLIT)}

@@ -1,14 +1,16 @@
 """The seed documents and every kernel they publish, instantiated as the documents launch them.
 
 A counterpart here names only its Triton form; its tile, K step and warps come from the kernel
-(types.Counterpart.config). Where a Triton form cannot take the CUDA setting, the deviation and the
-reason stand beside it.
+(harness/catalog_types/kernel.Counterpart.config). Where a Triton form cannot take the CUDA setting, the deviation
+and the reason stand beside it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from harness.catalog_types.kernel import Counterpart, Deviation, Kernel, Published, PublishedRatio, Role, Seed
 from harness.preconditions import Precondition, dims_fit_int32, indices_fit_int32, multiple_of, product_only, square
-from harness.registry.types import Counterpart, Deviation, Kernel, Published, PublishedRatio, Seed
 
 # The argument names a kernel's parameter list may use, in the kernel's own order.
 GEMM_ALPHA_BETA = ("M", "N", "K", "alpha", "A", "B", "beta", "C")
@@ -53,7 +55,7 @@ DOT_BK16 = Counterpart("dot", "gemm_tile", deviations={
 # The rank-1 form reads each step's column of A and row of B from global memory where the CUDA kernels stage tiles
 # in shared memory (Triton has no shared-memory handle outside tl.dot): shown, never an idea's best Triton.
 RANK1_DESIGN = "deliberately different: rank-1 updates from global memory, no shared tile"
-RANK1 = Counterpart("rank1", "gemm_outer", {"unroll": True}, design=RANK1_DESIGN)
+RANK1 = Counterpart("rank1", "gemm_outer", {"unroll": True}, design=RANK1_DESIGN, role=Role.RANK1)
 ROWS = Counterpart("rows", "gemv_rows")
 
 
@@ -85,12 +87,12 @@ def _s000() -> list[Kernel]:
         Kernel(id="s000.v3_unroll_idx<64,64,16,16,16>", idea="unroll", section="unroll",
                symbol="gemm_block_tiling_v3<64, 64, 16, 16, 16>", tile_m=64, tile_n=64, tile_k=16,
                preconditions=gemm_pre(64, 64, 16),
-               counterparts=(DOT, Counterpart("static_range", "gemm_outer", {"unroll": True}, design=RANK1_DESIGN)),
+               counterparts=(DOT, replace(RANK1, name="static_range")),
                notes="#pragma unroll, load loops written i = 0; idx = i + tid (unrollable).", **base),
         Kernel(id="s000.v3_unroll_tid<64,64,16,16,16>", idea="unroll", section="unroll",
                symbol="gemm_block_tiling_v3<64, 64, 16, 16, 16>", tile_m=64, tile_n=64, tile_k=16,
                preconditions=gemm_pre(64, 64, 16),
-               counterparts=(DOT, Counterpart("range", "gemm_outer", {"unroll": False}, design=RANK1_DESIGN)),
+               counterparts=(DOT, replace(RANK1, name="range", params={"unroll": False})),
                notes="#pragma unroll, load loops written i = tid (trip count unknown to the compiler).", **base),
         Kernel(id="s000.gemm_block_tiling_v4<128,128,8,16,16>", idea="outer_product",
                section="2D block tiling GEMM (outer product)", symbol="gemm_block_tiling_v4<128, 128, 8, 16, 16>",
@@ -146,7 +148,7 @@ def _s002() -> list[Kernel]:
                preconditions=(square(), multiple_of("N", 2), product_only(), indices_fit_int32()),
                # the rank-1 form first: it keeps the worked example's 2 x 2 tile, which `rosetta trace` follows
                counterparts=(
-                   Counterpart("rank1", "gemm_outer", {"unroll": True}, design=RANK1_DESIGN, deviations={
+                   replace(RANK1, deviations={
                        "num_warps": Deviation(1, "4 threads: Triton's smallest program is one warp")}),
                    Counterpart("dot", "gemm_tile", deviations={
                        "block_m": _TL_DOT_16, "block_n": _TL_DOT_16, "block_k": _TL_DOT_16,

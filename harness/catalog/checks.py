@@ -1,77 +1,14 @@
-"""What a mapping claim is (a decision, its CUDA and Triton text, who decides it, and the checks that
-prove it), and the checks and rows several ideas share.
-
-One claim per decision an idea is about: what the CUDA kernels do, what the Triton counterparts do,
-and who decides it in Triton (the programmer, or the compiler). Each side carries a Check: a sentence
-and the predicate over `harness.claims.evidence.Evidence` that proves it, plus the evidence names a
-report prints beside the verdict. Where the kernels of one idea (or the Triton forms of one kernel)
-differ on a row, the row says so and its check is a `ByKernel` / `ByForm` with one case each: a kernel
-or form that no case names fails its test until someone states what holds for it.
+"""The checks and rows several GEMM families share (the seeds' SGEMM ideas and the SIMT ladder): the helpers their
+predicates read and the claims whose wording is common to them (operand staging, synchronisation, a single buffer).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-
-from harness.claims.evidence import Evidence, Numbers
-
-PROGRAMMER = "programmer"
-COMPILER = "compiler"
+from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByForm, Check, Claim, Side
+from harness.catalog_types.evidence import Evidence, Numbers
+from harness.catalog_types.kernel import Role
 
 
-@dataclass(frozen=True)
-class Check:
-    text: str
-    holds: Callable[[Evidence], bool]
-    shows: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ByKernel:
-    """One check per kernel of the idea; keys are substrings of kernel ids."""
-
-    cases: Mapping[str, Check]
-
-    def pick(self, ev: Evidence) -> Check:
-        found = [c for key, c in self.cases.items() if key in ev.kernel.id]
-        if len(found) != 1:
-            raise LookupError(f"{ev.kernel.id}: {len(found)} cases of {sorted(self.cases)} name it; state one")
-        return found[0]
-
-
-@dataclass(frozen=True)
-class ByForm:
-    """One check per Triton form (counterpart name)."""
-
-    cases: Mapping[str, Check]
-
-    def pick(self, ev: Evidence) -> Check:
-        if ev.form not in self.cases:
-            raise LookupError(f"{ev.kernel.id}: no case for the Triton form {ev.form!r} (cases: {sorted(self.cases)})")
-        return self.cases[ev.form]
-
-
-Side = Check | ByKernel | ByForm
-
-
-@dataclass(frozen=True)
-class Claim:
-    decision: str
-    cuda: str
-    triton: str
-    decided_by: str          # who decides it in Triton: PROGRAMMER or COMPILER
-    cuda_check: Side
-    triton_check: Side
-
-
-def pick(side: Side, ev: Evidence) -> Check:
-    return side if isinstance(side, Check) else side.pick(ev)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Helpers the predicates share
-# ---------------------------------------------------------------------------------------------------
 def lds(n: Numbers) -> int:
     """Plain shared-memory loads of any width."""
     return n["LDS.32"] + n["LDS.64"] + n["LDS.128"]
@@ -82,11 +19,6 @@ def tiles(ev: Evidence) -> int:
     n = ev.cuda
     return 4 * (n["cfg.tile_m"] * n["cfg.tile_k"] + n["cfg.tile_k"] * n["cfg.tile_n"])
 
-
-def padded_tiles(ev: Evidence) -> int:
-    """Bytes of one stage of the ladder's tiles: A transposed with each k-row padded by 4 floats, B as it lies."""
-    n = ev.cuda
-    return 4 * (n["cfg.tile_k"] * (n["cfg.tile_m"] + 4) + n["cfg.tile_k"] * n["cfg.tile_n"])
 
 
 def triton_tiles(n: Numbers) -> int:
@@ -120,7 +52,7 @@ def staging(cuda_text: str, cuda_check: Side) -> Claim:
         "in shared memory (two ttg.local_alloc into a #shared encoding); rank1 form, deliberately different: the "
         "program stages nothing (each k loads a column of A and a row of B from global memory), though the compiler "
         "may still use shared memory to convert layouts",
-        COMPILER, cuda_check, ByForm({"dot": DOT_STAGED, "tuned": DOT_STAGED, "rank1": RANK1_UNSTAGED}))
+        COMPILER, cuda_check, ByForm({Role.PLAIN: DOT_STAGED, Role.TUNED: DOT_STAGED, Role.RANK1: RANK1_UNSTAGED}))
 
 
 _BAR = Check("BAR in the SASS", lambda ev: ev.triton["BAR"] >= 1, ("BAR",))
@@ -135,8 +67,8 @@ def synchronisation(cuda_text: str = "__syncthreads() written by hand after the 
         COMPILER,
         Check("__syncthreads in the source, BAR in the SASS",
               lambda ev: ev.cuda["src.syncthreads"] >= 2 and ev.cuda["BAR"] >= 2, ("src.syncthreads", "BAR")),
-        ByForm({"dot": _BAR, "tuned": _BAR,
-                "rank1": Check("BAR only with shared memory for conversions",
+        ByForm({Role.PLAIN: _BAR, Role.TUNED: _BAR,
+                Role.RANK1: Check("BAR only with shared memory for conversions",
                                lambda ev: (ev.triton["BAR"] > 0) == (ev.triton["shared_bytes"] > 0),
                                ("BAR", "shared_bytes"))}))
 
@@ -173,7 +105,7 @@ def single_buffer() -> Claim:
         PROGRAMMER,
         Check("no cp.async in the source or the SASS", lambda ev: ev.cuda["src.cp_async"] + ev.cuda["LDGSTS"] == 0,
               ("src.cp_async", "LDGSTS")),
-        ByForm({"dot": one, "rank1": one, "tuned": TUNED_STAGES}))
+        ByForm({Role.PLAIN: one, Role.RANK1: one, Role.TUNED: TUNED_STAGES}))
 
 
 def ffma_only(n: Numbers) -> bool:

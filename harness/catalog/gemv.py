@@ -1,13 +1,65 @@
-"""The mapping claims of the SGEMV ideas: a thread per row, a warp per row, a block per row, 16-byte loads.
+"""The SGEMV family: the ideas of seed 003's two kernels and of tile-rosetta's two steps after its cut-off (several
+warps per row, then 16-byte loads), tile-rosetta's kernels of those steps, and the mapping claims of all four.
 
 A GEMV has no K loop and no tensor-core layout: each row is one dot product with x, and the decisions
-are who walks a row, how wide the loads are and how the partial sums of a row are combined.
+are who walks a row, how wide the loads are and how the partial sums of a row are combined. Seed 003's kernels
+themselves are with their document's (harness/catalog/seeds/kernels.py).
 """
 
 from __future__ import annotations
 
-from harness.claims.checks import COMPILER, PROGRAMMER, Check, Claim, scalar_loads
-from harness.claims.evidence import Evidence
+from harness.catalog.checks import scalar_loads
+from harness.catalog.seeds.kernels import GEMV, ROWS
+from harness.catalog_types.claim import COMPILER, PROGRAMMER, Check, Claim
+from harness.catalog_types.evidence import Evidence
+from harness.catalog_types.idea import Idea
+from harness.catalog_types.kernel import Counterpart, Deviation, Kernel
+from harness.preconditions import dims_fit_int32
+
+IDEAS: dict[str, Idea] = {
+    idea.key: idea
+    for idea in (
+        Idea(
+            "gemv_naive",
+            "SGEMV, one thread per row",
+            "Thread i walks row i: neighbouring threads read addresses N floats apart, so no load coalesces.",
+        ),
+        Idea(
+            "gemv_warp",
+            "SGEMV, one warp per row with a shuffle reduction",
+            "A 32-thread block walks one row with stride 32 (coalesced), then __shfl_down_sync folds the 32 "
+            "partial sums.",
+        ),
+        Idea(
+            "gemv_block",
+            "SGEMV, several warps per row (tile-rosetta's step)",
+            "A block of several warps per row: shuffles inside each warp, then a shared-memory pass across "
+            "the warps.",
+        ),
+        Idea(
+            "gemv_vector",
+            "SGEMV with 16-byte loads (tile-rosetta's step)",
+            "float4 loads quarter the load instructions and keep more bytes in flight per thread: the last "
+            "step towards the copy bandwidth.",
+        ),
+    )
+}
+
+_BASE = {"op": "sgemv", "seed": None, "args": GEMV, "reads_c_when_beta_zero": False, "tile_n": 0,
+         "section": "tile-rosetta's step after kernel 2", "preconditions": (dims_fit_int32(),)}
+
+KERNELS: tuple[Kernel, ...] = (
+    Kernel(id="rosetta.sgemv_block_reduce<256>", idea="gemv_block", symbol="sgemv_block_reduce<256>",
+           block=(256, 1, 1), tile_m=1, tile_k=256, counterparts=(ROWS,), **_BASE),
+    # Per step a row's threads each take one float4 and the loop is unrolled 4 times: 16 floats per thread.
+    Kernel(id="rosetta.sgemv_float4<256,1>", idea="gemv_vector", symbol="sgemv_float4<256, 1>", block=(256, 1, 1),
+           tile_m=1, tile_k=256 * 16,
+           counterparts=(Counterpart("rows", "gemv_rows", deviations={"block_n": Deviation(
+               1024, "one float4 per thread per step: the CUDA kernel's 4x unroll is a per-thread loop Triton does "
+                     "not expose, and the compiler keeps several loads in flight itself")}),), **_BASE),
+    Kernel(id="rosetta.sgemv_float4<128,4>", idea="gemv_vector", symbol="sgemv_float4<128, 4>", block=(128, 1, 1),
+           tile_m=4, tile_k=32 * 16, counterparts=(ROWS,), **_BASE),
+)
 
 
 def _warps_per_row(ev: Evidence) -> int:
@@ -120,6 +172,6 @@ GEMV_VECTOR = (
           _CROSS_WARP),
 )
 
-GEMV_CLAIMS: dict[str, tuple[Claim, ...]] = {
+CLAIMS: dict[str, tuple[Claim, ...]] = {
     "gemv_naive": GEMV_NAIVE, "gemv_warp": GEMV_WARP, "gemv_block": GEMV_BLOCK, "gemv_vector": GEMV_VECTOR,
 }

@@ -1,4 +1,4 @@
-"""What a registry entry is: a kernel, its Triton counterparts, its seed and what the seed published.
+"""What a catalog entry is: a kernel, its Triton counterparts, its seed and what the seed published.
 
 A counterpart's launch settings are derived from its kernel (same output tile per program as per CUDA
 block, same K step, threads / 32 warps) and written down only where they deviate, with the reason
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Literal
 
 from harness.preconditions import Precondition, indices_fit_int32, unmet
@@ -146,6 +147,20 @@ class Deviation:
     why: str
 
 
+class Role(Enum):
+    """What a Triton form is to its CUDA kernel, declared where the counterpart is. The mapping claims state one check
+    per role (harness/catalog_types/claim.ByForm), not per name, so a form is checked by what it declares."""
+
+    # the kernel's own settings (derived, deviations stated): it moves data as the CUDA kernel does
+    PLAIN = "plain"
+    # the plain form's kernel with warps and stages (on tensor cores, the tile too) chosen by @triton.autotune
+    TUNED = "tuned"
+    # a tuner's design of its own tile, beside a summit: the Triton ceiling, never a rung
+    CEILING = "ceiling"
+    # deliberately different: rank-1 updates from global memory, no shared tile (its design says so)
+    RANK1 = "rank1"
+
+
 @dataclass(frozen=True)
 class Counterpart:
     """A Triton kernel expressing the same idea; its tile and warps come from the CUDA kernel."""
@@ -164,6 +179,7 @@ class Counterpart:
     # A precision class of its own (one of Triton's split forms on a 3xTF32 kernel's counterpart): it overrides the
     # kernel's where set, and the row is labelled and compared by it. None: the kernel's precision.
     precision: Precision | None = None
+    role: Role = Role.PLAIN
     # The form splits its operands in a pre-pass before the product, writing the parts to global memory: its KERNEL
     # is the product alone, which splits nothing (the mapping claims hold its compiled code to that).
     presplit: bool = False

@@ -1,17 +1,15 @@
-"""The mapping claims of the SGEMM ideas of the worklogs (naive to register outer product)."""
+"""The SGEMM ideas of the worklogs (naive to register outer product): each idea's lesson beside its mapping claims.
+
+Their kernels are the documents' own, in harness/catalog/seeds/kernels.py; the SIMT ladder's first rung takes
+the 2D coarsening idea from here.
+"""
 
 from __future__ import annotations
 
-from harness.claims.checks import (
-    COMPILER,
+from harness.catalog.checks import (
     DOT_STAGED,
     NO_LOCAL,
-    PROGRAMMER,
     TUNED_OUTPUTS,
-    ByForm,
-    ByKernel,
-    Check,
-    Claim,
     ffma_only,
     lds,
     same_outputs_per_thread,
@@ -22,7 +20,10 @@ from harness.claims.checks import (
     tiles,
     triton_tiles,
 )
-from harness.claims.evidence import Numbers
+from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByForm, ByKernel, Check, Claim
+from harness.catalog_types.evidence import Evidence, Numbers
+from harness.catalog_types.idea import Idea
+from harness.catalog_types.kernel import Role
 
 _TILES_EXACT = Check("shared bytes are the two tiles exactly (unpadded)",
                      lambda ev: ev.cuda["shared_bytes"] == tiles(ev), ("shared_bytes",))
@@ -34,6 +35,13 @@ _TWO_SHARED_ARRAYS = Check("two __shared__ arrays, filled with 4-byte stores",
 def _load_per_ffma(n: Numbers) -> bool:
     return scalar_loads(n) and n["LDG.32"] >= n["FFMA"]
 
+
+NAIVE_IDEA = Idea(
+    "naive",
+    "Naive: one thread per output",
+    "Each thread computes one element of C as a dot product read straight from global memory: "
+    "coalesced B, broadcast A, but two loads per FMA, so the kernel is bound by memory traffic.",
+)
 
 NAIVE = (
     Claim("who computes which output",
@@ -70,6 +78,13 @@ NAIVE = (
           Check("only LDG.32, LDG.32 >= FFMA", lambda ev: _load_per_ffma(ev.triton), ("LDG.32", "LDG.128", "FFMA"))),
 )
 
+SMEM_TILE_IDEA = Idea(
+    "smem_tile",
+    "Shared-memory block tile",
+    "A block stages a tile of A and a tile of B in shared memory, then every thread reads its row "
+    "and column from there: global traffic falls by the tile width.",
+)
+
 SMEM_TILE = (
     staging("__shared__ tiles of A (tile_m x tile_k) and of B (tile_k x tile_n), each thread loading one element "
             "of each per K step; the dot form stages the same tiles (seed 002's TILE_SIZE 2 at 16, tl.dot's least), "
@@ -78,9 +93,9 @@ SMEM_TILE = (
           "dot form: the compiler's choice, and for an fp32 (ieee) dot not swizzled (#ttg.swizzled_shared with "
           "maxPhase 1); no handle for the programmer. rank1 form: no shared tile",
           COMPILER, _TILES_EXACT,
-          ByForm({"dot": Check("unswizzled shared layout", lambda ev: ev.triton["ttgir.shared_swizzled"] == 0,
+          ByForm({Role.PLAIN: Check("unswizzled shared layout", lambda ev: ev.triton["ttgir.shared_swizzled"] == 0,
                                ("ttgir.shared_swizzled",)),
-                  "rank1": Check("no local_alloc", lambda ev: ev.triton["ttgir.local_alloc"] == 0,
+                  Role.RANK1: Check("no local_alloc", lambda ev: ev.triton["ttgir.local_alloc"] == 0,
                                  ("ttgir.local_alloc",))})),
     synchronisation("__syncthreads() written by hand after the tile loads and after the compute: load, sync, "
                     "compute, sync (seed 000's v1 adds one before the K loop)"),
@@ -93,12 +108,19 @@ SMEM_TILE = (
           Check("LDS and FFMA, no LDSM, no tensor cores",
                 lambda ev: lds(ev.cuda) > 0 and ev.cuda["LDSM"] == 0 and ffma_only(ev.cuda),
                 ("LDS.32", "LDS.64", "LDS.128", "FFMA")),
-          ByForm({"dot": Check("LDS.128 or LDSM, FFMA, no HMMA/HGMMA",
+          ByForm({Role.PLAIN: Check("LDS.128 or LDSM, FFMA, no HMMA/HGMMA",
                                lambda ev: ev.triton["LDS.128"] + ev.triton["LDSM"] > 0 and ffma_only(ev.triton),
                                ("LDS.128", "LDSM", "FFMA", "HMMA")),
-                  "rank1": Check("no LDS, no LDSM", lambda ev: lds(ev.triton) + ev.triton["LDSM"] == 0,
+                  Role.RANK1: Check("no LDS, no LDSM", lambda ev: lds(ev.triton) + ev.triton["LDSM"] == 0,
                                  ("LDS.32", "LDS.128", "LDSM"))})),
     single_buffer(),
+)
+
+MULTI_OUTPUT_IDEA = Idea(
+    "multi_output",
+    "Block tile with several outputs per thread",
+    "The C tile is larger than the thread block (64x64 over 16x16 threads): each thread keeps "
+    "BATCH_Y x BATCH_X accumulators, so fewer, busier threads hide latency.",
 )
 
 MULTI_OUTPUT = (
@@ -148,6 +170,23 @@ _RANK1_CONVERTS = Check("no local_alloc; shared memory for layout conversions",
                         and ev.triton["ttgir.convert_layout"] >= 1 and ev.triton["shared_bytes"] > 0,
                         ("ttgir.local_alloc", "ttgir.convert_layout", "shared_bytes"))
 
+
+def _rank1_steps_as_declared(ev: Evidence) -> bool:
+    """The two rank-1 forms differ only in their `unroll` setting: tl.static_range traces the BLOCK_K rank-1 steps
+    into the K loop, tl.range(loop_unroll_factor=1) keeps them a compiled inner loop."""
+    t = ev.triton
+    if ev.kernel.counterpart(ev.form).params["unroll"]:
+        return t["ttgir.loops"] == 1 and t["ttgir.loads"] == 2 * t["cfg.block_k"] + 1
+    return t["ttgir.loops"] == 2 and t["ttgir.loads"] == 3
+
+
+UNROLL_IDEA = Idea(
+    "unroll",
+    "Loop unrolling",
+    "A loop whose trip count the compiler can see (i = 0; idx = i + tid) unrolls; one starting at "
+    "tid does not. The document reports nearly 10x between the two.",
+)
+
 UNROLL = (
     Claim("unrolling the tile loads",
           "#pragma unroll on both load loops. Written `i = 0; idx = i + tid` (v3_unroll_idx) the trip count is a "
@@ -169,14 +208,12 @@ UNROLL = (
                   "src.unroll_loop_from_tid"] == 2 and ev.cuda["STS.32"] > tiles(ev) // 4 // ev.cuda["cfg.threads"],
                   ("src.unroll_loop_from_tid", "STS.32", "BRA"))}),
           ByForm({
-              "dot": Check("one scf.for, one tl.dot, 3 tl.load", lambda ev: ev.triton["ttgir.loops"] == 1
+              Role.PLAIN: Check("one scf.for, one tl.dot, 3 tl.load", lambda ev: ev.triton["ttgir.loops"] == 1
                            and ev.triton["ttgir.dot"] == 1 and ev.triton["ttgir.loads"] == 3,
                            ("ttgir.loops", "ttgir.dot", "ttgir.loads")),
-              "static_range": Check("one scf.for, 2*BLOCK_K+1 tl.load", lambda ev: ev.triton["ttgir.loops"] == 1
-                                    and ev.triton["ttgir.loads"] == 2 * ev.triton["cfg.block_k"] + 1,
-                                    ("ttgir.loops", "ttgir.loads", "registers")),
-              "range": Check("two scf.for, 3 tl.load", lambda ev: ev.triton["ttgir.loops"] == 2
-                             and ev.triton["ttgir.loads"] == 3, ("ttgir.loops", "ttgir.loads", "registers"))})),
+              Role.RANK1: Check("as the form's unroll setting declares: unrolled, one scf.for and 2*BLOCK_K+1 "
+                                "tl.load; not, two scf.for and 3 tl.load", _rank1_steps_as_declared,
+                                ("ttgir.loops", "ttgir.loads", "registers"))})),
     Claim("operand staging",
           "__shared__ As[Bm][Bk] and Bs[Bk][Bn] (the v3 kernel: the unroll section changes only its load loops)",
           "dot form: the tiles staged in shared memory by the compiler for tl.dot(input_precision='ieee') (two "
@@ -184,7 +221,14 @@ UNROLL = (
           "A and a row of B per step from global memory (no tl.dot, no local_alloc); the compiler still takes shared "
           "memory to convert the loaded vectors' layouts",
           PROGRAMMER, _TILES_EXACT,
-          ByForm({"dot": DOT_STAGED, "static_range": _RANK1_CONVERTS, "range": _RANK1_CONVERTS})),
+          ByForm({Role.PLAIN: DOT_STAGED, Role.RANK1: _RANK1_CONVERTS})),
+)
+
+COARSEN_1D_IDEA = Idea(
+    "coarsen_1d",
+    "1D thread coarsening",
+    "Each thread computes kStrideY outputs of a column, reusing its Bds value from a register: fewer "
+    "threads, fewer shared-memory loads per output, lower occupancy but more work per thread.",
 )
 
 COARSEN_1D = (
@@ -225,6 +269,13 @@ _REG_CACHES = Check("1-D register caches and a 2-D accumulator; at least 4 FFMA 
                     lambda ev: ev.cuda["src.register_arrays_1d"] >= 2 and ev.cuda["src.register_arrays_2d"] >= 1
                     and ev.cuda["FFMA"] >= 4 * lds(ev.cuda), ("src.register_arrays_1d", "FFMA", "LDS.32", "LDS.128"))
 
+COARSEN_2D_IDEA = Idea(
+    "coarsen_2d",
+    "2D thread coarsening (register blocking)",
+    "Each thread computes an 8x8 block of C from register caches of A and B: 16 shared loads feed 64 "
+    "FMAs.",
+)
+
 COARSEN_2D = (
     Claim("outputs per thread",
           "an 8 x 8 accumulator array per thread (s001 v4's c_value[8][8], rosetta's acc[TM][TN]): 64 outputs per "
@@ -233,7 +284,7 @@ COARSEN_2D = (
           "layout. The tuned form keeps the tile and may double the warps (32 per thread)",
           COMPILER,
           Check("64 per thread", lambda ev: ev.cuda["cfg.outputs_per_thread"] == 64, ("cfg.outputs_per_thread",)),
-          ByForm({"dot": _SAME_OUTPUTS, "rank1": _SAME_OUTPUTS, "tuned": TUNED_OUTPUTS})),
+          ByForm({Role.PLAIN: _SAME_OUTPUTS, Role.RANK1: _SAME_OUTPUTS, Role.TUNED: TUNED_OUTPUTS})),
     Claim("register caches",
           "per k, 8 values of A and 8 of B (A_reg / B_reg, a_reg / b_reg) are filled from shared memory and feed "
           "8 x 8 FFMA: at least 4 FFMA per shared load in the SASS",
@@ -242,12 +293,20 @@ COARSEN_2D = (
           "BLOCK_K-deep tiles (16 for s001, 32 for rosetta); how many FFMA a loaded value feeds is the compiler's "
           "choice",
           COMPILER, _REG_CACHES,
-          ByForm({"rank1": Check("rank-1 FFMA, no tl.dot", lambda ev: ev.triton["ttgir.dot"] == 0
+          ByForm({Role.RANK1: Check("rank-1 FFMA, no tl.dot", lambda ev: ev.triton["ttgir.dot"] == 0
                                  and ffma_only(ev.triton), ("ttgir.dot", "FFMA")),
-                  "dot": _ONE_DOT, "tuned": _ONE_DOT})),
+                  Role.PLAIN: _ONE_DOT, Role.TUNED: _ONE_DOT})),
     staging("__shared__ A and B tiles, unpadded (s001: Ads[64][8] and Bds[8][64]; rosetta: As[128*32] and "
             "Bs[32*128])", _TILES_EXACT),
     synchronisation(),
+)
+
+OUTER_PRODUCT_IDEA = Idea(
+    "outer_product",
+    "Register outer product",
+    "Loop order k-outermost: per k, a column of As and a row of Bs go to registers and a rank-1 "
+    "update accumulates into accum[i][j]; shared loads fall from 2*BATCH_Y*BATCH_X*Bk to "
+    "Bk*(BATCH_Y+BATCH_X).",
 )
 
 OUTER_PRODUCT = (
@@ -258,10 +317,10 @@ OUTER_PRODUCT = (
           "whole tile, acc += a[:, None] * b[None, :], its BLOCK_K steps unrolled (tl.static_range); dot form (staged "
           "as in CUDA): tl.dot over BLOCK_K = 16, its loop order the compiler's",
           PROGRAMMER, _REG_CACHES,
-          ByForm({"rank1": Check("no tl.dot; 2*BLOCK_K+1 tl.load", lambda ev: ev.triton["ttgir.dot"] == 0
+          ByForm({Role.RANK1: Check("no tl.dot; 2*BLOCK_K+1 tl.load", lambda ev: ev.triton["ttgir.dot"] == 0
                                  and ev.triton["ttgir.loads"] == 2 * ev.triton["cfg.block_k"] + 1,
                                  ("ttgir.dot", "ttgir.loads")),
-                  "dot": Check("one tl.dot", lambda ev: ev.triton["ttgir.dot"] == 1, ("ttgir.dot",))})),
+                  Role.PLAIN: Check("one tl.dot", lambda ev: ev.triton["ttgir.dot"] == 1, ("ttgir.dot",))})),
     Claim("where the accumulators live",
           "registers, no local memory: every index into a[], b[] and accum[][] resolves at compile time",
           "rank1 form (deliberately different, not the idea's Triton): ptxas spills the 128 x 128 accumulator tile "
@@ -269,14 +328,16 @@ OUTER_PRODUCT = (
           COMPILER,
           Check("no spills, no local memory", lambda ev: ev.cuda["spills"] + ev.cuda["local_bytes"]
                 + ev.cuda["LDL"] == 0, ("registers", "spills", "local_bytes")),
-          ByForm({"rank1": Check("spills", lambda ev: ev.triton["spills"] > 0 and ev.triton["LDL"] > 0,
+          ByForm({Role.RANK1: Check("spills", lambda ev: ev.triton["spills"] > 0 and ev.triton["LDL"] > 0,
                                  ("registers", "spills", "LDL")),
-                  "dot": NO_LOCAL})),
+                  Role.PLAIN: NO_LOCAL})),
     staging("__shared__ As[Bm][Bk] and Bs[Bk][Bn], read back one column / one row per k", _TILES_EXACT),
     synchronisation(),
 )
 
-GEMM_CLAIMS: dict[str, tuple[Claim, ...]] = {
+IDEAS: dict[str, Idea] = {i.key: i for i in (NAIVE_IDEA, SMEM_TILE_IDEA, MULTI_OUTPUT_IDEA, UNROLL_IDEA,
+                                              COARSEN_1D_IDEA, COARSEN_2D_IDEA, OUTER_PRODUCT_IDEA)}
+CLAIMS: dict[str, tuple[Claim, ...]] = {
     "naive": NAIVE, "smem_tile": SMEM_TILE, "multi_output": MULTI_OUTPUT, "unroll": UNROLL,
     "coarsen_1d": COARSEN_1D, "coarsen_2d": COARSEN_2D, "outer_product": OUTER_PRODUCT,
 }

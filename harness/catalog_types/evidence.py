@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from harness.registry import Kernel
+from harness.catalog_types.kernel import Kernel
 
 __all__ = ["Evidence", "KernelEvidence", "Numbers"]
 
@@ -35,7 +35,7 @@ class Evidence:
     kernel: Kernel
     cuda: Numbers
     triton: Numbers = field(default_factory=Numbers)
-    form: str = ""  # the counterpart's name ("dot", "rank1", ...); empty for a CUDA-side check
+    form: str = ""  # the counterpart's name; empty for a CUDA-side check
 
 
 @dataclass(frozen=True)

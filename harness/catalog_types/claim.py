@@ -1,0 +1,75 @@
+"""What a mapping claim is: a decision, its CUDA and Triton text, who decides it, and the checks that prove it.
+
+One claim per decision an idea is about: what the CUDA kernels do, what the Triton counterparts do,
+and who decides it in Triton (the programmer, or the compiler). Each side carries a Check: a sentence
+and the predicate over `harness.catalog_types.evidence.Evidence` that proves it, plus the evidence names a
+report prints beside the verdict. Where the kernels of one idea (or the Triton forms of one kernel)
+differ on a row, the row says so and its check is a `ByKernel` / `ByForm` with one case each: a kernel
+or form that no case names fails its test until someone states what holds for it. A `ByForm` names forms by the role
+their counterpart declares (harness/catalog_types/kernel.Role), never by their names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from harness.catalog_types.evidence import Evidence
+from harness.catalog_types.kernel import Role
+
+PROGRAMMER = "programmer"
+COMPILER = "compiler"
+
+
+@dataclass(frozen=True)
+class Check:
+    text: str
+    holds: Callable[[Evidence], bool]
+    shows: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ByKernel:
+    """One check per kernel of the idea; keys are substrings of kernel ids."""
+
+    cases: Mapping[str, Check]
+
+    def pick(self, ev: Evidence) -> Check:
+        found = [c for key, c in self.cases.items() if key in ev.kernel.id]
+        if len(found) != 1:
+            raise LookupError(f"{ev.kernel.id}: {len(found)} cases of {sorted(self.cases)} name it; state one")
+        return found[0]
+
+
+@dataclass(frozen=True)
+class ByForm:
+    """One check per Triton form, by the role its counterpart declares."""
+
+    cases: Mapping[Role, Check]
+
+    def pick(self, ev: Evidence) -> Check:
+        try:
+            role = ev.kernel.counterpart(ev.form).role
+        except ValueError as e:
+            raise LookupError(str(e)) from None
+        if role not in self.cases:
+            raise LookupError(f"{ev.kernel.id}: no case for the Triton form {ev.form!r}, role {role.value!r} "
+                              f"(cases: {sorted(r.value for r in self.cases)})")
+        return self.cases[role]
+
+
+Side = Check | ByKernel | ByForm
+
+
+@dataclass(frozen=True)
+class Claim:
+    decision: str
+    cuda: str
+    triton: str
+    decided_by: str          # who decides it in Triton: PROGRAMMER or COMPILER
+    cuda_check: Side
+    triton_check: Side
+
+
+def pick(side: Side, ev: Evidence) -> Check:
+    return side if isinstance(side, Check) else side.pick(ev)
