@@ -42,17 +42,24 @@ constexpr int CONSUMER_WARPS = 8;  // every consumer warp's lane 0 arrives on th
 // A consumer warpgroup's loop: rows 64 c .. 64 c + 63 of each output tile, all 256 columns (m64n256k8, 128
 // accumulators per thread). One wgmma group stays in flight: after committing tile kt's group, wait_group 1
 // retires tile kt - 1's, whose stage is then released, so the tensor core always has the next group queued.
-template <int STAGES, int GROUP>
+template <int STAGES, int GROUP, int CLUSTER>
 __device__ __forceinline__ void consume(unsigned base, unsigned full0, unsigned empty0, int c, int M, int N,
                                         int ktiles, int first, int step, float alpha, float beta,
                                         float* __restrict__ C) {
     const int tiles_m = M / BM, tiles_n = N / BN;
     const bool arrives = threadIdx.x % 32 == 0;
+    const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;
     int it = 0;
     float d[128];
-    for (int tile = first; tile < tiles_m * tiles_n; tile += step) {
+    // a stage is released to this block's producer and, in a cluster, to the peer's, which multicasts into it
+    auto release = [&](int s) {
+        if (!arrives) return;
+        mbar_arrive(empty0 + 8 * s);
+        if (CLUSTER > 1) mbar_arrive_peer(peer_address(empty0 + 8 * s, rank ^ 1));
+    };
+    for (int tile = first; tile < tiles_m * tiles_n / CLUSTER; tile += step) {
         int tm, tn;
-        grouped_tile<GROUP>(tile, tiles_m, tiles_n, tm, tn);
+        cluster_tile<GROUP, CLUSTER>(tile, tiles_m, tiles_n, rank, tm, tn);
 #pragma unroll
         for (int i = 0; i < 128; ++i) d[i] = 0.0f;
         for (int kt = 0; kt < ktiles; ++kt, ++it) {
@@ -64,16 +71,17 @@ __device__ __forceinline__ void consume(unsigned base, unsigned full0, unsigned 
             for (int k = 0; k < BK / 8; ++k) wgmma_m64n256k8(d, smem_desc(sa + 32 * k), smem_desc(sb + 32 * k));
             wgmma_commit();
             wgmma_wait<1>();
-            if (kt > 0 && arrives) mbar_arrive(empty0 + 8 * ((it - 1) % STAGES));
+            if (kt > 0) release((it - 1) % STAGES);
         }
         wgmma_wait<0>();
-        if (arrives) mbar_arrive(empty0 + 8 * ((it - 1) % STAGES));
+        release((it - 1) % STAGES);
         store_tile<BN>(d, C, N, tm * BM + c * 64, tn * BN, alpha, beta);
     }
 }
 
-// Shared by the two warp-specialised kernels: barriers, register split, roles. Tiles first, first + step, ...
-template <int STAGES, int GROUP>
+// Shared by the warp-specialised kernels: barriers, register split, roles. Tiles (or, in a cluster of CLUSTER blocks,
+// groups of tiles) first, first + step, ...
+template <int STAGES, int GROUP, int CLUSTER = 1>
 __device__ __forceinline__ void run(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
                                     const TensorMap* mapA, const TensorMap* mapB, int first, int step) {
     extern __shared__ unsigned char smem_raw[];
@@ -84,23 +92,26 @@ __device__ __forceinline__ void run(int M, int N, int K, float alpha, float beta
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full0 + 8 * s, 1);
-            mbar_init(empty0 + 8 * s, CONSUMER_WARPS);
+            mbar_init(empty0 + 8 * s, CONSUMER_WARPS * CLUSTER);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
+    if (CLUSTER > 1) cluster_sync();  // the peers' barriers exist before anything arrives on them
     const int wg = threadIdx.x / 128;
     if (wg == 0) {
         // The producer needs a handful of registers; giving them back lets the consumers hold 128 accumulators
         // and their addresses without spilling (40 * 128 + 232 * 256 = 64512 of the SM's 65536).
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0)
-            produce_tiles<STAGES, GROUP, BM, BN, STAGE_BYTES>(base, full0, empty0, mapA, mapB, M / BM, N / BN, K / BK,
-                                                              first, step);
+            produce_tiles<STAGES, GROUP, BM, BN, STAGE_BYTES, CLUSTER>(base, full0, empty0, mapA, mapB, M / BM, N / BN,
+                                                                       K / BK, first, step);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume<STAGES, GROUP>(base, full0, empty0, wg - 1, M, N, K / BK, first, step, alpha, beta, C);
+        consume<STAGES, GROUP, CLUSTER>(base, full0, empty0, wg - 1, M, N, K / BK, first, step, alpha, beta, C);
     }
+    // no block leaves while a peer may still multicast into its stages or arrive on its barriers
+    if (CLUSTER > 1) cluster_sync();
 }
 
 }  // namespace rosetta_wgmma

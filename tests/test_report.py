@@ -182,12 +182,17 @@ def test_the_hopper_rungs_show_their_headers_expanded_and_each_diff_what_the_run
         return [ln[1:] for ln in shown[source].code.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
 
     assert any("void tma_load_2d(" in ln for ln in added("rosetta_wgmma_tma.cu"))
-    assert any("void produce(" in ln for ln in added("rosetta_wgmma_ws.cu"))
+    assert any("void consume(" in ln for ln in added("rosetta_wgmma_ws.cu"))
     assert any("void wgmma_m64n256k8(" in ln for ln in added("rosetta_wgmma_ws.cu"))
-    # The persistent rung runs wgmma_ws's pipeline unchanged: its diff is its header comment and its entry point.
-    code = [ln for ln in added("rosetta_wgmma_persistent.cu") if ln.strip() and not ln.lstrip().startswith("//")]
-    assert any("void wgmma_persistent_tf32(" in ln for ln in code), code
-    assert not any("__device__" in ln for ln in code) and len(code) <= 10, code
+    # The persistent and cluster rungs run wgmma_ws's pipeline (the cluster rung with CLUSTER = 2): each diff is its
+    # header comment and its entry point.
+    for source, entry in (("rosetta_wgmma_persistent.cu", "void wgmma_persistent_tf32("),
+                          ("rosetta_wgmma_cluster.cu", "__cluster_dims__(2, 1, 1)")):
+        code = [ln for ln in added(source) if ln.strip() and not ln.lstrip().startswith("//")]
+        assert any(entry in ln for ln in code), code
+        assert not any("__device__" in ln for ln in code) and len(code) <= 10, code
+    # the A-from-registers rung adds its fragment loads and the instruction's register-A form
+    assert any("ldmatrix" in ln for ln in added("rosetta_wgmma_3xtf32_rs.cu"))
 
 
 def test_every_image_is_embedded_linked_full_size_and_legible(any_page: tuple[Path, Path, Path]) -> None:

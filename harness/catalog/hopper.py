@@ -7,6 +7,8 @@ Each rung is one .cu file in kernels_cuda/, built for sm_90a (wgmma and setmaxnr
 - rosetta.wgmma_ws: warp specialisation, one producer and two consumer warpgroups, setmaxnreg, 128 x 256 tiles
   (m64n256k8), full/empty mbarriers per stage.
 - rosetta.wgmma_persistent: the same on a persistent grid with a static grouped tile scheduler.
+- rosetta.wgmma_cluster: the same in clusters of 2 blocks stacked along M, which take turns to load the Bt tile they
+  share and multicast it into both (TMA multicast); a stage is released to both producers.
 - rosetta.wgmma_3xtf32: fp32-accurate 3xTF32 on the persistent grid, 128 x 128 tiles; the producer warpgroup writes
   each landed stage's tf32 remainders beside it, three wgmma per K step, each K tile's sum added in fp32.
   Its Triton side also runs Triton's bf16 splits on the persistent form ("persistent-bf16x3", "persistent-bf16x6"):
@@ -57,7 +59,9 @@ IDEA = Idea(
     "matrix descriptors and runs asynchronously, four warps at a time. Each rung adds one idea: the copy "
     "engine (TMA, tensor maps, mbarrier completion) instead of cp.async by every thread; a producer "
     "warpgroup that only loads and consumer warpgroups that only multiply, with setmaxnreg moving registers "
-    "to the consumers; a persistent grid that walks tiles in grouped order. TF32 wgmma reads fp32 operands' "
+    "to the consumers; a persistent grid that walks tiles in grouped order; clusters of blocks that load a tile "
+    "they share once and multicast it; then fp32-accurate 3xTF32 on that pipeline, its split first in shared "
+    "memory and then, for A, in registers (wgmma's register-A form). TF32 wgmma reads fp32 operands' "
     "upper 19 bits (truncation) and cannot transpose B: both operands must be K-major.",
 )
 
@@ -75,9 +79,12 @@ def _smem(stages: int, bm: int, bn: int, precision: Precision, a_in_registers: b
     return stages * (bm + bn + remainders) * _BK * 4 + 1024
 
 
-def _preconditions(bm: int, bn: int) -> tuple:
+def _preconditions(bm: int, bn: int, cluster: int) -> tuple:
     why = "no bounds checks: every tile is whole"
-    return (multiple_of("M", bm, why), multiple_of("N", bn, why), multiple_of("K", _BK, why), dims_fit_int32())
+    # a cluster's blocks take tiles stacked along M: M holds whole groups of them
+    m_why = why if cluster == 1 else f"{why}, and a cluster's {cluster} blocks take {cluster} tiles stacked along M"
+    return (multiple_of("M", bm * cluster, m_why), multiple_of("N", bn, why), multiple_of("K", _BK, why),
+            dims_fit_int32())
 
 
 _TWO_WARPGROUPS = Deviation(8, "Triton's persistent program runs its MMAs on two warpgroups; with warp_specialize "
@@ -100,14 +107,14 @@ def _counterpart(bm: int, bn: int, threads: int, num_stages: int, split: bool) -
 
 def _kernel(name: str, symbol: str, threads: int, bm: int, bn: int, stages: int, tensor_maps: bool,
             counterpart_stages: int, notes: str, precision: Precision = "tf32", a_in_registers: bool = False,
-            bf16_splits: bool = True, more: tuple[Counterpart, ...] = ()) -> Kernel:
+            bf16_splits: bool = True, more: tuple[Counterpart, ...] = (), cluster: int = 1) -> Kernel:
     args = GEMM_ALPHA_BETA + (TENSOR_MAP_ARGS if tensor_maps else ())
     persistent = _counterpart(bm, bn, threads, counterpart_stages, split=bn == 256)
     splits = tuple(replace(persistent, name=f"persistent-{p}", precision=p) for p in BF16_SPLITS)
     return Kernel(
         id=f"rosetta.{name}<{precision},{bm},{bn},{_BK},{stages},kmajor>", op="sgemm", idea=IDEA.key, seed=None,
         section=_SECTION, symbol=symbol, args=args, block=(threads, 1, 1), tile_m=bm, tile_n=bn, tile_k=_BK,
-        preconditions=_preconditions(bm, bn), reads_c_when_beta_zero=False,
+        preconditions=_preconditions(bm, bn, cluster), reads_c_when_beta_zero=False,
         counterparts=(persistent, *(splits if precision == "3xtf32" and bf16_splits else ()), *more), notes=notes,
         precision=precision, b_layout="kmajor", dynamic_smem=_smem(stages, bm, bn, precision, a_in_registers),
         aligned16=_ABC,
@@ -140,6 +147,10 @@ KERNELS: tuple[Kernel, ...] = (
     replace(_kernel("wgmma_persistent", "wgmma_persistent_tf32<4, 8>", 384, 128, 256, 4, True, 3,
                     _TRUNC + "Rung wgmma_ws on a persistent grid of min(SMs, tiles) blocks: static grouped tile "
                     "scheduler, loads of the next tile overlap the epilogue."), persistent=True),
+    replace(_kernel("wgmma_cluster", "wgmma_cluster_tf32<4, 8>", 384, 128, 256, 4, True, 3,
+                    _TRUNC + "Rung wgmma_persistent in clusters of 2 blocks stacked along M: they take turns to load "
+                    "the Bt tile they share and multicast it to both (TMA multicast); a stage is released to both "
+                    "producers.", cluster=2), persistent=True),
     replace(_kernel("wgmma_3xtf32", "wgmma_3xtf32<3, 8>", 384, 128, 128, 3, True, 3,
                     _SPLIT + "Each pair of K tiles summed from zero on the tensor core and added to the total in fp32 "
                     "(FADD), because the tensor core's accumulation truncates.", precision="3xtf32"), persistent=True),
@@ -153,8 +164,9 @@ KERNELS: tuple[Kernel, ...] = (
 )
 
 
-_TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<", "wgmma_3xtf32_rs<")
-_SHARED_A_RUNGS = ("wgmma_smem<", "wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_3xtf32<")
+_TMA_RUNGS = ("wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_cluster<", "wgmma_3xtf32<", "wgmma_3xtf32_rs<")
+_SHARED_A_RUNGS = ("wgmma_smem<", "wgmma_tma<", "wgmma_ws<", "wgmma_persistent<", "wgmma_cluster<", "wgmma_3xtf32<")
+_SINGLE_BLOCK_RUNGS = tuple(r for r in (*_SHARED_A_RUNGS, "wgmma_3xtf32_rs<") if r != "wgmma_cluster<")
 
 WGMMA_CONVERSION = Claim(
     "fp32 to TF32 conversion",
@@ -229,5 +241,21 @@ SPLIT_PLACE = Claim(
           ("ttgir.warp_group_dot", "ttgir.warp_group_dot_reg_a", "cfg.split_parts", "cfg.presplit")))
 
 
+CLUSTERS = Claim(
+    "clusters and multicast",
+    "written by hand on the cluster rung: __cluster_dims__(2, 1, 1) makes blocks 2 b and 2 b + 1 one cluster, which "
+    "takes two tiles stacked along M; its blocks take turns by K tile to load the Bt tile both read and multicast it "
+    "into both (cp.async.bulk.tensor ... .multicast::cluster: UTMALDG.2D.MULTICAST in the SASS), and each consumer "
+    "warp releases a stage to both producers (mapa and an mbarrier arrive on the peer's barrier). The other rungs "
+    "run blocks alone",
+    "not written: the persistent program is one block (Triton's num_ctas launch option left at its default, 1), and "
+    "none of its copy-engine loads is multicast",
+    PROGRAMMER,
+    ByKernel({"wgmma_cluster<": Check("multicast TMA loads (UTMALDG.MULTICAST)",
+                                      lambda ev: ev.cuda["UTMALDG.MULTICAST"] > 0, ("UTMALDG.MULTICAST", "UTMALDG")),
+              **{rung: Check("no multicast TMA load", lambda ev: ev.cuda["UTMALDG.MULTICAST"] == 0,
+                             ("UTMALDG.MULTICAST",)) for rung in _SINGLE_BLOCK_RUNGS}}),
+    Check("no multicast TMA load", lambda ev: ev.triton["UTMALDG.MULTICAST"] == 0, ("UTMALDG.MULTICAST", "UTMALDG")))
+
 IDEAS: dict[str, Idea] = {IDEA.key: IDEA}
-CLAIMS: dict[str, tuple[Claim, ...]] = {IDEA.key: (*WGMMA, WGMMA_CONVERSION, OPERAND_SPLIT, SPLIT_PLACE)}
+CLAIMS: dict[str, tuple[Claim, ...]] = {IDEA.key: (*WGMMA, WGMMA_CONVERSION, OPERAND_SPLIT, SPLIT_PLACE, CLUSTERS)}

@@ -20,8 +20,8 @@ __all__ = ["SCHEMA", "cache_dir", "digest", "load", "source_digest", "store"]
 
 # Bump when the meaning or layout of cached entries changes, so stale JSON is never served.
 # 2: evidence facts (ttgir, ptxas barriers) added to every entry; 3: ttgir's masked memory operations;
-# 4: SASS mixes count FTZ, USETMAXREG (setmaxnreg), UTMASTG and WARPGROUP instructions.
-SCHEMA = 5
+# 4: SASS mixes count FTZ, USETMAXREG (setmaxnreg), UTMASTG and WARPGROUP instructions; 6: multicast TMA loads.
+SCHEMA = 6
 
 
 def cache_dir() -> Path:

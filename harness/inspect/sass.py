@@ -28,6 +28,8 @@ SASS_KEYS: tuple[str, ...] = (
     "BAR", "SHFL", "HMMA", "HGMMA", "LDSM", "STSM", "LDGSTS", "UTMALDG",
     "STS.32", "STS.64", "STS.128", "LDGSTS.32", "LDGSTS.64", "LDGSTS.128", "STG.128", "LDGDEPBAR", "DEPBAR",
     "SYNCS", "BRA", "USETMAXREG", "UTMASTG", "WARPGROUP",
+    # TMA loads multicast into every block of a cluster (UTMALDG.2D.MULTICAST), also counted under UTMALDG
+    "UTMALDG.MULTICAST",
     # fp32 arithmetic that flushes subnormals (FFMA.FTZ, FMUL.FTZ, FADD.FTZ): the build's -ftz flag, seen in the
     # code (F2I.FTZ, the float-to-integer step of an integer division, flushes under any flag and is not counted)
     "FTZ",
@@ -87,6 +89,8 @@ def _count(counts: dict[str, int], text: str) -> None:
             counts[opcode] += 1
     elif key := _PLAIN.get(opcode):
         counts[key] += 1
+        if opcode == "UTMALDG" and "MULTICAST" in modifiers:
+            counts["UTMALDG.MULTICAST"] += 1
         if opcode == "STG" and _width(modifiers) == 128:
             counts["STG.128"] += 1
 
