@@ -7,10 +7,12 @@ import os
 
 import pytest
 
+from harness.identity import ImplId
 from harness.launch.implementations import all_impls
 from harness.problems import Problem
 from harness.registry import BY_ID
 from harness.run import precompile
+from harness.run.messages import ImplKey
 from harness.run.work import key_of
 
 
@@ -37,7 +39,7 @@ def test_the_pool_compiles_a_counterpart_into_tritons_disk_cache(tmp_path, monke
         pytest.skip("the pool only starts on a machine with 4 or more cores")
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # the spawned processes inherit it
     kernel = BY_ID[kernel_id]
-    plan = [(Problem("sgemm", 256, 256, 256), [(kernel.id, impl, "sgemm")])]
+    plan = [(Problem("sgemm", 256, 256, 256), [ImplKey(kernel.id, ImplId.from_json(impl), "sgemm")])]
     pre = precompile.Precompiler(plan, None, processes=1)
     assert pre.pool is not None
     assert pre.close() == []

@@ -290,14 +290,17 @@ def test_the_triton_baselines_give_bit_identical_outputs_on_the_same_inputs(name
 
 @pytest.mark.gpu
 def test_the_precompile_pool_compiles_the_triton_baseline(tmp_path, monkeypatch):
+    from harness.identity import ImplId
     from harness.run import precompile
+    from harness.run.messages import ImplKey
 
     if (os.cpu_count() or 1) < 4:
         pytest.skip("the pool only starts on a machine with 4 or more cores")
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))  # the spawned processes inherit it
     # ieee: every configuration of the list fits sm_90's shared memory with fp32 tiles (for TF32 the largest does not:
     # reading its resources fails in the pool, and the worker's tuner skips it)
-    plan = [(Problem("sgemm", 256, 256, 256), [(None, "cublas", "sgemm"), (None, "triton-tutorial", "sgemm")])]
+    keys = [ImplKey(None, ImplId.from_json(i), "sgemm") for i in ("cublas", "triton-tutorial")]
+    plan = [(Problem("sgemm", 256, 256, 256), keys)]
     pre = precompile.Precompiler(plan, None, processes=1)
     assert pre.pool is not None
     assert pre.close() == []
