@@ -14,7 +14,7 @@ from harness.report.overview import headline_table
 from harness.report.plots.accuracy import on_the_plot, speed_intervals
 from harness.run.results import load
 
-SPLITS = Path(__file__).resolve().parents[1] / "results" / "nvidia-h100-80gb-hbm3-20261125T055804Z-splits.jsonl"
+SPLITS = Path(__file__).resolve().parents[1] / "results" / "nvidia-h100-80gb-hbm3-20261126T102636Z-splits.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +31,14 @@ def test_every_point_of_the_chart_has_a_row_with_its_class_and_an_error_per_laye
     assert headers[-3:] == ["error: random", "error: subnormal", "error: scaled"]
     classes = {row[2].text for row in table.rows}
     assert {"3xTF32", "bf16x6", "bf16x3 (not fp32-accurate)", "TF32", "fp32"} <= classes
+
+
+def test_the_pre_split_triton_form_is_drawn_though_its_design_is_deliberately_different(m: Measured) -> None:
+    # the chart is what someone who needs fp32 would run: Triton's fastest fp32-accurate form belongs on it
+    presplit = [r for r in m.all if r.impl == "triton:presplit" and r.timed]
+    assert presplit and all(m.deliberately_different(r) and on_the_plot(m, r) for r in presplit)
+    names = {row[1].text for row in fp32_class_table(m).rows}
+    assert all(f"{r.kernel} · {r.label}" in names for r in presplit)
 
 
 def test_an_error_cell_is_the_worse_of_the_two_errors_and_its_ratio_to_cublas_fp32s(m: Measured) -> None:

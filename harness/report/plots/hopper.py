@@ -45,7 +45,8 @@ def hopper_chart(m: Measured) -> Plot:
             ax.axvline(split - 0.5, color="#999999", linewidth=0.8)
         ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_xticks(range(len(points)))
-        ax.set_xticklabels([f"{name.replace('_', ' ')}\n{PRECISION_CLASSES[prec].text}"
+        # a rung's name over two lines (wgmma / persistent): nine names on one line each run into their neighbours
+        ax.set_xticklabels([f"{name.replace('_', chr(10), 1).replace('_', ' ')}\n{PRECISION_CLASSES[prec].text}"
                             for name, prec, _, _ in points], fontsize=9)
         ax.set_xlim(-0.6, len(points) - 0.4)
         ax.set_ylim(0, top)
