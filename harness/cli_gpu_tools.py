@@ -10,10 +10,10 @@ from pathlib import Path
 from harness import env
 from harness.cli_console import console
 from harness.cli_options import DEFAULT_OUT, UserError, add_only
+from harness.knob_study import STUDY_ROUNDS
 from harness.problems import parse_shape
 from harness.registry import select
 from harness.rounds import MIN_ROUNDS
-from harness.run.knobs import STUDY_ROUNDS
 
 
 def add_profile(sub: argparse._SubParsersAction) -> None:
@@ -121,9 +121,9 @@ def add_knobs(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_knobs(args: argparse.Namespace) -> int:
+    from harness import knob_study as knobs
     from harness.analysis import knobs as found
     from harness.report.knob_text import sentence
-    from harness.run import knobs
     from harness.run.work import SEED
 
     problem = parse_shape(args.shape)

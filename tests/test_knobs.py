@@ -1,4 +1,4 @@
-"""The knob study: which SLOW Triton rows it explains and with which variants (harness/run/knobs.py), which knob it
+"""The knob study: which SLOW Triton rows it explains and with which variants (harness/knob_study.py), which knob it
 names from the samples (harness/analysis/knobs.py), and how the report says it (harness/report/knob_text.py).
 CPU tier: the committed GPU run's records and made-up samples; `rosetta knobs` itself times on a GPU."""
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import knob_study as knobs
 from harness.analysis.knobs import read_beside, study_of, study_path
 from harness.analysis.record import read_beside as analysis_beside
 from harness.analysis.verdicts import Call
@@ -17,7 +18,6 @@ from harness.cli import main
 from harness.launch.triton import launch_settings as takes_of
 from harness.problems import Problem
 from harness.report.knob_text import sentence
-from harness.run import knobs
 from harness.run.results import load
 from harness.timing import Samples
 from tests.recorded import recorded_gpu_run

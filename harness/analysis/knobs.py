@@ -1,4 +1,4 @@
-"""What a knob study (harness/run/knobs.py) found: for each SLOW Triton form, its gap to Triton's tutorial GEMM
+"""What a knob study (harness/knob_study.py) found: for each SLOW Triton form, its gap to Triton's tutorial GEMM
 measured again, each knob's effect as a verdict, and the knob that explains the gap.
 
 The knob that explains a gap is the single-knob variant (or, for a form without tl.dot, the product variant) that is

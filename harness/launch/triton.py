@@ -102,5 +102,5 @@ def launch_settings(name: str) -> dict[str, object]:
 def bind_settings(kernel: Kernel, name: str, settings: dict, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
                   beta: float = 0.0) -> Callable[[], object]:
     """A zero-argument launch of form `name` on a kernel's operands with settings of the caller's choosing (a knob
-    study's variants: harness/run/knobs.py), not the registry's. The operands are the kernel's, already checked."""
+    study's variants: harness/knob_study.py), not the registry's. The operands are the kernel's, already checked."""
     return _launcher(kernel, form(name).launch, dict(settings), tensors, alpha, beta)

@@ -1,5 +1,8 @@
 """The knob study: why a Triton form is slower than Triton's tutorial GEMM, one launch setting at a time.
 
+An experiment on a finished run: it reads the run's analysis (which rows are SLOW) and measures again, so it sits
+above both harness/analysis and harness/run.
+
 A results file calls some Triton rows SLOW against the Triton baseline of their class (harness/analysis). For each
 Triton form and class with such a row, the study takes the form's fastest SLOW row on one problem (the one closest
 to the baseline: what is left there is what the form itself costs) and times, in the same interleaved rounds:
