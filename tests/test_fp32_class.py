@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis.fp32_work import for_fp32_work, speed_intervals
 from harness.analysis.measured import Measured
 from harness.report.fp32_class import fp32_class_table
 from harness.report.overview import headline_table
-from harness.report.plots.accuracy import on_the_plot, speed_intervals
 from harness.run.results import load
 
 SPLITS = Path(__file__).resolve().parents[1] / "results" / "nvidia-h100-80gb-hbm3-20261125T055804Z-splits.jsonl"
@@ -25,7 +25,7 @@ def m() -> Measured:
 def test_every_point_of_the_chart_has_a_row_with_its_class_and_an_error_per_layer(m: Measured) -> None:
     table = fp32_class_table(m)
     assert table is not None
-    drawn = [r for p in m.problems for r in m.on(p) if r.timed and r.figures and on_the_plot(m, r)]
+    drawn = [r for p in m.problems for r in m.on(p) if r.timed and r.figures and for_fp32_work(m, r)]
     assert len(table.rows) == len(drawn)
     headers = [h for h, _ in table.headers]
     assert headers[-3:] == ["error: random", "error: subnormal", "error: scaled"]

@@ -1,7 +1,7 @@
-"""fp32 work on the tensor cores, as a table: every implementation the accuracy chart draws (plots/accuracy.py
-on_the_plot: cuBLAS fp32 and TF32, the SIMT summit, the 3xTF32 rows, Triton's bf16 splits, the Triton tutorial of
-each fp32 class) on each sgemm problem of a run, with its speed and interval against cuBLAS fp32, its call, its
-registers, and its worst error on every numerics layer beside cuBLAS fp32's on the same inputs.
+"""fp32 work on the tensor cores, as a table: every implementation the accuracy chart draws (for_fp32_work in
+harness/analysis/fp32_work.py: cuBLAS fp32 and TF32, the SIMT summit, the 3xTF32 rows, Triton's bf16 splits, the
+Triton tutorial of each fp32 class) on each sgemm problem of a run, with its speed and interval against cuBLAS fp32,
+its call, its registers, and its worst error on every numerics layer beside cuBLAS fp32's on the same inputs.
 
 An error cell reads "6.2e-07 (0.35x)": the larger of the normwise and componentwise errors on that layer, and its
 ratio to cuBLAS fp32's larger one there. A row is fp32-accurate when its class says so (registry PRECISION_CLASSES);
@@ -10,27 +10,19 @@ a bf16x3 row is labelled as not fp32-accurate and held to its own bound.
 
 from __future__ import annotations
 
+from harness.analysis.fp32_work import ERROR_LAYERS, fp32_rows, layer_error
 from harness.analysis.measured import Measured
 from harness.registry import PRECISION_CLASSES, precision_label
 from harness.report import fmt, verdict_text
-from harness.report.plots.accuracy import ERROR_LAYERS, on_the_plot
 from harness.report.tables import Cell, Table
 from harness.run.records import Result
 
 
-def _layer_error(r: Result, layer: str) -> float | None:
-    v = r.numerics.layers.get(layer) if r.numerics else None
-    if v is None:
-        return None
-    found = [e for e in (v.error, v.componentwise) if e is not None]
-    return max(found) if found else None
-
-
 def _error_cell(r: Result, base: Result | None, layer: str) -> Cell:
-    mine = _layer_error(r, layer)
+    mine = layer_error(r, layer)
     if mine is None:
         return Cell("—", num=True, cls="muted")
-    theirs = _layer_error(base, layer) if base is not None and base is not r else None
+    theirs = layer_error(base, layer) if base is not None and base is not r else None
     ratio = f" ({mine / theirs:.2f}x)" if theirs else ""
     worse = theirs is not None and mine > theirs and PRECISION_CLASSES[r.precision].fp32_accurate  # type: ignore[index]
     return Cell(fmt.sci(mine) + ratio, num=True, cls="warn" if worse else "")
@@ -47,7 +39,7 @@ def fp32_class_table(m: Measured) -> Table | None:
         if problem.op != "sgemm":
             continue
         base = m.baseline(problem, "fp32")
-        rows = [r for r in m.on(problem) if r.timed and r.figures and on_the_plot(m, r)]
+        rows = fp32_rows(m, problem)
         for r in sorted(rows, key=lambda r: -(r.figures.tflops if r.figures else 0.0)):
             c = m.vs(r, "cublas")
             fp32_yardstick = PRECISION_CLASSES[r.precision].yardstick == "fp32"  # type: ignore[index]
