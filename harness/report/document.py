@@ -5,24 +5,24 @@ from __future__ import annotations
 from harness.analysis import knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
+from harness.analysis.parts import Part, parts
 from harness.registry import SEEDS
-from harness.report import anchors, hopper_steps, knob_text
+from harness.report import anchors, knob_text
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.finding_text import evidence, words
 from harness.report.fp32_class import fp32_class_table
 from harness.report.knob_text import knob_bullets, knob_intro, knob_table
-from harness.report.ladder_steps import ladder_steps_table
 from harness.report.method import method_section, notices, when
 from harness.report.overview import claims_tables, headline_table, idea_table, shared_triton_table
-from harness.report.parts import Part, parts
 from harness.report.plots import Plot
 from harness.report.results_tables import results_table
 from harness.report.sections import idea_section
 from harness.report.sources import SourcePlanner
+from harness.report.steps import HOPPER_TITLE, ladder_steps_table
 
 # Tables an idea section keeps folded: the detail behind its figures, one click away.
 FOLDED = ("Compiled resources", "SASS instruction mix", "Kernels", "Each tiling decision in each model",
-          hopper_steps.TITLE)
+          HOPPER_TITLE)
 # Any other table of an idea section longer than this is folded too (the tensor-core ideas measure a dozen rows
 # and more): the section's paragraph above it already names the best of each model.
 OPEN_ROWS = 12

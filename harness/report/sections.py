@@ -5,19 +5,20 @@ from __future__ import annotations
 
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.measured import Measured, ideas_of, triton_modules
+from harness.analysis.steps import HOPPER_IDEAS
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
 from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
-from harness.report import anchors, fmt, hopper_steps, verdict_text
+from harness.report import anchors, fmt, verdict_text
 from harness.report.cause_text import because, despite
 from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.claims import published_text
 from harness.report.compiled import compiled_records, resources_table, sass_table
-from harness.report.counters import counters_table
 from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
 from harness.report.mapping_table import mapping_table
 from harness.report.names import baseline_label, config_text, who
 from harness.report.sources import SourcePlanner
+from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
 from harness.report.tables import Cell, Table
 
 
@@ -186,9 +187,9 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     counters = counters_table(m, kernels)
     if counters:
         s.add(TableBlock(counters, "Hardware counters: why each implementation runs where it does"))
-    if idea.key in hopper_steps.HOPPER_IDEAS:
-        steps = hopper_steps.hopper_steps_table(m)
+    if idea.key in HOPPER_IDEAS:
+        steps = hopper_steps_table(m)
         if steps:
-            s.add(TableBlock(steps, hopper_steps.TITLE))
+            s.add(TableBlock(steps, HOPPER_TITLE))
     s.add(TableBlock(measured_table(m, kernels), "Measured, beside the published figures"))
     return s

@@ -1,32 +1,16 @@
 """The Hopper ladder chart: % of the class's cuBLAS per tensor-core rung, TF32 and 3xTF32, CUDA and Triton side by
-side (the rungs are hopper_steps.chains(): the mma.sync rung, then each wgmma rung of that precision)."""
+side (the rungs are harness/analysis/steps.py chains(): the mma.sync rung, then each wgmma rung of that precision)."""
 
 from __future__ import annotations
 
 from matplotlib.patches import Patch
 
 from harness.analysis.measured import Measured
+from harness.analysis.steps import hopper_points
 from harness.registry import PRECISION_CLASSES
 from harness.report import anchors
-from harness.report.hopper_steps import chains, rung_name
 from harness.report.names import baseline_label
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, cuda_triton_bars, figure, missing, png, sizes, style
-
-
-def hopper_points(m: Measured) -> list[tuple[str, str, float | None, float | None]]:
-    """(rung name, precision, best CUDA %, best Triton %) on the sgemm headline problem, chain by chain."""
-    problem = m.headline("sgemm")
-    if problem is None:
-        return []
-    out = []
-    for precision, rungs in chains():
-        for kernels in rungs:
-            cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
-            tri = m.best(m.timed_of(kernels, problem, "triton", precision))
-            if cuda or tri:
-                out.append((rung_name(cuda, kernels), precision, cuda.pct if cuda else None,
-                            tri.pct if tri else None))
-    return out
 
 
 def hopper_chart(m: Measured) -> Plot:

@@ -8,8 +8,8 @@ import textwrap
 from matplotlib.patches import Patch
 
 from harness.analysis.measured import Measured
+from harness.analysis.steps import ladder_rungs
 from harness.report import anchors
-from harness.report.ladder_rungs import ladder_rungs
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, cuda_triton_bars, figure, missing, png, sizes, style
 
 

@@ -9,9 +9,9 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
 from harness.analysis.measured import Measured
+from harness.analysis.parts import Part, parts
 from harness.identity import CUBLAS_FP32
 from harness.report import anchors
-from harness.report.parts import Part, parts
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
 from harness.report.specs import spec
 from harness.run.records import Result
