@@ -8,7 +8,6 @@ from __future__ import annotations
 from harness.analysis.measured import Measured
 from harness.registry import precision_label
 from harness.report import fmt
-from harness.report.names import baseline_label
 from harness.report.tables import Cell
 from harness.run.records import Result, Status
 
@@ -144,11 +143,3 @@ def flags_cell(r: Result) -> Cell:
 
 def precision_cell(r: Result) -> Cell:
     return Cell(precision_label(r.precision), cls="" if r.precision == "fp32" else "warn")
-
-
-def pct_header(precisions: set[str]) -> str:
-    return "% cuBLAS" if precisions <= {"fp32"} else "% cuBLAS (same class)"
-
-
-def vs_text(precision: str) -> str:
-    return baseline_label(precision)

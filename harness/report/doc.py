@@ -31,11 +31,6 @@ class Strong:
 Inline = str | Link | Mono | Strong
 
 
-# What a finding rule returns: its sentence and the link to the section with the evidence, or None
-# where the results hold nothing to say it with.
-Evidenced = tuple[list[Inline], Link] | None
-
-
 def plain(parts: list[Inline]) -> str:
     return "".join(p if isinstance(p, str) else p.text for p in parts)
 

@@ -8,7 +8,7 @@ from harness.identity import ImplId
 from harness.registry import IDEAS, Kernel
 from harness.report import anchors, fmt, verdict_text
 from harness.report.claims import published_text
-from harness.report.doc import Inline, Mono, Para
+from harness.report.doc import Inline, Mono
 from harness.report.names import PRECISION_TEXT, baseline_label, config_text
 from harness.report.tables import Cell, Table
 
@@ -191,7 +191,3 @@ def claims_tables(m: Measured) -> tuple[Table, Table | None, list[Inline] | None
                   f"{fmt.times(check.ratio)} here ({fmt.ms(check.fast.timing.median_ms)} against "
                   f"{fmt.ms(check.slow.timing.median_ms)} ms)."]
     return table, stride, unroll
-
-
-def unroll_para(parts: list[Inline]) -> Para:
-    return Para(parts, cls="claim")

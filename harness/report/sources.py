@@ -57,11 +57,6 @@ def split_header(text: str) -> tuple[str, str]:
     return "".join(lines[:n]), "".join(lines[n:])
 
 
-def changed_lines(old: str, new: str) -> int:
-    sm = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal")
-
-
 def unified(old: str, new: str, old_name: str, new_name: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=old_name, tofile=new_name, n=3))
