@@ -12,10 +12,10 @@ from harness.registry import SECTION_EN, SEEDS
 from harness.report import anchors, fmt
 from harness.report.build_study import build_study_table, build_text
 from harness.report.doc import Inline, Notice, Para, Section, TableBlock
-from harness.report.specs import spec
 from harness.report.tables import Cell, Table
 from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS
 from harness.run.records import Status
+from harness.specs import spec
 from harness.timing import CLOCK_DROP_LIMIT, L2_FLUSH_BYTES, SPREAD_LIMIT, THROTTLE_FRACTION
 
 

@@ -16,10 +16,10 @@ from harness.report.cells import (
     regs_cells,
     tutorial_cell,
 )
-from harness.report.specs import spec
 from harness.report.tables import Cell, Table, to_markdown
 from harness.run.records import Result
 from harness.run.results import Results, load
+from harness.specs import spec
 
 
 def _kernel_cell(r: Result) -> Cell:

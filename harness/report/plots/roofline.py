@@ -13,8 +13,8 @@ from harness.analysis.parts import Part, parts
 from harness.identity import CUBLAS_FP32
 from harness.report import anchors
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
-from harness.report.specs import spec
 from harness.run.records import Result
+from harness.specs import spec
 
 MARKER = {"cuda": "o", "triton": "^"}
 COLOUR = {"cuda": CUDA, "triton": TRITON}
