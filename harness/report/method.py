@@ -10,7 +10,7 @@ from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, Call
 from harness.numerics import VENDOR_MULTIPLE
 from harness.registry import SECTION_EN, SEEDS
 from harness.report import anchors, fmt
-from harness.report.build_study import build_study_table, build_text
+from harness.report.compiled import build_study_table, build_text
 from harness.report.doc import Inline, Notice, Para, Section, TableBlock
 from harness.report.tables import Cell, Table
 from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS

@@ -4,6 +4,7 @@ the compiled resources of both kernels and the figures against cuBLAS beside the
 from __future__ import annotations
 
 from harness.analysis.claims import published_pct, unroll_check
+from harness.analysis.compiled import compiled_records
 from harness.analysis.measured import Measured, ideas_of, triton_modules
 from harness.analysis.steps import HOPPER_IDEAS
 from harness.analysis.verdicts import Call
@@ -13,7 +14,7 @@ from harness.report import anchors, fmt, verdict_text
 from harness.report.cause_text import because, despite
 from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.claims import published_text
-from harness.report.compiled import compiled_records, resources_table, sass_table
+from harness.report.compiled import missing_text, resources_table, sass_table
 from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
 from harness.report.mapping_table import mapping_table
 from harness.report.names import baseline_label, config_text, who
@@ -183,7 +184,7 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
         if sass:
             s.add(TableBlock(sass, "SASS instruction mix"))
     if missing:
-        s.add(Bullets([[line] for line in missing], cls="notes"))
+        s.add(Bullets([[missing_text(u)] for u in missing], cls="notes"))
     counters = counters_table(m, kernels)
     if counters:
         s.add(TableBlock(counters, "Hardware counters: why each implementation runs where it does"))
