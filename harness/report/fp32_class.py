@@ -13,7 +13,7 @@ from __future__ import annotations
 from harness.analysis.fp32_work import ERROR_LAYERS, fp32_rows, layer_error
 from harness.analysis.measured import Measured
 from harness.registry import PRECISION_CLASSES, precision_label
-from harness.report import fmt, verdict_text
+from harness.report import fmt, wording
 from harness.report.tables import Cell, Table
 from harness.run.records import Result
 
@@ -48,7 +48,7 @@ def fp32_class_table(m: Measured) -> Table | None:
                        Cell(fmt.tflops(r.figures.tflops), num=True),
                        Cell(fmt.pct_ci(*m.interval(r)) if fp32_yardstick else "— (against cuBLAS TF32)", num=True,
                             cls="" if fp32_yardstick else "muted"),
-                       Cell(verdict_text.relation(c) if c is not None and fp32_yardstick else ""),
+                       Cell(wording.relation(c) if c is not None and fp32_yardstick else ""),
                        Cell(str(r.resources.registers) if r.resources and r.resources.registers else "—", num=True),
                        *(_error_cell(r, base, layer) for layer in layers)])
     if not table.rows:

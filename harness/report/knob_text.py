@@ -8,7 +8,7 @@ from harness.baselines import TRITON_BASELINE_LABELS
 from harness.report import anchors, fmt
 from harness.report.doc import Inline, Link, Mono
 from harness.report.tables import Cell, Table
-from harness.report.verdict_text import verdict_speed as speed
+from harness.report.wording import verdict_speed as speed
 
 TITLE = "Why Triton rows trail Triton's tutorial GEMM"   # the report's subsection and docs/results.md's section
 SETTING_NAMES = {"num_warps": "warps", "num_stages": "stages", "group_m": "GROUP_M"}

@@ -6,11 +6,11 @@ from harness.analysis.claims import Claim, claims_table, stride_occupancy, strid
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows, idea_rows, shared_modules
 from harness.registry import IDEAS
-from harness.report import anchors, fmt, verdict_text
+from harness.report import anchors, fmt, wording
 from harness.report.claims import published_text
 from harness.report.doc import Inline, Mono
-from harness.report.names import PRECISION_TEXT, baseline_label, config_text
 from harness.report.tables import Cell, Table
+from harness.report.wording import PRECISION_TEXT, baseline_label, config_text
 
 
 def _rank_text(c: Claim | None) -> str:
@@ -59,7 +59,7 @@ def headline_table(m: Measured) -> Table:
 def _verdict_cell(c, sub: str = "") -> Cell:
     if c is None:
         return Cell("—", num=True, cls="muted")
-    return Cell(f"{verdict_text.speed(c)} · {verdict_text.relation(c)}", num=True, sub=sub,
+    return Cell(f"{wording.speed(c)} · {wording.relation(c)}", num=True, sub=sub,
                 cls={"FAST": "ok", "SLOW": "warn"}.get(c.call.value if c.call else "", ""))
 
 

@@ -10,17 +10,17 @@ from harness.analysis.steps import HOPPER_IDEAS
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
 from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
-from harness.report import anchors, fmt, verdict_text
+from harness.report import anchors, fmt, wording
 from harness.report.cause_text import because, despite
 from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.claims import published_text
 from harness.report.compiled import missing_text, resources_table, sass_table
 from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
 from harness.report.mapping_table import mapping_table
-from harness.report.names import baseline_label, config_text, who
 from harness.report.sources import SourcePlanner
 from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
 from harness.report.tables import Cell, Table
+from harness.report.wording import baseline_label, config_text, who
 
 
 def section_title(seed: str | None, section: str) -> str:
@@ -65,9 +65,9 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
                       f", runs at {fmt.pct_ci(*cuda.interval)} of {vs}"]
         c = m.between(tri.result, cuda.result) if cuda and tri else None
         if tri:
-            ratio = f" (Triton against CUDA: {verdict_text.speed(c)}, {verdict_text.relation(c)})" if cuda else ""
+            ratio = f" (Triton against CUDA: {wording.speed(c)}, {wording.relation(c)})" if cuda else ""
             parts += ["; the best Triton, " if cuda else f"On {problem.label} the best Triton, ", *who(tri.result),
-                      f", at {fmt.pct_ci(*tri.interval)}{ratio}{verdict_text.clock_clause(c)}"]
+                      f", at {fmt.pct_ci(*tri.interval)}{ratio}{wording.clock_clause(c)}"]
         if cuda and tri and c is not None and c.call in (Call.FAST, Call.SLOW):
             # a "because" only for a difference the rounds decided
             lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness.registry import Kernel
 from harness.report.doc import Inline, Mono, Source
-from harness.report.names import config_text
+from harness.report.wording import config_text
 from kernels_cuda import expanded, source_path
 
 

@@ -21,9 +21,9 @@ from harness.analysis.measured import Measured
 from harness.analysis.steps import Moved, Step, hopper_steps, ladder_steps
 from harness.analysis.verdicts import Call
 from harness.registry import PRECISION_CLASSES, Kernel
-from harness.report import fmt, verdict_text
-from harness.report.names import baseline_label
+from harness.report import fmt, wording
 from harness.report.tables import Cell, Table
+from harness.report.wording import baseline_label
 
 __all__ = ["COLUMNS", "HOPPER_TITLE", "counters_table", "hopper_steps_table", "ladder_steps_table", "moved_text"]
 
@@ -113,7 +113,7 @@ def _step_cells(s: Step | None, unmeasured: str = "") -> list[Cell]:
     # A cause is named only for a step the rounds decided was a gain: a tie has nothing to explain, and a loss or an
     # undecided step is said as such.
     what = (moved_text(s.moved) if call is Call.FAST and s.moved is not None
-            else f"{verdict_text.relation(s.verdict)} ({verdict_text.speed(s.verdict)}): no cause stated")
+            else f"{wording.relation(s.verdict)} ({wording.speed(s.verdict)}): no cause stated")
     return [Cell(fmt.pct_ci(*s.best.interval), num=True, cls="nowrap"),
             Cell(f"{s.points:+.1f} · {fmt.call(call)}", num=True,
                  cls="ok" if call is Call.FAST else "bad" if call is Call.SLOW else "muted"),

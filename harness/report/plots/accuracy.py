@@ -22,7 +22,6 @@ from harness.analysis.measured import Measured
 from harness.identity import CUBLAS_FP32
 from harness.registry import BY_ID
 from harness.report import anchors, fmt
-from harness.report.names import PRECISION_TEXT
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -35,6 +34,7 @@ from harness.report.plots.common import (
     sizes,
     style,
 )
+from harness.report.wording import PRECISION_TEXT
 from harness.run.records import Result
 
 SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D", "bf16x6": "s", "bf16x3": "v"}

@@ -14,7 +14,6 @@ from harness.catalog_types.kernel import PRECISIONS
 from harness.identity import ImplId
 from harness.registry import BY_ID, PRECISION_CLASSES, precision_caveat
 from harness.report import anchors, fmt
-from harness.report.names import PRECISION_TEXT, baseline_label
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -28,6 +27,7 @@ from harness.report.plots.common import (
     sizes,
     style,
 )
+from harness.report.wording import PRECISION_TEXT, baseline_label
 from harness.run.records import Result
 
 ROW_IN = 0.19           # inches per bar row: the longest chart (130 rows) stays under two screens

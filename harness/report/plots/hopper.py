@@ -9,8 +9,8 @@ from harness.analysis.measured import Measured
 from harness.analysis.steps import hopper_points
 from harness.registry import PRECISION_CLASSES
 from harness.report import anchors
-from harness.report.names import baseline_label
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, cuda_triton_bars, figure, missing, png, sizes, style
+from harness.report.wording import baseline_label
 
 
 def hopper_chart(m: Measured) -> Plot:
