@@ -1,4 +1,4 @@
-"""The fp32-class table (harness/report/fp32_class.py) and the accuracy chart's speed intervals, on the committed run
+"""The fp32-class table (harness/report/overview.py) and the accuracy chart's speed intervals, on the committed run
 of the 3xTF32 kernels with Triton's bf16 splits: every row the chart draws, labelled by class, its call against
 cuBLAS fp32, its error per layer beside cuBLAS fp32's; and the headline keeps to its three classes."""
 
@@ -10,8 +10,7 @@ import pytest
 
 from harness.analysis.fp32_work import for_fp32_work, speed_intervals
 from harness.analysis.measured import Measured
-from harness.report.fp32_class import fp32_class_table
-from harness.report.overview import headline_table
+from harness.report.overview import fp32_class_table, headline_table
 from harness.run.results import load
 
 SPLITS = Path(__file__).resolve().parents[1] / "results" / "nvidia-h100-80gb-hbm3-20261125T055804Z-splits.jsonl"

@@ -1,7 +1,7 @@
 """fp32 work on the tensor cores as data: which implementations answer fp32 work (cuBLAS fp32 and the TF32 reference,
 the SIMT summit, the 3xTF32 rows, Triton's bf16 splits, the Triton tutorial of each fp32 class), the worst error each
 carries over the numerics layers, each one's speed interval, and the Pareto front of speed and error. The accuracy
-chart (harness/report/plots/accuracy.py) and the fp32-class table (harness/report/fp32_class.py) draw and write it.
+chart (harness/report/plots/accuracy.py) and the fp32-class table (harness/report/overview.py) draw and write it.
 """
 
 from __future__ import annotations

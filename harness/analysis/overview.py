@@ -15,8 +15,9 @@ from harness.problems import Problem
 from harness.registry import Counterpart, Kernel
 from harness.run.records import Result
 
-# The classes the headline has a row for; Triton's bf16 splits are in the accuracy chart's table (fp32_class.py),
-# where they stand beside the 3xTF32 rows with their errors, and the first screen keeps the ladder chart.
+# The classes the headline has a row for; Triton's bf16 splits are in the accuracy chart's table (the report's
+# fp32_class_table), where they stand beside the 3xTF32 rows with their errors, and the first screen keeps the ladder
+# chart.
 HEADLINE_CLASSES = ("fp32", "3xtf32", "tf32")
 
 

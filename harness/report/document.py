@@ -8,12 +8,12 @@ from harness.analysis.measured import Measured
 from harness.analysis.parts import Part, parts
 from harness.registry import SEEDS
 from harness.report import anchors, knob_text
+from harness.report.claims import claims_tables
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.finding_text import evidence, words
-from harness.report.fp32_class import fp32_class_table
 from harness.report.knob_text import knob_bullets, knob_intro, knob_table
 from harness.report.method import method_section, notices, when
-from harness.report.overview import claims_tables, headline_table, idea_table, shared_triton_table
+from harness.report.overview import fp32_class_table, headline_table, idea_table, shared_triton_table
 from harness.report.plots import Plot
 from harness.report.results_tables import results_table
 from harness.report.sections import idea_section

@@ -1,16 +1,25 @@
-"""The compact tables under the findings: per idea, the shared Triton kernels, the documents' claims."""
+"""The compact tables under the findings: the headline, per idea, the shared Triton kernels, and fp32 work on the tensor
+cores (the rows: harness/analysis/overview.py and harness/analysis/fp32_work.py).
+
+The fp32-class table holds every implementation the accuracy chart draws (for_fp32_work: cuBLAS fp32 and TF32, the
+SIMT summit, the 3xTF32 rows, Triton's bf16 splits, the Triton tutorial of each fp32 class) on each sgemm problem of a
+run, with its speed and interval against cuBLAS fp32, its call, its registers, and its worst error on every numerics
+layer beside cuBLAS fp32's on the same inputs. An error cell reads "6.2e-07 (0.35x)": the larger of the normwise and
+componentwise errors on that layer, and its ratio to cuBLAS fp32's larger one there. A row is fp32-accurate when its
+class says so (registry PRECISION_CLASSES); a bf16x3 row is labelled as not fp32-accurate and held to its own bound."""
 
 from __future__ import annotations
 
-from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
+from harness.analysis.claims import Claim
+from harness.analysis.fp32_work import ERROR_LAYERS, fp32_rows, layer_error
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows, idea_rows, shared_modules
-from harness.registry import IDEAS
+from harness.registry import IDEAS, PRECISION_CLASSES, precision_label
 from harness.report import anchors, fmt, wording
 from harness.report.claims import published_text
-from harness.report.doc import Inline, Mono
 from harness.report.tables import Cell, Table
 from harness.report.wording import PRECISION_TEXT, baseline_label, config_text
+from harness.run.records import Result
 
 
 def _rank_text(c: Claim | None) -> str:
@@ -114,39 +123,47 @@ def shared_triton_table(m: Measured) -> Table:
     return table
 
 
-def claims_tables(m: Measured) -> tuple[Table, Table | None, list[Inline] | None]:
-    """The documents' figures beside ours, seed 001's stride sweep, and the unroll ratio in words."""
-    table = Table([("kernel", False), ("document · GPU", False), ("published", False), ("doc % cuBLAS", True),
-                   ("ours: ms", True), ("our % cuBLAS", True), ("order", False)], cls="claims")
-    for c in claims_table(m):
-        ours = c.ours
-        table.add([Cell(c.kernel.id, code=True), Cell(f"{c.kernel.seed} · {c.seed.gpu}"),
-                   Cell(published_text(c.published)), Cell(fmt.pct(c.published_pct), num=True),
-                   Cell(fmt.ms(ours.timing.median_ms) if ours and ours.timing else "not measured", num=True),
-                   Cell(fmt.pct(c.ours_pct), num=True),
-                   Cell(c.order, cls="warn" if c.changed else "")])
-    table.notes.append(f"ours: the CUDA kernel on {m.header.device}, on the seeds' 4096³ for sgemm (else the largest "
-                       "problem measured); order: rank among the document's kernels with a figure, 1 = slowest, "
-                       "within 2% tied.")
-    points = stride_sweep(m)
-    stride = None
-    if points and any(p.ours for p in points):
-        stride = Table([("stride", True), ("kernel", False), ("threads / block", True), ("doc TFLOP/s", True),
-                        ("our TFLOP/s", True), ("doc registers", True), ("our registers", True),
-                        ("doc occupancy", True), ("our occupancy (sm_90)", True)], cls="stride")
-        for p in points:
-            occ = stride_occupancy(m, p)
-            stride.add([Cell(str(p.published.stride), num=True), Cell(p.kernel.id, code=True),
-                        Cell(str(p.kernel.threads), num=True), Cell(f"{p.published.tflops}", num=True),
-                        Cell(fmt.tflops(p.tflops) if p.tflops else "—", num=True),
-                        Cell(str(p.published.registers), num=True), Cell(str(p.registers or "—"), num=True),
-                        Cell(fmt.pct(p.published.occupancy_pct), num=True), Cell(fmt.pct_round(occ), num=True)])
-        stride.notes.append("doc: the document's Nsight Compute table on its own GPU; occupancy is theoretical.")
-    check = unroll_check(m)
-    unroll = None
-    if check is not None and check.fast.timing and check.slow.timing:
-        unroll = [f"Seed {check.claim.seed}'s unroll claim: ", Mono(check.claim.fast), " against ",
-                  Mono(check.claim.slow), f": '{check.claim.words}' ({check.claim.ratio:g}x) in the document; "
-                  f"{fmt.times(check.ratio)} here ({fmt.ms(check.fast.timing.median_ms)} against "
-                  f"{fmt.ms(check.slow.timing.median_ms)} ms)."]
-    return table, stride, unroll
+def _error_cell(r: Result, base: Result | None, layer: str) -> Cell:
+    mine = layer_error(r, layer)
+    if mine is None:
+        return Cell("—", num=True, cls="muted")
+    theirs = layer_error(base, layer) if base is not None and base is not r else None
+    ratio = f" ({mine / theirs:.2f}x)" if theirs else ""
+    worse = theirs is not None and mine > theirs and PRECISION_CLASSES[r.precision].fp32_accurate  # type: ignore[index]
+    return Cell(fmt.sci(mine) + ratio, num=True, cls="warn" if worse else "")
+
+
+def fp32_class_table(m: Measured) -> Table | None:
+    """One table over the run's sgemm problems; None where no such row was timed."""
+    layers = [layer for layer in ERROR_LAYERS
+              if any(layer in (r.numerics.layers if r.numerics else {}) for r in m.all)]
+    table = Table([("problem", False), ("implementation", False), ("class", False), ("TFLOP/s", True),
+                   ("% cuBLAS fp32", True), ("call", False), ("regs", True),
+                   *((f"error: {layer}", True) for layer in layers)], cls="fp32-class")
+    for problem in m.problems:
+        if problem.op != "sgemm":
+            continue
+        base = m.baseline(problem, "fp32")
+        rows = fp32_rows(m, problem)
+        for r in sorted(rows, key=lambda r: -(r.figures.tflops if r.figures else 0.0)):
+            c = m.vs(r, "cublas")
+            fp32_yardstick = PRECISION_CLASSES[r.precision].yardstick == "fp32"  # type: ignore[index]
+            name = f"{r.kernel} · {r.label}" if r.kernel else r.label
+            table.add([Cell(problem.shape_label), Cell(name, code=bool(r.kernel)), Cell(precision_label(r.precision)),
+                       Cell(fmt.tflops(r.figures.tflops), num=True),
+                       Cell(fmt.pct_ci(*m.interval(r)) if fp32_yardstick else "— (against cuBLAS TF32)", num=True,
+                            cls="" if fp32_yardstick else "muted"),
+                       Cell(wording.relation(c) if c is not None and fp32_yardstick else ""),
+                       Cell(str(r.resources.registers) if r.resources and r.resources.registers else "—", num=True),
+                       *(_error_cell(r, base, layer) for layer in layers)])
+    if not table.rows:
+        return None
+    table.notes += [
+        "Every fp32-class implementation the accuracy chart draws, fastest first; cuBLAS TF32 for reference only.",
+        "% cuBLAS fp32: speed against cuBLAS fp32 on the same problem with its 95% interval from the interleaved "
+        "rounds, and the call.",
+        "error: the larger of the normwise and componentwise forward errors on that layer, and in brackets its "
+        "ratio to cuBLAS fp32's on the same inputs; amber where a row labelled fp32-accurate is less accurate than "
+        "cuBLAS fp32 there.",
+    ]
+    return table

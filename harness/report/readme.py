@@ -18,11 +18,11 @@ from harness.analysis import knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.report import anchors, knob_text, markdown
+from harness.report.claims import claims_tables
 from harness.report.finding_text import words
-from harness.report.fp32_class import fp32_class_table
 from harness.report.knob_text import knob_bullets, knob_intro
 from harness.report.method import command
-from harness.report.overview import claims_tables, headline_table, idea_table
+from harness.report.overview import fp32_class_table, headline_table, idea_table
 from harness.report.plots import Plot, all_plots
 from harness.report.results_tables import markdown_results_table
 from harness.report.tables import to_markdown
