@@ -8,8 +8,7 @@ from harness.analysis.claims import Claim, as_measured, claims_table, stride_occ
 from harness.analysis.measured import Measured
 from harness.registry import Published
 from harness.report import fmt
-from harness.report.doc import Inline, Mono
-from harness.report.tables import Cell, Table
+from harness.report.doc import Cell, Inline, Mono, Table
 from harness.run.records import Result
 from harness.run.results import Results
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from harness.analysis.compiled import TOLERANCE, Uncompiled, build_pairs, subnormal_error
 from harness.analysis.measured import Measured
 from harness.report import fmt
-from harness.report.tables import Cell, Table
+from harness.report.doc import Cell, Table
 from harness.run.records import Result
 
 # The SASS classes every table shows, even at zero: a zero is the finding (no LDG.128, no HMMA), so these

@@ -6,8 +6,7 @@ from harness.analysis.knobs import ALL, PRODUCT, Effect, KnobFinding, Study
 from harness.analysis.verdicts import Call
 from harness.baselines import TRITON_BASELINE_LABELS
 from harness.report import anchors, fmt
-from harness.report.doc import Inline, Link, Mono
-from harness.report.tables import Cell, Table
+from harness.report.doc import Cell, Inline, Link, Mono, Table
 from harness.report.wording import verdict_speed as speed
 
 TITLE = "Why Triton rows trail Triton's tutorial GEMM"   # the report's subsection and docs/results.md's section

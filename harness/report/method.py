@@ -11,8 +11,7 @@ from harness.numerics import VENDOR_MULTIPLE
 from harness.registry import SECTION_EN, SEEDS
 from harness.report import anchors, fmt
 from harness.report.compiled import build_study_table, build_text
-from harness.report.doc import Inline, Notice, Para, Section, TableBlock
-from harness.report.tables import Cell, Table
+from harness.report.doc import Cell, Inline, Notice, Para, Section, Table, TableBlock
 from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS
 from harness.run.records import Status
 from harness.specs import spec

@@ -17,7 +17,7 @@ from harness.analysis.overview import headline_rows, idea_rows, shared_modules
 from harness.registry import IDEAS, PRECISION_CLASSES, precision_label
 from harness.report import anchors, fmt, wording
 from harness.report.claims import published_text
-from harness.report.tables import Cell, Table
+from harness.report.doc import Cell, Table
 from harness.report.wording import PRECISION_TEXT, baseline_label, config_text
 from harness.run.records import Result
 

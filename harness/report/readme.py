@@ -21,11 +21,11 @@ from harness.report import anchors, knob_text, markdown
 from harness.report.claims import claims_tables
 from harness.report.finding_text import words
 from harness.report.knob_text import knob_bullets, knob_intro
+from harness.report.markdown import to_markdown
 from harness.report.method import command
 from harness.report.overview import fp32_class_table, headline_table, idea_table
 from harness.report.plots import Plot, all_plots
 from harness.report.results_tables import markdown_results_table
-from harness.report.tables import to_markdown
 from harness.run.results import load
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"

@@ -22,7 +22,7 @@ from harness.analysis.steps import Moved, Step, hopper_steps, ladder_steps
 from harness.analysis.verdicts import Call
 from harness.registry import PRECISION_CLASSES, Kernel
 from harness.report import fmt, wording
-from harness.report.tables import Cell, Table
+from harness.report.doc import Cell, Table
 from harness.report.wording import baseline_label
 
 __all__ = ["COLUMNS", "HOPPER_TITLE", "counters_table", "hopper_steps_table", "ladder_steps_table", "moved_text"]
