@@ -61,8 +61,7 @@ def headline_rows(m: Measured) -> list[HeadlineRow]:
         kernels = [k for k in m.kernels if k.op == op]
         for precision in [p for p in m.precisions(kernels, problem) if p in HEADLINE_CLASSES]:
             base = m.baseline(problem, precision)
-            cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
-            tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+            cuda, tri = m.bests(kernels, problem, precision)
             if base is None or not (cuda or tri):
                 continue
             out.append(HeadlineRow(op, problem, precision, base, cuda, tri,
@@ -95,8 +94,7 @@ def idea_rows(m: Measured) -> list[IdeaRow]:
                 continue
             precisions = m.precisions(kernels, problem) if problem else []
             for precision in precisions or ["fp32"]:
-                cuda = m.best(m.timed_of(kernels, problem, "cuda", precision)) if problem else None
-                tri = m.best(m.timed_of(kernels, problem, "triton", precision)) if problem else None
+                cuda, tri = m.bests(kernels, problem, precision) if problem else (None, None)
                 out.append(IdeaRow(idea, precision, cuda, tri,
                                    m.between(tri.result, cuda.result) if cuda and tri else None,
                                    pub_claim(kernels, cuda.kernel if cuda else None, claims)))

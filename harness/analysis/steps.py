@@ -134,8 +134,7 @@ def ladder_rungs(m: Measured) -> list[Rung]:
         return []
     out: list[Rung] = []
     for idea, kernels in part.ideas:
-        cuda = m.best(m.timed_of(list(kernels), problem, "cuda", "fp32"))
-        triton = m.best(m.timed_of(list(kernels), problem, "triton", "fp32"))
+        cuda, triton = m.bests(kernels, problem, "fp32")
         if cuda or triton:
             out.append(Rung(len(out) + 1, idea, kernels, cuda, triton))
     return out
@@ -189,8 +188,7 @@ def hopper_steps(m: Measured, problems: list[Problem] | None = None) -> list[Hop
         for precision, rungs in chains():
             before: tuple[Best | None, Best | None] = (None, None)
             for kernels in rungs:
-                cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
-                tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+                cuda, tri = m.bests(kernels, problem, precision)
                 if cuda is None and tri is None:
                     continue
                 out.append(HopperStep(problem, precision, rung_name(cuda, kernels),
@@ -209,8 +207,7 @@ def hopper_points(m: Measured) -> list[tuple[str, str, float | None, float | Non
     out = []
     for precision, rungs in chains():
         for kernels in rungs:
-            cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
-            tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+            cuda, tri = m.bests(kernels, problem, precision)
             if cuda or tri:
                 out.append((rung_name(cuda, kernels), precision, cuda.pct if cuda else None,
                             tri.pct if tri else None))

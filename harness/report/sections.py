@@ -61,8 +61,7 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
     parts: list[Inline] = []
     for precision in m.precisions(kernels, problem) if problem else []:
         assert problem is not None
-        cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
-        tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+        cuda, tri = m.bests(kernels, problem, precision)
         vs = baseline_label(precision)
         if cuda:
             parts += [f"On {problem.label} the best CUDA kernel of this idea, ", *who(cuda.result),
