@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from harness.analysis.claims import Claim, claims_table
 from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
 from harness.analysis.record import Comparison
+from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
 from harness.identity import ImplId
 from harness.problems import Problem
 from harness.registry import Counterpart, Kernel
 from harness.run.records import Result
+from harness.timing import CLOCK_DROP_LIMIT
 
 # The classes the headline has a row for; Triton's bf16 splits are in the accuracy chart's table (the report's
 # fp32_class_table), where they stand beside the 3xTF32 rows with their errors, and the first screen keeps the ladder
@@ -111,3 +113,38 @@ def shared_modules(m: Measured) -> list[SharedModule]:
                 and (p := m.pct(r)) is not None]
         out.append(SharedModule(module, tuple(pairs), tuple(ideas_of(pairs)), tuple(pcts)))
     return out
+
+
+@dataclass(frozen=True)
+class TimingSummary:
+    """How a run's timed rows were taken, over all of them: the method section's figures. `rounds`: every row has
+    the interleaved rounds' samples (else the file is of single bursts, with a clock read before and after each)."""
+
+    rows: int                                 # timed rows; 0: nothing was timed (a CPU run)
+    rounds: bool
+    runs: tuple[int, int] = (0, 0)            # fewest and most runs per row
+    spread: tuple[float, float] = (0.0, 0.0)  # single bursts: the smallest and largest (p80 - p20) / median
+    clocks: tuple[float, float] | None = None  # the SM clocks seen, MHz (None: not read)
+    clock_fell: int = 0                       # single bursts: rows whose clock fell past CLOCK_DROP_LIMIT
+    throttled: int = 0                        # rounds: runs under THROTTLE_FRACTION of the maximum clock
+    max_rounds: int = 0
+    aa_same: int = 0                          # the A/A control: comparisons called SAME, of aa_called with a call
+    aa_called: int = 0
+
+
+def timing_summary(m: Measured) -> TimingSummary:
+    timed = [r.timing for r in m.all if r.timed and r.timing]
+    if not timed:
+        return TimingSummary(0, False)
+    runs = (min(t.runs for t in timed), max(t.runs for t in timed))
+    if all(t.samples is not None for t in timed):
+        mhz = [v for t in timed if t.samples for v in t.samples.mhz if v]
+        controls = [c for c in m.analysis.where("aa") if c.call is not None]
+        return TimingSummary(len(timed), True, runs, clocks=(min(mhz), max(mhz)),
+                             throttled=sum(t.samples.throttled_count for t in timed if t.samples),
+                             max_rounds=max(t.samples.rounds for t in timed if t.samples),
+                             aa_same=sum(c.call is Call.SAME for c in controls), aa_called=len(controls))
+    pairs = [(t.clock_mhz_before, t.clock_mhz_after) for t in timed if t.clock_mhz_before and t.clock_mhz_after]
+    fell = sum(after < (1 - CLOCK_DROP_LIMIT) * before for before, after in pairs)
+    return TimingSummary(len(timed), False, runs, (min(t.spread for t in timed), max(t.spread for t in timed)),
+                         (min(min(c) for c in pairs), max(max(c) for c in pairs)) if pairs else None, fell)
