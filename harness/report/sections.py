@@ -167,38 +167,6 @@ def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
     return table
 
 
-def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: SourcePlanner) -> Section:
-    anchor = anchors.idea(idea.key)
-    s = Section(anchor, idea.title, 3)
-    s.add(Para([idea.lesson], cls="lesson"), Para(provenance(kernels), cls="provenance"))
-    s.add(Para(measured_paragraph(m, idea, kernels) + shared_note(m, idea, kernels), cls="measured"))
-    s.add(TableBlock(kernels_table(kernels), "Kernels"))
-    notes = [[Mono(k.id), f": {k.notes}"] for k in kernels if k.notes]
-    if notes:
-        s.add(Bullets(notes, cls="notes"))
-    s.add(SourcePair(planner.cuda(kernels, anchor, idea.title), planner.triton(kernels, anchor, idea.title)))
-    mapping = mapping_table(idea, m)
-    if mapping:
-        s.add(TableBlock(mapping, "Each tiling decision in each model"))
-    records, missing = compiled_records(m, [k.id for k in kernels])
-    if records:
-        s.add(TableBlock(resources_table(m, records), "Compiled resources"))
-        sass = sass_table(records)
-        if sass:
-            s.add(TableBlock(sass, "SASS instruction mix"))
-    if missing:
-        s.add(Bullets([[missing_text(u)] for u in missing], cls="notes"))
-    counters = counters_table(m, kernels)
-    if counters:
-        s.add(TableBlock(counters, "Hardware counters: why each implementation runs where it does"))
-    if idea.key in HOPPER_IDEAS:
-        steps = hopper_steps_table(m)
-        if steps:
-            s.add(TableBlock(steps, HOPPER_TITLE))
-    s.add(TableBlock(measured_table(m, kernels), "Measured, beside the published figures"))
-    return s
-
-
 # What the page says where the record holds no proof of an idea (its analysis was written without one).
 UNPROVEN = "not proven in this file's analysis (`rosetta analyse FILE` proves them)"
 
@@ -245,3 +213,35 @@ def mapping_table(idea: Idea, m: Measured) -> Table:
                            + (f" ({'; '.join(where)})" if where else "")
                            + "; n of n = the verdicts that hold." + (f" Rows {unproven}." if unproven else ""))
     return table
+
+
+def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: SourcePlanner) -> Section:
+    anchor = anchors.idea(idea.key)
+    s = Section(anchor, idea.title, 3)
+    s.add(Para([idea.lesson], cls="lesson"), Para(provenance(kernels), cls="provenance"))
+    s.add(Para(measured_paragraph(m, idea, kernels) + shared_note(m, idea, kernels), cls="measured"))
+    s.add(TableBlock(kernels_table(kernels), "Kernels"))
+    notes = [[Mono(k.id), f": {k.notes}"] for k in kernels if k.notes]
+    if notes:
+        s.add(Bullets(notes, cls="notes"))
+    s.add(SourcePair(planner.cuda(kernels, anchor, idea.title), planner.triton(kernels, anchor, idea.title)))
+    mapping = mapping_table(idea, m)
+    if mapping:
+        s.add(TableBlock(mapping, "Each tiling decision in each model"))
+    records, missing = compiled_records(m, [k.id for k in kernels])
+    if records:
+        s.add(TableBlock(resources_table(m, records), "Compiled resources"))
+        sass = sass_table(records)
+        if sass:
+            s.add(TableBlock(sass, "SASS instruction mix"))
+    if missing:
+        s.add(Bullets([[missing_text(u)] for u in missing], cls="notes"))
+    counters = counters_table(m, kernels)
+    if counters:
+        s.add(TableBlock(counters, "Hardware counters: why each implementation runs where it does"))
+    if idea.key in HOPPER_IDEAS:
+        steps = hopper_steps_table(m)
+        if steps:
+            s.add(TableBlock(steps, HOPPER_TITLE))
+    s.add(TableBlock(measured_table(m, kernels), "Measured, beside the published figures"))
+    return s
