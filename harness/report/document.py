@@ -7,11 +7,11 @@ from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.analysis.parts import Part, parts
 from harness.registry import SEEDS
-from harness.report import anchors, knob_text
+from harness.report import anchors
+from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
 from harness.report.claims import claims_tables
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.finding_text import evidence, words
-from harness.report.knob_text import knob_bullets, knob_intro, knob_table
 from harness.report.method import method_section, notices, when
 from harness.report.overview import fp32_class_table, headline_table, idea_table, shared_triton_table
 from harness.report.plots import Plot
@@ -38,7 +38,7 @@ def findings_section(m: Measured) -> Section:
     s.add(Bullets(items, cls="findings", ordered=True))
     study = knobs.read_beside(m.file.path)
     if study is not None and study.findings:
-        sub = Section(anchors.KNOBS, knob_text.TITLE, 3)
+        sub = Section(anchors.KNOBS, KNOB_TITLE, 3)
         sub.add(Para(knob_intro(study), cls="note"))
         sub.add(Bullets(knob_bullets(study, detail=False), cls="findings"))
         sub.add(TableBlock(knob_table(study), "Every knob of each row", folded=True))
