@@ -123,7 +123,7 @@ def add_knobs(sub: argparse._SubParsersAction) -> None:
 def cmd_knobs(args: argparse.Namespace) -> int:
     from harness import knob_study as knobs
     from harness.analysis import knobs as found
-    from harness.report.knob_text import sentence
+    from harness.report.cause_text import knob_sentence
     from harness.run.work import SEED
 
     problem = parse_shape(args.shape)
@@ -142,6 +142,6 @@ def cmd_knobs(args: argparse.Namespace) -> int:
                             say=lambda line: out.print(line, markup=False))
     study = found.read_beside(path)
     for f in study.findings:
-        out.print(f"{f.kernel} [{f.impl}] ({f.precision}): {sentence(f)}", markup=False)
+        out.print(f"{f.kernel} [{f.impl}] ({f.precision}): {knob_sentence(f)}", markup=False)
     out.print(f"wrote {written}", markup=False)
     return 0

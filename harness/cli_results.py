@@ -18,8 +18,8 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from harness.report.compare import compare, print_compare
-    from harness.report.compare_page import render_compare
+    from harness.analysis.compare import compare
+    from harness.report.compare import print_compare, render_compare
 
     cmp = compare(Path(args.a), Path(args.b))
     print_compare(cmp, console())

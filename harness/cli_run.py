@@ -106,7 +106,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     with Reporter(console) as reporter:
         failures = session.run(reporter)
     from harness.analysis.build import write_beside
-    from harness.report.verdict_text import terminal_cells
+    from harness.report.wording import terminal_cells
     from harness.run.phases import phases_line
     from harness.run.results import load
     from harness.run.summary import print_summary

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from matplotlib.container import ErrorbarContainer
 
+from harness.analysis.fp32_work import for_fp32_work, pareto_front, worst_error
 from harness.analysis.measured import Measured
 from harness.numerics import Verdict
 from harness.problems import Problem
 from harness.registry import BY_ID, KERNELS
-from harness.report.plots.accuracy import accuracy, on_the_plot, pareto_front, worst_error
+from harness.report.plots.accuracy import accuracy
 from harness.run.records import Figures, Numerics, Result, RunHeader, Status
 from harness.run.results import Results, load
 from harness.timing import Timing
@@ -64,7 +65,7 @@ def test_a_record_is_placed_at_its_worst_error_over_layers_and_measures():
 
 def test_the_points_are_the_fp32_classes_summit_and_splits_plus_cublas_tf32():
     m = _measured(RECORDS)
-    shown = [r for r in RECORDS if on_the_plot(m, r)]
+    shown = [r for r in RECORDS if for_fp32_work(m, r)]
     assert SEED_KERNEL.id not in {r.kernel for r in shown}, "a seed kernel is no fp32 answer on this plot"
     assert {r.precision for r in shown} == {"fp32", "tf32", "3xtf32", "bf16x3", "bf16x6"}
     assert {r.impl for r in shown if r.baseline} == {"cublas", "cublas-tf32"}
@@ -112,10 +113,10 @@ def test_a_file_from_before_the_scaled_layer_still_draws(tmp_path: Path):
     assert "(older records: no scaled layer and no componentwise error)" in plot.caption
 
 
-def test_the_recorded_summit_and_3xtf32_rows_are_on_the_plot(recorded: Results):
+def test_the_recorded_summit_and_3xtf32_rows_are_for_fp32_work(recorded: Results):
     m = Measured(recorded)
     problem = m.headline("sgemm")
-    shown = [r for r in m.on(problem) if r.timed and on_the_plot(m, r)]
+    shown = [r for r in m.on(problem) if r.timed and for_fp32_work(m, r)]
     kernels = {BY_ID[r.kernel].idea for r in shown if r.kernel}
     if not shown:
         pytest.skip("the recorded run timed no fp32-class sgemm")

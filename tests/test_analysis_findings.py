@@ -21,8 +21,8 @@ from harness.analysis.record import Analysis, Cause, Finding, analysis_path, rea
 from harness.problems import Problem
 from harness.report.cause_text import because, pair_names, phrase
 from harness.report.doc import Bullets, plain
-from harness.report.document import findings_section
 from harness.report.finding_text import words
+from harness.report.render import findings_section
 from harness.roofline import Peaks
 from harness.run.records import Resources, Result, RunHeader, Status
 from harness.run.results import Results, load

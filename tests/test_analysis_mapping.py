@@ -14,7 +14,7 @@ from harness.analysis.mapping import ProvenMapping, Row, Verdict, rows
 from harness.analysis.measured import Measured
 from harness.analysis.record import Analysis, analysis_path, read_beside
 from harness.registry import IDEAS
-from harness.report.mapping_table import UNPROVEN, mapping_table
+from harness.report.sections import UNPROVEN, mapping_table
 from harness.run.results import load
 from tests.recorded import REPO, recorded_gpu_run
 

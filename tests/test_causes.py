@@ -256,8 +256,8 @@ def test_the_h100_findings_state_the_reviewed_causes(h100: Measured) -> None:
 
 # ------------------------------------------------------------------------------------------- the ladder, rung by rung
 def test_the_ladder_steps_table_has_one_row_per_rung_in_registry_order(h100: Measured) -> None:
-    from harness.report.ladder_rungs import ladder_rungs
-    from harness.report.ladder_steps import ladder_steps_table
+    from harness.analysis.steps import ladder_rungs
+    from harness.report.steps import ladder_steps_table
 
     table = ladder_steps_table(h100)
     # the ladder chart's rungs, numbered as the chart: the seeds' SIMT ideas, then tile-rosetta's steps
@@ -273,12 +273,12 @@ def test_the_ladder_steps_table_has_one_row_per_rung_in_registry_order(h100: Mea
 
 
 def test_a_rung_names_the_counter_that_moved_its_way_or_says_none_was_recorded(h100: Measured) -> None:
-    from harness.report.ladder_steps import ladder_steps_table
+    from harness.report.steps import ladder_steps_table
 
     table = ladder_steps_table(h100)
     warptile = next(row for row in table.rows if row[1].text.startswith("Warp tiles"))
     assert warptile[4].text.startswith("smem bank conflicts")            # +9.5 points: conflicts fell 70-fold
-    from harness.report.ladder_rungs import ladder_rungs
+    from harness.analysis.steps import ladder_rungs
 
     rung_kernels = {k.id for rung in ladder_rungs(h100) for k in rung.kernels}
     stripped = [r for r in h100.all if r.kernel in rung_kernels]
@@ -293,8 +293,9 @@ def test_a_rung_names_the_counter_that_moved_its_way_or_says_none_was_recorded(h
 
 # ------------------------------------------------------------------------------ Hopper's ladder, rung by rung
 def test_the_hopper_steps_table_follows_each_precision_from_mma_sync_through_the_wgmma_rungs(recorded) -> None:
+    from harness.analysis.steps import chains
     from harness.catalog import hopper
-    from harness.report.hopper_steps import chains, hopper_steps_table
+    from harness.report.steps import hopper_steps_table
 
     m = Measured(with_rounds(recorded))
     table = hopper_steps_table(m)
@@ -334,8 +335,8 @@ def test_the_tensor_core_instruction_is_a_reason_between_two_kernels_of_one_mode
 
 
 def test_the_hopper_chart_draws_the_steps_tables_rungs_on_the_headline_problem(recorded) -> None:
-    from harness.report.hopper_steps import hopper_steps_table
-    from harness.report.plots.hopper import hopper_points
+    from harness.analysis.steps import hopper_points
+    from harness.report.steps import hopper_steps_table
 
     m = Measured(recorded)
     headline = m.headline("sgemm")

@@ -139,8 +139,8 @@ def test_explain_stacks_below_the_side_by_side_width_and_says_so(capsys) -> None
 
     from rich.console import Console
 
+    from harness.cli_kernels import explain
     from harness.registry import get
-    from harness.report.explain import explain
 
     kernel = get("s004.block_tiling_gemm<32>")
     for width, said in ((100, "layout: stacked"), (180, "layout: side by side")):

@@ -1,4 +1,4 @@
-"""The fp32-class table (harness/report/fp32_class.py) and the accuracy chart's speed intervals, on the committed run
+"""The fp32-class table (harness/report/overview.py) and the accuracy chart's speed intervals, on the committed run
 of the 3xTF32 kernels with Triton's bf16 splits: every row the chart draws, labelled by class, its call against
 cuBLAS fp32, its error per layer beside cuBLAS fp32's; and the headline keeps to its three classes."""
 
@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis.fp32_work import for_fp32_work, speed_intervals
 from harness.analysis.measured import Measured
-from harness.report.fp32_class import fp32_class_table
-from harness.report.overview import headline_table
-from harness.report.plots.accuracy import on_the_plot, speed_intervals
+from harness.report.overview import fp32_class_table, headline_table
 from harness.run.results import load
 
 SPLITS = Path(__file__).resolve().parents[1] / "results" / "nvidia-h100-80gb-hbm3-20261126T102636Z-splits.jsonl"
@@ -25,7 +24,7 @@ def m() -> Measured:
 def test_every_point_of_the_chart_has_a_row_with_its_class_and_an_error_per_layer(m: Measured) -> None:
     table = fp32_class_table(m)
     assert table is not None
-    drawn = [r for p in m.problems for r in m.on(p) if r.timed and r.figures and on_the_plot(m, r)]
+    drawn = [r for p in m.problems for r in m.on(p) if r.timed and r.figures and for_fp32_work(m, r)]
     assert len(table.rows) == len(drawn)
     headers = [h for h, _ in table.headers]
     assert headers[-3:] == ["error: random", "error: subnormal", "error: scaled"]
@@ -36,7 +35,7 @@ def test_every_point_of_the_chart_has_a_row_with_its_class_and_an_error_per_laye
 def test_the_pre_split_triton_form_is_drawn_though_its_design_is_deliberately_different(m: Measured) -> None:
     # the chart is what someone who needs fp32 would run: Triton's fastest fp32-accurate form belongs on it
     presplit = [r for r in m.all if r.impl == "triton:presplit" and r.timed]
-    assert presplit and all(m.deliberately_different(r) and on_the_plot(m, r) for r in presplit)
+    assert presplit and all(m.deliberately_different(r) and for_fp32_work(m, r) for r in presplit)
     names = {row[1].text for row in fp32_class_table(m).rows}
     assert all(f"{r.kernel} · {r.label}" in names for r in presplit)
 

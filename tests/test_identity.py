@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import pytest
 
+from harness.analysis.compare import _idea
 from harness.identity import ImplId
 from harness.launch.implementations import all_impls, baselines, cupy_build_study
 from harness.problems import Problem
 from harness.registry import KERNELS, get
-from harness.report.compare import _idea
 from harness.report.results_tables import _kernel_cell
 from harness.run.kernel_facts import KernelFacts
 from harness.run.messages import NO_DEVICE_FACTS, Checked, Finished, ImplKey, Ready, Started, Task, WorkerOptions

@@ -1,5 +1,5 @@
 """The knob study: which SLOW Triton rows it explains and with which variants (harness/knob_study.py), which knob it
-names from the samples (harness/analysis/knobs.py), and how the report says it (harness/report/knob_text.py).
+names from the samples (harness/analysis/knobs.py), and how the report says it (harness/report/cause_text.py).
 CPU tier: the committed GPU run's records and made-up samples; `rosetta knobs` itself times on a GPU."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from harness.analysis.verdicts import Call
 from harness.cli import main
 from harness.launch.triton import launch_settings as takes_of
 from harness.problems import Problem
-from harness.report.knob_text import sentence
+from harness.report.cause_text import knob_sentence
 from harness.run.results import load
 from harness.timing import Samples
 from tests.recorded import recorded_gpu_run
@@ -104,7 +104,7 @@ def test_the_knob_that_explains_a_gap_is_the_fastest_single_switch_and_its_share
     # (1 - 1.02/1.10) / (1 - 1.00/1.10) = 0.8
     assert f.closed == pytest.approx(0.8, abs=0.03)
     assert f.residual is not None and f.residual.call is Call.SLOW
-    text = sentence(f)
+    text = knob_sentence(f)
     assert "stages 2 → 4" in text and "faster" in text and "the rest is in the code" in text
 
 
@@ -112,7 +112,7 @@ def test_no_knob_is_named_where_no_single_switch_is_faster_and_a_failed_variant_
     study = study_of(_study(1.10, 1.00, {"tile": 1.10, "stages": None, "warps": 1.101}))
     (f,) = study.findings
     assert f.explains is None and f.closed is None and f.residual is None
-    text = sentence(f)
+    text = knob_sentence(f)
     assert "no single knob is faster when switched alone" in text
     assert "not timed (OutOfResources" in text
     assert " faster" not in text.replace("is faster when", "")   # only a FAST call is said as faster
@@ -165,4 +165,4 @@ def test_rosetta_knobs_times_a_slow_forms_variants_beside_the_baseline_and_the_r
     assert f.gap.call is Call.SLOW
     (product,) = [e for e in f.effects if e.knob == "product"]
     assert product.verdict is not None, product.failed   # checked against float64, then timed
-    assert "products through tl.dot on the same tile (16x16x16" in sentence(f)
+    assert "products through tl.dot on the same tile (16x16x16" in knob_sentence(f)

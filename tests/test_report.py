@@ -429,7 +429,7 @@ def test_the_roofline_palette_has_a_colour_for_every_idea() -> None:
 
 
 def test_stored_counters_appear_in_their_ideas_table_and_missing_ones_as_dashes(cpu_results: Path) -> None:
-    from harness.report.counters import counters_table
+    from harness.report.steps import counters_table
     from harness.run.records import Resources
 
     m = Measured(load(cpu_results))

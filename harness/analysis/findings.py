@@ -81,8 +81,7 @@ def pairs(m: Measured, op: str) -> list[tuple[Comparison, str, Best, Best]]:
         if kernels[0].op != op:
             continue
         for precision in m.precisions(kernels, problem):
-            cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
-            tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+            cuda, tri = m.bests(kernels, problem, precision)
             c = m.between(tri.result, cuda.result) if cuda and tri else None
             if c is not None:
                 out.append((c, idea.key, cuda, tri))

@@ -17,7 +17,6 @@ IDEAS = "ideas"
 RESULTS = "results"
 METHOD = "method"
 HEADLINE = "headline"
-LADDER_STEPS = "ladder-steps"
 
 # Plot keys: also the file-name part of each PNG (<stem>-<key>.png).
 BARS = "bars-{op}"

@@ -1,235 +1,51 @@
-"""Two results files side by side: two devices, or two runs on one.
-
-Per implementation and problem: both median times and the verdict of B against A (harness/analysis: the
-two runs' rounds as independent sets, a ratio with its 95% interval and a call); both % of cuBLAS,
-which is what compares fairly across devices of different speeds (each run's kernels against its own
-cuBLAS); per idea and problem, every implementation whose rank among its idea's implementations
-changed; and which of A's calls (every FAST or SLOW of A's own comparisons: against cuBLAS, CUDA
-against Triton, rung against rung, against the Triton tutorial) hold in B: repeated, reversed, or
-weakened to a tie or undecided. A file of single bursts has medians only: its rows get a ratio and
-no call.
-"""
+"""Two results files compared, as text: the headlines, the terminal tables of `rosetta compare` and its HTML page (a
+headline per op, B's speed over A's plotted for every shared record, every shared record in a table with its call,
+and the rank changes within ideas). The comparison itself is harness/analysis/compare.py."""
 
 from __future__ import annotations
 
+import html
 import statistics
-from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.analysis.record import Analysis, across, analyse
-from harness.analysis.record import Comparison as Verdicted
+from harness.analysis.compare import Comparison, Row
 from harness.analysis.verdicts import Call
-from harness.run.order import record_order
-from harness.run.records import Result
-from harness.run.results import Results, load
 
 
-@dataclass(frozen=True)
-class Row:
-    kernel: str | None
-    impl: str
-    label: str
-    problem: str
-    idea: str
-    a: Result
-    b: Result
-    verdict: Verdicted            # B against A ("runs")
-    pct_a: float | None = None    # % of its own run's cuBLAS of its class
-    pct_b: float | None = None
-
-    @property
-    def op(self) -> str:
-        return self.a.op
-
-    @property
-    def speedup(self) -> float:
-        """How many times faster B ran than A (A's time over B's: the verdict's estimate)."""
-        return 1 / self.verdict.ratio
-
-    @property
-    def call(self) -> Call | None:
-        """FAST: B is faster than A; None where either file has no rounds."""
-        return self.verdict.call
-
-    @property
-    def decided(self) -> bool:
-        """The call is FAST or SLOW: the two runs' rounds decide a difference."""
-        return self.call in (Call.FAST, Call.SLOW)
-
-    @property
-    def pct_delta(self) -> float | None:
-        if self.pct_a is None or self.pct_b is None:
-            return None
-        return self.pct_b - self.pct_a
+def op_headline(cmp: Comparison, op: str) -> str:
+    """One op's sentence: the median B/A ratio of its shared records, its range, and the calls."""
+    rows = [r for r in cmp.rows if r.op == op]
+    if not rows:
+        side = "A" if any(r.op == op for r in cmp.only_a) else "B"
+        return f"{op}: timed in {side} only, nothing to compare"
+    ratios = sorted(r.speedup for r in rows)
+    calls = {c: sum(r.call is c for r in rows) for c in Call}
+    unjudged = sum(r.call is None for r in rows)
+    deltas = [abs(d) for r in rows if r.kernel and (d := r.pct_delta) is not None]
+    said = ", ".join(f"{n} {c.value}" for c, n in calls.items() if n)
+    return (f"{op}: B ran a median {statistics.median(ratios):.2f}x as fast as A over {len(rows)} records "
+            f"({ratios[0]:.2f}x to {ratios[-1]:.2f}x); B against A: {said or 'no calls'}"
+            + (f", {unjudged} without rounds (no call)" if unjudged else "")
+            + f"; % of cuBLAS moved by more than 5 points for {sum(d > 5.0 for d in deltas)} of {len(deltas)} "
+            "kernel rows")
 
 
-@dataclass(frozen=True)
-class Held:
-    """One of A's decided calls, and what B says of the same comparison."""
-
-    relation: str
-    problem: str
-    subject: str
-    reference: str
-    call_a: Call
-    call_b: Call | None           # None: B did not make that comparison
-
-    @property
-    def outcome(self) -> str:
-        if self.call_b is None:
-            return "not in B"
-        if self.call_b is self.call_a:
-            return "repeated"
-        if self.call_b in (Call.FAST, Call.SLOW):
-            return "reversed"
-        return "weakened"
+def held_headline(cmp: Comparison) -> str:
+    """How many of A's FAST and SLOW calls B repeats, reverses or weakens."""
+    if not cmp.held:
+        return "A made no FAST or SLOW call that B could repeat"
+    n = len(cmp.held)
+    counts = {o: sum(h.outcome == o for h in cmp.held) for o in ("repeated", "reversed", "weakened", "not in B")}
+    return (f"of A's {n} FAST/SLOW calls, B repeats {counts['repeated']} ({100 * counts['repeated'] / n:.1f}%), "
+            f"reverses {counts['reversed']}, weakens {counts['weakened']} to a tie or undecided"
+            + (f", lacks {counts['not in B']}" if counts["not in B"] else ""))
 
 
-@dataclass(frozen=True)
-class RankChange:
-    idea: str
-    problem: str
-    impl: str
-    rank_a: int
-    rank_b: int
-
-
-@dataclass
-class Comparison:
-    a: Results
-    b: Results
-    rows: list[Row]
-    only_a: list[Result]
-    only_b: list[Result]
-    rank_changes: list[RankChange]
-    files_a: list[Path] = field(default_factory=list)
-    files_b: list[Path] = field(default_factory=list)
-    held: list[Held] = field(default_factory=list)
-
-    @property
-    def name_a(self) -> str:
-        return f"{self.a.header.device} ({', '.join(p.name for p in self.files_a or [self.a.path])})"
-
-    @property
-    def name_b(self) -> str:
-        return f"{self.b.header.device} ({', '.join(p.name for p in self.files_b or [self.b.path])})"
-
-    @property
-    def ops(self) -> list[str]:
-        """Every op timed in either side, sgemm first."""
-        found = {r.op for r in [*self.a.results, *self.b.results] if r.timed}
-        return sorted(found, key=lambda op: (op != "sgemm", op))
-
-    def op_headline(self, op: str) -> str:
-        """One op's sentence: the median B/A ratio of its shared records, its range, and the calls."""
-        rows = [r for r in self.rows if r.op == op]
-        if not rows:
-            side = "A" if any(r.op == op for r in self.only_a) else "B"
-            return f"{op}: timed in {side} only, nothing to compare"
-        ratios = sorted(r.speedup for r in rows)
-        calls = {c: sum(r.call is c for r in rows) for c in Call}
-        unjudged = sum(r.call is None for r in rows)
-        deltas = [abs(d) for r in rows if r.kernel and (d := r.pct_delta) is not None]
-        said = ", ".join(f"{n} {c.value}" for c, n in calls.items() if n)
-        return (f"{op}: B ran a median {statistics.median(ratios):.2f}x as fast as A over {len(rows)} records "
-                f"({ratios[0]:.2f}x to {ratios[-1]:.2f}x); B against A: {said or 'no calls'}"
-                + (f", {unjudged} without rounds (no call)" if unjudged else "")
-                + f"; % of cuBLAS moved by more than 5 points for {sum(d > 5.0 for d in deltas)} of {len(deltas)} "
-                "kernel rows")
-
-    def held_headline(self) -> str:
-        """How many of A's FAST and SLOW calls B repeats, reverses or weakens."""
-        if not self.held:
-            return "A made no FAST or SLOW call that B could repeat"
-        n = len(self.held)
-        counts = {o: sum(h.outcome == o for h in self.held) for o in ("repeated", "reversed", "weakened", "not in B")}
-        return (f"of A's {n} FAST/SLOW calls, B repeats {counts['repeated']} ({100 * counts['repeated'] / n:.1f}%), "
-                f"reverses {counts['reversed']}, weakens {counts['weakened']} to a tie or undecided"
-                + (f", lacks {counts['not in B']}" if counts["not in B"] else ""))
-
-    def headline(self) -> str:
-        if not self.rows:
-            return "no implementation was timed on the same problem in both files"
-        return "; ".join([*(self.op_headline(op) for op in self.ops),
-                          f"{len(self.rank_changes)} rank changes within ideas", self.held_headline()])
-
-
-def _idea(result: Result) -> str:
-    facts = result.kernel_facts
-    return facts.idea if facts else "baseline"
-
-
-def _side(paths: Path | str | Sequence[Path | str]) -> tuple[Results, list[Path], dict[tuple, Result]]:
-    """One side of a comparison: one file, or several of one device (a sweep and a run of another op); a record
-    measured in two files is taken from the first."""
-    files = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
-    loaded = [load(f) for f in files]
-    devices = {r.header.device for r in loaded}
-    if len(devices) > 1:
-        raise ValueError(f"one side of a comparison mixes devices: {', '.join(sorted(devices))}")
-    timed: dict[tuple, Result] = {}
-    for results in loaded:
-        for r in results.results:
-            if r.timed:
-                timed.setdefault(r.key, r)
-    first = loaded[0]
-    merged = Results(first.path, first.header, [r for res in loaded for r in res.results], first.end, first.notes)
-    return merged, files, timed
-
-
-def compare(path_a: Path | Sequence[Path], path_b: Path | Sequence[Path]) -> Comparison:
-    (a, files_a, timed_a), (b, files_b, timed_b) = _side(path_a), _side(path_b)
-    runs = {c.subject_key: c for c in across(timed_a.values(), timed_b.values(), b.path.name).comparisons}
-    within_a, within_b = analyse(timed_a.values(), a.path.name), analyse(timed_b.values(), b.path.name)
-    pcts_a, pcts_b = _pcts(within_a), _pcts(within_b)
-    rows = [Row(r.kernel, r.impl, r.label, r.problem.label, _idea(r), r, timed_b[k], runs[k], pcts_a.get(k),
-                pcts_b.get(k))
-            for k, r in sorted(timed_a.items(), key=lambda e: (e[1].problem.key, record_order(e[1])))
-            if k in timed_b and k in runs]
-    only_a = [r for k, r in timed_a.items() if k not in timed_b]
-    only_b = [r for k, r in timed_b.items() if k not in timed_a]
-    return Comparison(a, b, rows, only_a, only_b, rank_changes(rows), files_a, files_b, held(within_a, within_b))
-
-
-def _pcts(an: Analysis) -> dict[tuple, float]:
-    return {c.subject_key: c.pct()[0] for c in an.where("cublas")}
-
-
-def held(a: Analysis, b: Analysis) -> list[Held]:
-    """Each FAST or SLOW call of A's own comparisons, beside B's call of the same comparison."""
-    in_b = {(c.relation, c.subject_key, c.reference_key): c.call for c in b.comparisons}
-    out = []
-    for c in a.comparisons:
-        if c.relation in ("aa", "between") or c.call not in (Call.FAST, Call.SLOW):
-            continue
-        out.append(Held(c.relation, c.problem.label, _name(c.subject), _name(c.reference), c.call,
-                        in_b.get((c.relation, c.subject_key, c.reference_key))))
-    return out
-
-
-def _name(side: tuple[str | None, str]) -> str:
-    kernel, impl = side
-    return f"{kernel} [{impl}]" if kernel else impl
-
-
-def rank_changes(rows: list[Row]) -> list[RankChange]:
-    """Within each idea and problem, implementations ranked by speed in A and in B; those whose rank moved."""
-    groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
-    for r in rows:
-        if r.kernel:
-            groups[(r.idea, r.problem)].append(r)
-    out = []
-    for (idea, problem), group in groups.items():
-        if len(group) < 2:
-            continue
-        rank_a = {id(r): i for i, r in enumerate(sorted(group, key=lambda r: r.a.timing.median_ms), 1)}
-        rank_b = {id(r): i for i, r in enumerate(sorted(group, key=lambda r: r.b.timing.median_ms), 1)}
-        for r in group:
-            if rank_a[id(r)] != rank_b[id(r)]:
-                out.append(RankChange(idea, problem, f"{r.kernel} [{r.label}]", rank_a[id(r)], rank_b[id(r)]))
-    return out
+def headline(cmp: Comparison) -> str:
+    if not cmp.rows:
+        return "no implementation was timed on the same problem in both files"
+    return "; ".join([*(op_headline(cmp, op) for op in cmp.ops),
+                      f"{len(cmp.rank_changes)} rank changes within ideas", held_headline(cmp)])
 
 
 def _pct(v: float | None) -> str:
@@ -262,7 +78,7 @@ def held_rows(cmp: Comparison) -> list[list[str]]:
 def print_compare(cmp: Comparison, console) -> None:
     from harness.term_table import Column, print_table
 
-    console.print(f"A: {cmp.name_a}\nB: {cmp.name_b}\n{cmp.headline()}", markup=False)
+    console.print(f"A: {cmp.name_a}\nB: {cmp.name_b}\n{headline(cmp)}", markup=False)
     # Fitted to the console (harness.term_table); ids and implementations are never left out.
     drops = {"A ms": 4, "B ms": 5, "B speed / A": 6, "call": 3, "A % cuBLAS": 1, "B % cuBLAS": 2}
     shorts = {"implementation": "impl", "B speed / A": "B/A", "A % cuBLAS": "A %cuB", "B % cuBLAS": "B %cuB"}
@@ -280,3 +96,92 @@ def print_compare(cmp: Comparison, console) -> None:
                     [Column(h, drop={"problem": 1, "comparison": 2}.get(h)) for h in HELD], changed)
     if cmp.only_a or cmp.only_b:
         console.print(f"timed in one file only: {len(cmp.only_a)} in A, {len(cmp.only_b)} in B")
+
+
+_CSS = """body{font-family:system-ui,"Noto Sans","Noto Sans CJK SC",sans-serif;max-width:1400px;margin:2em auto;
+padding:0 1em;color:#222}table{border-collapse:collapse;font-size:14px;margin:1em 0;max-width:100%}th,td{border-bottom:
+1px solid #ddd;padding:4px 8px;text-align:left;overflow-wrap:break-word}td.n{text-align:right;
+font-variant-numeric:tabular-nums}th{background:#f4f4f4}td.faster{color:#1a7f37;font-weight:600}td.slower{color:#b3261e;
+font-weight:600}td.same{color:#6b7280}ul.head{font-size:16px;background:#f7f7fb;padding:.8em .8em .8em 2em;
+border-left:4px solid #2f5d9e}code{font-size:13px}img{max-width:100%;height:auto;border:1px solid #e2e6eb}"""
+
+
+def ratio_plot(cmp: Comparison) -> bytes | None:
+    """B speed / A of every shared record, one panel per op, problems across; colour is the model throughout."""
+    from harness.report.plots.common import CUBLAS, CUDA, TRITON, figure, model_colour, png, sizes, style
+
+    ops = [op for op in cmp.ops if any(r.op == op for r in cmp.rows)]
+    if not ops:
+        return None
+    with sizes():
+        fig = figure(12.6, 4.2)
+        axes = fig.subplots(1, len(ops), squeeze=False)[0]
+        for ax, op in zip(axes, ops, strict=True):
+            rows = [r for r in cmp.rows if r.op == op]
+            problems = list(dict.fromkeys(r.problem for r in rows))
+            for r in rows:
+                x = problems.index(r.problem) + {"cuda": -0.15, "triton": 0.15}.get(r.a.model, 0.0)
+                colour = model_colour(r.a.impl_id)
+                ax.scatter([x], [r.speedup], s=28 if r.decided else 18, color=colour if r.decided
+                           else "white", edgecolors=colour, linewidths=1.1, marker="s" if r.kernel is None else "o",
+                           zorder=3)
+            ax.axhline(1.0, color="#888888", linestyle="--", linewidth=1.0)
+            ax.set_xticks(range(len(problems)))
+            ax.set_xticklabels([p.split(" ", 1)[-1] for p in problems], rotation=30, ha="right")
+            ax.set_title(op, loc="left")
+            style(ax, grid="y")
+        axes[0].set_ylabel("B speed / A (A's median time over B's)")
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], marker="o", linestyle="", color=CUDA, label="CUDA kernel"),
+                   Line2D([], [], marker="o", linestyle="", color=TRITON, label="Triton counterpart"),
+                   Line2D([], [], marker="s", linestyle="", color=CUBLAS, label="cuBLAS"),
+                   *([Line2D([], [], marker="s", linestyle="", color=TRITON, label="Triton tutorial GEMM")]
+                     if any(r.kernel is None and r.a.model.startswith("triton") for r in cmp.rows) else []),
+                   Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color="#444444",
+                          label="open: a tie or undecided")]
+        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
+        return png(fig)
+
+
+def _verdict(r: Row) -> str:
+    return {Call.FAST: "faster", Call.SLOW: "slower"}.get(r.call, "same")
+
+
+def render_compare(cmp: Comparison, out: Path) -> Path:
+    """A self-contained HTML page of the comparison: a headline per op, the ratios plotted, every shared record."""
+    import base64
+
+    e = html.escape
+    numeric = {"A ms", "B ms", "B speed / A", "A % cuBLAS", "B % cuBLAS"}
+    head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="{"n " if h in numeric else ""}{_verdict(r) if h == "B speed / A" else ""}">'
+                         f"{e(v)}</td>" for h, v in zip(HEADERS, row, strict=True)) + "</tr>"
+        for r, row in zip(cmp.rows, table_rows(cmp), strict=True))
+    ranks = "".join(f"<tr><td>{e(c.idea)}</td><td>{e(c.problem)}</td><td><code>{e(c.impl)}</code></td>"
+                    f'<td class="n">{c.rank_a}</td><td class="n">{c.rank_b}</td></tr>' for c in cmp.rank_changes)
+    heads = "".join(f"<li>{e(op_headline(cmp, op))}</li>" for op in cmp.ops)
+    heads += f"<li>{len(cmp.rank_changes)} rank changes within ideas</li><li>{e(held_headline(cmp))}</li>"
+    data = ratio_plot(cmp)
+    plot = (f'<figure><img src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}" alt="B speed / A per '
+            'record"><figcaption>B speed / A for every record timed in both, one panel per op, problems across: blue '
+            "CUDA kernels, orange Triton counterparts, grey squares cuBLAS; filled where the two runs' rounds decide a "
+            "difference (FAST or SLOW), open where it is a tie or undecided; the dashed line is 1."
+            "</figcaption></figure>"
+            if data else "<p>No record was timed in both files: nothing to plot.</p>")
+    page = f"""<!doctype html><html lang="en"><meta charset="utf-8"><title>tile-rosetta: compare</title>
+<style>{_CSS}</style><h1>tile-rosetta: two runs compared</h1>
+<p>A: <code>{e(cmp.name_a)}</code><br>B: <code>{e(cmp.name_b)}</code></p><ul class="head">{heads}</ul>
+{plot}
+<p>Times are each run's medians (CUDA events, L2 flushed before every run). B speed / A is the verdict of B
+against A from the two runs' interleaved rounds, taken as independent sets, with its 95% interval; it is coloured
+only where the call is FAST (green, B faster) or SLOW (red); a tie or undecided is grey. % of cuBLAS is against the
+same run's cuBLAS of the same precision, so devices of different speeds compare fairly.</p>
+<h2>Per implementation and problem</h2><table><tr>{head}</tr>{body}</table>
+<h2>Rank changes within an idea</h2>{"<table><tr><th>idea</th><th>problem</th><th>implementation</th><th>rank in A"
+"</th><th>rank in B</th></tr>" + ranks + "</table>" if ranks else "<p>None: every idea ranks its implementations "
+"the same way in both runs.</p>"}
+<p>Timed in one file only: {len(cmp.only_a)} in A, {len(cmp.only_b)} in B.</p></html>"""
+    out.write_text(page, encoding="utf-8")
+    return out

@@ -1,4 +1,6 @@
-"""What the compilers chose: the resource and SASS tables of each idea's kernels.
+"""What the compilers chose: the resource and SASS tables of each idea's kernels, and the CUDA build as a decision
+the report shows: the options every kernel was built with, and what CuPy's default build (-ftz=true, the integer
+arch) costs and buys, measured in the same run on the seed kernels (the records: harness/analysis/compiled.py).
 
 Why one kernel is faster than another is not read off these tables here: causes.py weighs their facts beside the
 counters and states only those that point the way the speed does.
@@ -6,9 +8,10 @@ counters and states only those that point the way the speed does.
 
 from __future__ import annotations
 
+from harness.analysis.compiled import TOLERANCE, Uncompiled, build_pairs, subnormal_error
 from harness.analysis.measured import Measured
 from harness.report import fmt
-from harness.report.tables import Cell, Table
+from harness.report.doc import Cell, Table
 from harness.run.records import Result
 
 # The SASS classes every table shows, even at zero: a zero is the finding (no LDG.128, no HMMA), so these
@@ -75,20 +78,51 @@ def sass_table(records: list[Result]) -> Table | None:
     return table
 
 
-def compiled_records(m: Measured, kernel_ids: list[str]) -> tuple[list[Result], list[str]]:
-    """One record with resources per (kernel, implementation), and a sentence for each that has none."""
-    rows, missing = [], []
-    for kid, impl in m.implementations:
-        if kid not in kernel_ids:
-            continue
-        r = m.compiled(kid, impl)
-        if r is not None:
-            rows.append(r)
-            continue
-        any_rec = m.of_kernel(kid, impl)[0]
-        error = any_rec.resources.error if any_rec.resources else None
-        reason = fmt.first_line(any_rec.reason, 200)
-        why = (f" (the compile failed: {fmt.first_line(error, 200)})" if error else
-               f" ({any_rec.status.value}: {reason})" if reason else " in this run")
-        missing.append(f"{kid} [{any_rec.label}]: no resource report{why}")
-    return rows, missing
+def missing_text(u: Uncompiled) -> str:
+    """'KERNEL [impl]: no resource report (why)', for an implementation without compiled resources."""
+    r = u.record
+    reason = fmt.first_line(r.reason, 200)
+    why = (f" (the compile failed: {fmt.first_line(u.error, 200)})" if u.error else
+           f" ({r.status.value}: {reason})" if reason else " in this run")
+    return f"{r.kernel} [{r.label}]: no resource report{why}"
+
+
+def build_text(m: Measured) -> str | None:
+    """One line naming the build of this run (None for files written before the suite owned its build)."""
+    b = m.header.build
+    if not b:
+        return None
+    variants = b.get("variants", {})
+    default = variants.get("default", {})
+    text = (f"{b.get('compiler', 'NVRTC')} → cubin for {default.get('arch') or b.get('arch')}, options "
+            f"{' '.join(default.get('options', []))}, loaded by cupy.RawModule(path=...)")
+    others = [f"{name}: {v.get('arch')} {' '.join(v.get('options', []))} ({v.get('why', '')})"
+              for name, v in variants.items() if name != "default"]
+    return text + ("; studied beside it: " + "; ".join(others) if others else "")
+
+
+def build_study_table(m: Measured) -> Table | None:
+    """Each seed kernel under the suite's build beside CuPy's default build, on the problem both were timed on."""
+    pairs = build_pairs(m)
+    if not pairs:
+        return None
+    table = Table([("kernel", False), ("problem", False), ("suite build ms", True), ("CuPy build ms", True),
+                   ("CuPy / suite time", True), ("subnormal error, suite", True), ("subnormal error, CuPy", True)],
+                  cls="build-study")
+    for p in pairs:
+        own, r, ratio = p.own, p.study, p.ratio
+        assert own.timing is not None and r.timing is not None
+        table.add([Cell(r.kernel or "", code=True), Cell(r.problem.label), Cell(fmt.ms(own.timing.median_ms), num=True),
+                   Cell(fmt.ms(r.timing.median_ms), num=True),
+                   Cell(f"{ratio:.3f}", num=True, cls="warn" if abs(ratio - 1) > TOLERANCE else ""),
+                   Cell(fmt.sci(subnormal_error(own)), num=True),
+                   Cell(fmt.sci(subnormal_error(r)), num=True, cls="bad")])
+    ratios = [float(row[4].text) for row in table.rows]
+    faster = [row[0].text for row in table.rows if float(row[4].text) < 1 - TOLERANCE]
+    buys = (f"it buys speed beyond {TOLERANCE:.0%} only for {fmt.joined(faster)}" if faster else
+            f"it buys no speed beyond {TOLERANCE:.0%} on any of them")
+    table.notes.append(f"{len(ratios)} seed kernels; CuPy's build takes {min(ratios):.3f}x to {max(ratios):.3f}x the "
+                       f"suite build's time (median of each, same timer, same run; under 1 is faster): {buys}. What "
+                       "it costs is the subnormal layer: every product flushed to zero leaves the forward error "
+                       "shown, where the suite's build keeps subnormals, like cuBLAS and Triton.")
+    return table

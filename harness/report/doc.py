@@ -1,14 +1,47 @@
-"""The page as data: sections of blocks with inline links, rendered by html.py and markdown.py.
+"""The page as data: sections of blocks with inline links, and tables of cells, rendered by html.py and markdown.py.
 
 The report's content is built once (findings, tables, sources, plots) and written twice, so the two
-pages say the same thing; only the presentation differs.
+pages say the same thing; only the presentation differs: the HTML and the Markdown are made from the same cells, so
+they can never disagree on a figure. A table carries its legend (what each column's marks mean) as notes printed
+under it: explanations are on the page, never only in a tooltip.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.report.tables import Table
+
+@dataclass
+class Cell:
+    text: str = ""
+    num: bool = False        # right-aligned, tabular figures
+    cls: str = ""            # ok / bad / warn / muted / why / zero
+    code: bool = False       # monospace (ids, SASS names)
+    span: int = 1            # HTML colspan; Markdown pads with empty cells
+    href: str = ""           # link target (an anchor on the page)
+    sub: str = ""            # a second line in small monospace: the kernel a figure belongs to
+    anchor: str = ""         # HTML id of the cell: a place on the page a link can name (a kernel)
+
+
+@dataclass
+class Table:
+    headers: list[tuple[str, bool]]          # (label, numeric column)
+    rows: list[list[Cell]] = field(default_factory=list)
+    cls: str = ""
+    row_cls: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # the legend, printed under the table
+
+    def add(self, cells: list[Cell], row_cls: str = "") -> None:
+        width = sum(c.span for c in cells)
+        if width != len(self.headers):
+            raise ValueError(f"a row of {width} cells in a table of {len(self.headers)} columns")
+        self.rows.append(cells)
+        self.row_cls.append(row_cls)
+
+    def __bool__(self) -> bool:
+        return bool(self.rows)
+
+
 
 
 @dataclass(frozen=True)
@@ -29,11 +62,6 @@ class Strong:
 
 
 Inline = str | Link | Mono | Strong
-
-
-# What a finding rule returns: its sentence and the link to the section with the evidence, or None
-# where the results hold nothing to say it with.
-Evidenced = tuple[list[Inline], Link] | None
 
 
 def plain(parts: list[Inline]) -> str:

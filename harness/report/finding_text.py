@@ -12,10 +12,10 @@ from harness.analysis.record import Comparison, Finding
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.registry import BY_ID, SEEDS, UNROLL_CLAIM
-from harness.report import anchors, fmt, verdict_text
+from harness.report import anchors, fmt, wording
 from harness.report.cause_text import said
 from harness.report.doc import Inline, Link, Mono
-from harness.report.names import PRECISION_TEXT, baseline_label, config_text, idea_link, who
+from harness.report.wording import PRECISION_TEXT, baseline_label, config_text, idea_link, who
 from harness.run.records import Result
 
 _CLAIMS = Link("the documents' figures beside ours", anchors.href(anchors.CLAIMS))
@@ -79,7 +79,7 @@ def _headline(f: Finding, m: Measured) -> list[Inline]:
                          + (f", {fmt.pct(fig.pct_peak)} of the measured copy bandwidth)" if fig.pct_peak else ")"))
         if triton and f.comparisons:
             parts.append(f"; Triton's tutorial GEMM (ieee) reaches {fmt.pct_ci(*f.figures['tutorial_pct'])}, and "
-                         + verdict_text.sentence(f.comparisons[0], "this kernel", "the tutorial's"))
+                         + wording.sentence(f.comparisons[0], "this kernel", "the tutorial's"))
     peaks, figures = m.header.peaks, base.figures
     assert figures is not None
     if op == "sgemm" and figures.pct_peak is not None and peaks:
@@ -133,14 +133,14 @@ def _gaps(f: Finding, m: Measured) -> list[Inline]:
         triton_leads = c.call is Call.FAST
         parts += ["; " if i else "", "Triton's best is faster than CUDA's best most in " if triton_leads
                   else "CUDA's best is faster than Triton's most in "]
-        parts += [idea_link(clause["idea"]), f", {verdict_text.speed(c) if triton_leads else _inverse(c)}: ",
+        parts += [idea_link(clause["idea"]), f", {wording.speed(c) if triton_leads else _inverse(c)}: ",
                   *_named(lead), f" at {fmt.pct_ci(*clause['pct'][0])} of {_yardstick(lead)} against ",
                   *_named(trail, lead), f" at {fmt.pct_ci(*clause['pct'][1])}"]
         why = said(causes[:clause["causes"]], (short(lead), short(trail)))
         del causes[:clause["causes"]]
         if why:
             parts.append(", where " + why)
-        parts.append(verdict_text.clock_clause(c))
+        parts.append(wording.clock_clause(c))
     counts = [f"{n} {what}" for call, what in _COUNTED if (n := f.figures["counts"].get(call))]
     parts.append(("; " if f.comparisons else "") + f"of {f.figures['pairs']} ideas and classes: "
                  + ", ".join(counts) + ".")

@@ -6,6 +6,7 @@ from harness.report import anchors
 from harness.report.doc import (
     Block,
     Bullets,
+    Cell,
     Document,
     Figure,
     Inline,
@@ -17,9 +18,9 @@ from harness.report.doc import (
     Source,
     SourcePair,
     Strong,
+    Table,
     TableBlock,
 )
-from harness.report.tables import md_text, to_markdown
 
 
 def inline(parts: list[Inline], links: bool = True) -> str:
@@ -97,3 +98,27 @@ def page(doc: Document, files: dict[str, str]) -> str:
         out += section(s, files)
     out += ["---", doc.footer, ""]
     return "\n".join(out)
+
+
+def md_text(text: str) -> str:
+    return " ".join(str(text).replace("\n", "; ").split()).replace("|", "\\|")
+
+
+def _md_cell(cell: Cell) -> list[str]:
+    text = md_text(cell.text)
+    if cell.code and text and "`" not in text:
+        text = f"`{text}`"
+    if cell.sub:
+        text += f" (`{md_text(cell.sub)}`)"
+    return [text] + [""] * (cell.span - 1)
+
+
+def to_markdown(table: Table) -> str:
+    lines = ["| " + " | ".join(md_text(h) for h, _ in table.headers) + " |",
+             "|" + "|".join("---:" if num else "---" for _, num in table.headers) + "|"]
+    for cells in table.rows:
+        lines.append("| " + " | ".join(t for c in cells for t in _md_cell(c)) + " |")
+    if table.notes:
+        lines.append("")
+        lines += [f"- {md_text(n)}" for n in table.notes]
+    return "\n".join(lines)

@@ -6,16 +6,16 @@ import shlex
 from datetime import datetime
 
 from harness.analysis.measured import Measured
-from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, Call
+from harness.analysis.overview import TimingSummary, timing_summary
+from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES
 from harness.numerics import VENDOR_MULTIPLE
 from harness.registry import SECTION_EN, SEEDS
 from harness.report import anchors, fmt
-from harness.report.build_study import build_study_table, build_text
-from harness.report.doc import Inline, Notice, Para, Section, TableBlock
-from harness.report.specs import spec
-from harness.report.tables import Cell, Table
+from harness.report.compiled import build_study_table, build_text
+from harness.report.doc import Cell, Inline, Notice, Para, Section, Table, TableBlock
 from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS
 from harness.run.records import Status
+from harness.specs import spec
 from harness.timing import CLOCK_DROP_LIMIT, L2_FLUSH_BYTES, SPREAD_LIMIT, THROTTLE_FRACTION
 
 
@@ -33,51 +33,43 @@ def command(m: Measured) -> str:
 
 
 def timer_paragraph(m: Measured) -> list[Inline]:
-    timed = [r.timing for r in m.all if r.timed and r.timing]
-    if timed and all(t.samples is not None for t in timed):
-        return rounds_paragraph(m, timed)
-    if not timed:
+    t = timing_summary(m)
+    if t.rounds:
+        return rounds_paragraph(m, t)
+    if not t.rows:
         return ["Nothing was timed in this run: it ran where there is no GPU, so the figures are the numerics "
                 "verdicts and the compiled resources only."]
-    runs = [t.runs for t in timed]
-    clocks = [(t.clock_mhz_before, t.clock_mhz_after) for t in timed if t.clock_mhz_before and t.clock_mhz_after]
-    fell = [c for c in clocks if c[1] < (1 - CLOCK_DROP_LIMIT) * c[0]]
-    spread = [t.spread for t in timed]
     parts: list[Inline] = [
         "CUDA kernels (through CuPy), Triton kernels and cuBLAS are timed by one timer, each as a bare launch "
         "(operands checked once beforehand, never inside the timed call): CUDA events around each run, the L2 "
         f"flushed before every run by writing a {L2_FLUSH_BYTES // 2**20} MiB buffer, a warm-up, then the "
         f"median of N runs. N is chosen to fill about {m.header.rep_ms:g} ms per implementation (at least 10 "
-        f"where time allows): here from {min(runs)} to {max(runs)} runs per row, given in each results table's "
-        f"runs column. The spread, (p80 − p20) / median, runs from {fmt.pct(100 * min(spread))} to "
-        f"{fmt.pct(100 * max(spread))}; above {SPREAD_LIMIT:.0%} a row is flagged. "]
-    if clocks:
-        lo, hi = min(min(c) for c in clocks), max(max(c) for c in clocks)
-        parts.append(f"The SM clock is read before and after each row's runs: {lo}–{hi} MHz here; "
-                     f"{fmt.plural(len(fell), 'row')} saw it fall by more than {CLOCK_DROP_LIMIT:.0%} "
+        f"where time allows): here from {t.runs[0]} to {t.runs[1]} runs per row, given in each results table's "
+        f"runs column. The spread, (p80 − p20) / median, runs from {fmt.pct(100 * t.spread[0])} to "
+        f"{fmt.pct(100 * t.spread[1])}; above {SPREAD_LIMIT:.0%} a row is flagged. "]
+    if t.clocks:
+        parts.append(f"The SM clock is read before and after each row's runs: {t.clocks[0]}–{t.clocks[1]} MHz here; "
+                     f"{fmt.plural(t.clock_fell, 'row')} saw it fall by more than {CLOCK_DROP_LIMIT:.0%} "
                      "(flagged in its row).")
     else:
         parts.append("The SM clock could not be read on this machine (no NVML).")
     return parts
 
 
-def rounds_paragraph(m: Measured, timed: list) -> list[Inline]:
+def rounds_paragraph(m: Measured, t: TimingSummary) -> list[Inline]:
     """The verdict design as this run applied it: rounds, samples, clocks, margins, and the A/A control if run."""
-    runs = [t.runs for t in timed]
-    clocks = [mhz for t in timed for mhz in t.samples.mhz if mhz]
-    throttled = sum(t.samples.throttled_count for t in timed)
-    rounds = max(t.samples.rounds for t in timed)
+    assert t.clocks is not None
     parts: list[Inline] = [
         "CUDA kernels (through CuPy), Triton kernels and cuBLAS are timed by one timer, each as a bare launch "
         "(operands checked once beforehand, never inside the timed call). Every implementation of a problem is "
-        f"timed in the same {rounds} interleaved rounds, in a shuffled order each round, a short burst each: one "
-        "untimed run, then runs with the L2 flushed before every run (a write of "
+        f"timed in the same {t.max_rounds} interleaved rounds, in a shuffled order each round, a short burst each: "
+        "one untimed run, then runs with the L2 flushed before every run (a write of "
         f"{L2_FLUSH_BYTES // 2**20} MiB), bracketed by CUDA events and by two probes that read every SM's cycle "
         "counter and the GPU's nanosecond timer, so each run has a time and a mean SM clock, hence a cycle count. "
-        f"Here from {min(runs)} to {max(runs)} runs per row (a slow kernel takes part in the first {MIN_ROUNDS} rounds "
-        f"or more, within {ENTRY_BUDGET_MS / 1e3:g} s of device time); SM clocks {min(clocks):.0f}–"
-        f"{max(clocks):.0f} MHz; {fmt.plural(throttled, 'run')} under {THROTTLE_FRACTION:.0%} of the maximum clock "
-        "(throttled: kept and counted in its row's flags, not dropped, so a row's time is the time a sustained "
+        f"Here from {t.runs[0]} to {t.runs[1]} runs per row (a slow kernel takes part in the first {MIN_ROUNDS} "
+        f"rounds or more, within {ENTRY_BUDGET_MS / 1e3:g} s of device time); SM clocks {t.clocks[0]:.0f}–"
+        f"{t.clocks[1]:.0f} MHz; {fmt.plural(t.throttled, 'run')} under {THROTTLE_FRACTION:.0%} of the maximum "
+        "clock (throttled: kept and counted in its row's flags, not dropped, so a row's time is the time a sustained "
         "run of it takes). ",
         "Every ratio on this page is a verdict (harness/analysis/verdicts.py): the median over the rounds of the "
         "ratio of the two sides' per-round medians, paired round by round (one outlying round moves it little), "
@@ -86,11 +78,9 @@ def rounds_paragraph(m: Measured, timed: list) -> list[Inline]:
         f"±{MARGIN_TENSOR_CORES:.0%} (a side on the tensor cores, whose clock moves with the power draw), FAST or "
         "SLOW where it lies wholly below or above 1 beyond that, AMBIGUOUS (undecided) where it straddles 1. The "
         "same is computed in cycles; where the two calls differ, the text says the clock made the difference. "]
-    controls = [c for c in m.analysis.where("aa") if c.call is not None]
-    if controls:
-        same = sum(c.call is Call.SAME for c in controls)
-        parts.append(f"A/A control (every implementation timed as a second entry of the same rounds): {same} of "
-                     f"{len(controls)} called SAME ({100 * same / len(controls):.1f}%).")
+    if t.aa_called:
+        parts.append(f"A/A control (every implementation timed as a second entry of the same rounds): {t.aa_same} "
+                     f"of {t.aa_called} called SAME ({100 * t.aa_same / t.aa_called:.1f}%).")
     return parts
 
 

@@ -1,29 +1,25 @@
-"""The compact tables under the findings: per idea, the shared Triton kernels, the documents' claims."""
+"""The compact tables under the findings: the headline, per idea, the shared Triton kernels, and fp32 work on the tensor
+cores (the rows: harness/analysis/overview.py and harness/analysis/fp32_work.py).
+
+The fp32-class table holds every implementation the accuracy chart draws (for_fp32_work: cuBLAS fp32 and TF32, the
+SIMT summit, the 3xTF32 rows, Triton's bf16 splits, the Triton tutorial of each fp32 class) on each sgemm problem of a
+run, with its speed and interval against cuBLAS fp32, its call, its registers, and its worst error on every numerics
+layer beside cuBLAS fp32's on the same inputs. An error cell reads "6.2e-07 (0.35x)": the larger of the normwise and
+componentwise errors on that layer, and its ratio to cuBLAS fp32's larger one there. A row is fp32-accurate when its
+class says so (registry PRECISION_CLASSES); a bf16x3 row is labelled as not fp32-accurate and held to its own bound."""
 
 from __future__ import annotations
 
-from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
-from harness.analysis.measured import Measured, ideas_of, triton_modules
-from harness.identity import ImplId
-from harness.registry import IDEAS, Kernel
-from harness.report import anchors, fmt, verdict_text
+from harness.analysis.claims import Claim
+from harness.analysis.fp32_work import ERROR_LAYERS, fp32_rows, layer_error
+from harness.analysis.measured import Measured
+from harness.analysis.overview import headline_rows, idea_rows, shared_modules
+from harness.registry import IDEAS, PRECISION_CLASSES, precision_label
+from harness.report import anchors, fmt, wording
 from harness.report.claims import published_text
-from harness.report.doc import Inline, Mono, Para
-from harness.report.names import PRECISION_TEXT, baseline_label, config_text
-from harness.report.tables import Cell, Table
-
-
-def _pub_claim(kernels: list[Kernel], best_id: str | None, claims: dict[str, Claim]) -> Claim | None:
-    """The claim to hold beside an idea's figures: a % of cuBLAS where the documents give one (the best CUDA
-    kernel's, else the idea's highest), else the best CUDA kernel's raw figure, else any."""
-    mine = [claims[k.id] for k in kernels if k.id in claims]
-    with_pct = [c for c in mine if c.published_pct is not None]
-    best = claims.get(best_id or "")
-    if best is not None and best.published_pct is not None:
-        return best
-    if with_pct:
-        return max(with_pct, key=lambda c: c.published_pct or 0.0)
-    return best or (mine[0] if mine else None)
+from harness.report.doc import Cell, Table
+from harness.report.wording import PRECISION_TEXT, baseline_label, config_text
+from harness.run.records import Result
 
 
 def _rank_text(c: Claim | None) -> str:
@@ -40,11 +36,6 @@ def _rate(r, op: str) -> str:
     return f"{fmt.tflops(r.figures.tflops)} TFLOP/s" if op == "sgemm" else f"{fmt.gbps(r.figures.gbps)} GB/s"
 
 
-# The classes the headline has a row for; Triton's bf16 splits are in the accuracy chart's table (fp32_class.py),
-# where they stand beside the 3xTF32 rows with their errors, and the first screen keeps the ladder chart.
-HEADLINE_CLASSES = ("fp32", "3xtf32", "tf32")
-
-
 def headline_table(m: Measured) -> Table:
     """Per op and precision class on its headline problem: the best CUDA kernel, the best Triton one, cuBLAS."""
     # Two lines a row (the figure, then in small type what it belongs to), so the table and the ladder chart
@@ -52,32 +43,22 @@ def headline_table(m: Measured) -> Table:
     table = Table([("op · problem · class", False), ("best CUDA", True), ("best Triton", True),
                    ("Triton vs CUDA", True), ("best Triton vs Triton tutorial", True), ("cuBLAS", True)],
                   cls="headline")
-    for op in m.ops:
-        problem = m.headline(op)
-        if problem is None:
-            continue
-        kernels = [k for k in m.kernels if k.op == op]
-        for precision in [p for p in m.precisions(kernels, problem) if p in HEADLINE_CLASSES]:
-            base = m.baseline(problem, precision)
-            cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
-            tri = m.best(m.timed_of(kernels, problem, "triton", precision))
-            if base is None or not (cuda or tri):
-                continue
-            cells = [Cell(f"{op} {problem.shape_label}",
-                          sub=PRECISION_TEXT.get(precision, precision) + f" vs {baseline_label(precision)}")]
-            for best in (cuda, tri):
-                named = best.kernel if best and best.result.impl_id.is_cuda else \
-                    f"{best.result.label}: {best.kernel}" if best else ""
-                cells.append(Cell(fmt.pct_ci(*best.interval), num=True, sub=f"{_rate(best.result, op)} · {named}",
-                                  href=anchors.href(anchors.kernel(best.kernel)),
-                                  cls="ok" if best.pct >= 100 else "") if best else Cell("—", num=True, cls="muted"))
-            c = m.between(tri.result, cuda.result) if cuda and tri else None
-            cells.append(_verdict_cell(c))
-            tutorial = m.vs(tri.result, "triton-baseline") if tri else None
-            cells.append(_verdict_cell(tutorial, m.reference(tutorial).label + " at "
-                                       + fmt.pct_ci(*m.interval(m.reference(tutorial))) if tutorial else ""))
-            cells.append(Cell(_rate(base, op), num=True, sub=base.label))
-            table.add(cells)
+    for row in headline_rows(m):
+        precision, op = row.precision, row.op
+        cells = [Cell(f"{op} {row.problem.shape_label}",
+                      sub=PRECISION_TEXT.get(precision, precision) + f" vs {baseline_label(precision)}")]
+        for best in (row.cuda, row.triton):
+            named = best.kernel if best and best.result.impl_id.is_cuda else \
+                f"{best.result.label}: {best.kernel}" if best else ""
+            cells.append(Cell(fmt.pct_ci(*best.interval), num=True, sub=f"{_rate(best.result, op)} · {named}",
+                              href=anchors.href(anchors.kernel(best.kernel)),
+                              cls="ok" if best.pct >= 100 else "") if best else Cell("—", num=True, cls="muted"))
+        cells.append(_verdict_cell(row.triton_vs_cuda))
+        tutorial = row.tutorial
+        cells.append(_verdict_cell(tutorial, m.reference(tutorial).label + " at "
+                                   + fmt.pct_ci(*m.interval(m.reference(tutorial))) if tutorial else ""))
+        cells.append(Cell(_rate(row.cublas, op), num=True, sub=row.cublas.label))
+        table.add(cells)
     table.notes.append("Each op's headline problem. %: of the cuBLAS of the same precision class (with its rate), "
                        "same timer, 95% interval from the interleaved rounds. Ratios: speed ratio, interval and call "
                        "(faster or slower only where the rounds decide it, a tie within the margin, else undecided).")
@@ -87,7 +68,7 @@ def headline_table(m: Measured) -> Table:
 def _verdict_cell(c, sub: str = "") -> Cell:
     if c is None:
         return Cell("—", num=True, cls="muted")
-    return Cell(f"{verdict_text.speed(c)} · {verdict_text.relation(c)}", num=True, sub=sub,
+    return Cell(f"{wording.speed(c)} · {wording.relation(c)}", num=True, sub=sub,
                 cls={"FAST": "ok", "SLOW": "warn"}.get(c.call.value if c.call else "", ""))
 
 
@@ -95,29 +76,20 @@ def idea_table(m: Measured) -> Table:
     table = Table([("idea", False), ("compared with", False), ("best CUDA", True),
                    ("best Triton", True), ("Triton / CUDA", True), ("published", True), ("rank here · document",
                                                                                           False)], cls="ideas")
-    claims = {c.kernel.id: c for c in claims_table(m)}
-    for op in m.ops:
-        problem = m.headline(op)
-        for idea, kernels in m.ideas:
-            if kernels[0].op != op:
-                continue
-            precisions = m.precisions(kernels, problem) if problem else []
-            for precision in precisions or ["fp32"]:
-                cuda = m.best(m.timed_of(kernels, problem, "cuda", precision)) if problem else None
-                tri = m.best(m.timed_of(kernels, problem, "triton", precision)) if problem else None
-                claim = _pub_claim(kernels, cuda.kernel if cuda else None, claims)
-                pub = (fmt.pct(claim.published_pct) if claim and claim.published_pct is not None
-                       else published_text(claim.published) if claim else "—")
-                table.add([
-                    Cell(idea.title, href=anchors.href(anchors.idea(idea.key))),
-                    Cell(baseline_label(precision) + ("" if precision == "fp32" else
-                                                      f" ({PRECISION_TEXT.get(precision, precision)} rows)")),
-                    Cell(fmt.pct_ci(*cuda.interval) if cuda else "—", num=True, sub=cuda.kernel if cuda else ""),
-                    Cell(fmt.pct_ci(*tri.interval) if tri else "—", num=True,
-                         sub=f"{tri.result.label}: {tri.kernel}" if tri else ""),
-                    _verdict_cell(m.between(tri.result, cuda.result) if cuda and tri else None),
-                    Cell(pub, num=True, sub=f"{claim.kernel.id} · {claim.seed.gpu}" if claim else ""),
-                    Cell(_rank_text(claim), cls="nowrap")])
+    for row in idea_rows(m):
+        cuda, tri, claim, precision = row.cuda, row.triton, row.claim, row.precision
+        pub = (fmt.pct(claim.published_pct) if claim and claim.published_pct is not None
+               else published_text(claim.published) if claim else "—")
+        table.add([
+            Cell(row.idea.title, href=anchors.href(anchors.idea(row.idea.key))),
+            Cell(baseline_label(precision) + ("" if precision == "fp32" else
+                                              f" ({PRECISION_TEXT.get(precision, precision)} rows)")),
+            Cell(fmt.pct_ci(*cuda.interval) if cuda else "—", num=True, sub=cuda.kernel if cuda else ""),
+            Cell(fmt.pct_ci(*tri.interval) if tri else "—", num=True,
+                 sub=f"{tri.result.label}: {tri.kernel}" if tri else ""),
+            _verdict_cell(row.triton_vs_cuda),
+            Cell(pub, num=True, sub=f"{claim.kernel.id} · {claim.seed.gpu}" if claim else ""),
+            Cell(_rank_text(claim), cls="nowrap")])
     headline = [p.label for op in m.ops if (p := m.headline(op))]
     table.notes += [
         f"Measured on {fmt.joined(headline) or 'no timed problem'}: each op's headline problem (the seeds' 4096³ "
@@ -137,61 +109,61 @@ def idea_table(m: Measured) -> Table:
 def shared_triton_table(m: Measured) -> Table:
     table = Table([("Triton module", False), ("ideas", False), ("kernels and launch settings", False),
                    ("% cuBLAS on the headline problem", True)], cls="shared")
-    for module, pairs in triton_modules(m.kernels).items():
-        ideas = ideas_of(pairs)
-        problem = m.headline(pairs[0][0].op)
-        names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in pairs}
-        pcts = [p for r in m.all if (r.kernel, r.impl) in names and r.problem == problem
-                and (p := m.pct(r)) is not None]
-        settings = "\n".join(f"{k.id} [{c.name}]: {config_text(c.config(k))}" for k, c in pairs)
-        table.add([Cell(f"kernels_triton/{module}.py", code=True),
-                   Cell("\n".join(IDEAS[i].title if i in IDEAS else i for i in ideas)),
+    for sm in shared_modules(m):
+        pcts = sm.pcts
+        settings = "\n".join(f"{k.id} [{c.name}]: {config_text(c.config(k))}" for k, c in sm.pairs)
+        table.add([Cell(f"kernels_triton/{sm.module}.py", code=True),
+                   Cell("\n".join(IDEAS[i].title if i in IDEAS else i for i in sm.ideas)),
                    Cell(settings, cls="settings"),
                    Cell(f"{fmt.pct(min(pcts))} – {fmt.pct(max(pcts))}" if len(pcts) > 1 else
                         fmt.pct(pcts[0]) if pcts else "—", num=True)],
-                  "several" if len(ideas) > 1 else "")
+                  "several" if len(sm.ideas) > 1 else "")
     table.notes.append("One module serving several ideas is one Triton kernel: only the settings derived from each "
                        "CUDA kernel (tile, K step, warps) and its few constexpr switches change between them.")
     return table
 
 
-def claims_tables(m: Measured) -> tuple[Table, Table | None, list[Inline] | None]:
-    """The documents' figures beside ours, seed 001's stride sweep, and the unroll ratio in words."""
-    table = Table([("kernel", False), ("document · GPU", False), ("published", False), ("doc % cuBLAS", True),
-                   ("ours: ms", True), ("our % cuBLAS", True), ("order", False)], cls="claims")
-    for c in claims_table(m):
-        ours = c.ours
-        table.add([Cell(c.kernel.id, code=True), Cell(f"{c.kernel.seed} · {c.seed.gpu}"),
-                   Cell(published_text(c.published)), Cell(fmt.pct(c.published_pct), num=True),
-                   Cell(fmt.ms(ours.timing.median_ms) if ours and ours.timing else "not measured", num=True),
-                   Cell(fmt.pct(c.ours_pct), num=True),
-                   Cell(c.order, cls="warn" if c.changed else "")])
-    table.notes.append(f"ours: the CUDA kernel on {m.header.device}, on the seeds' 4096³ for sgemm (else the largest "
-                       "problem measured); order: rank among the document's kernels with a figure, 1 = slowest, "
-                       "within 2% tied.")
-    points = stride_sweep(m)
-    stride = None
-    if points and any(p.ours for p in points):
-        stride = Table([("stride", True), ("kernel", False), ("threads / block", True), ("doc TFLOP/s", True),
-                        ("our TFLOP/s", True), ("doc registers", True), ("our registers", True),
-                        ("doc occupancy", True), ("our occupancy (sm_90)", True)], cls="stride")
-        for p in points:
-            occ = stride_occupancy(m, p)
-            stride.add([Cell(str(p.published.stride), num=True), Cell(p.kernel.id, code=True),
-                        Cell(str(p.kernel.threads), num=True), Cell(f"{p.published.tflops}", num=True),
-                        Cell(fmt.tflops(p.tflops) if p.tflops else "—", num=True),
-                        Cell(str(p.published.registers), num=True), Cell(str(p.registers or "—"), num=True),
-                        Cell(fmt.pct(p.published.occupancy_pct), num=True), Cell(fmt.pct_round(occ), num=True)])
-        stride.notes.append("doc: the document's Nsight Compute table on its own GPU; occupancy is theoretical.")
-    check = unroll_check(m)
-    unroll = None
-    if check is not None and check.fast.timing and check.slow.timing:
-        unroll = [f"Seed {check.claim.seed}'s unroll claim: ", Mono(check.claim.fast), " against ",
-                  Mono(check.claim.slow), f": '{check.claim.words}' ({check.claim.ratio:g}x) in the document; "
-                  f"{fmt.times(check.ratio)} here ({fmt.ms(check.fast.timing.median_ms)} against "
-                  f"{fmt.ms(check.slow.timing.median_ms)} ms)."]
-    return table, stride, unroll
+def _error_cell(r: Result, base: Result | None, layer: str) -> Cell:
+    mine = layer_error(r, layer)
+    if mine is None:
+        return Cell("—", num=True, cls="muted")
+    theirs = layer_error(base, layer) if base is not None and base is not r else None
+    ratio = f" ({mine / theirs:.2f}x)" if theirs else ""
+    worse = theirs is not None and mine > theirs and PRECISION_CLASSES[r.precision].fp32_accurate  # type: ignore[index]
+    return Cell(fmt.sci(mine) + ratio, num=True, cls="warn" if worse else "")
 
 
-def unroll_para(parts: list[Inline]) -> Para:
-    return Para(parts, cls="claim")
+def fp32_class_table(m: Measured) -> Table | None:
+    """One table over the run's sgemm problems; None where no such row was timed."""
+    layers = [layer for layer in ERROR_LAYERS
+              if any(layer in (r.numerics.layers if r.numerics else {}) for r in m.all)]
+    table = Table([("problem", False), ("implementation", False), ("class", False), ("TFLOP/s", True),
+                   ("% cuBLAS fp32", True), ("call", False), ("regs", True),
+                   *((f"error: {layer}", True) for layer in layers)], cls="fp32-class")
+    for problem in m.problems:
+        if problem.op != "sgemm":
+            continue
+        base = m.baseline(problem, "fp32")
+        rows = fp32_rows(m, problem)
+        for r in sorted(rows, key=lambda r: -(r.figures.tflops if r.figures else 0.0)):
+            c = m.vs(r, "cublas")
+            fp32_yardstick = PRECISION_CLASSES[r.precision].yardstick == "fp32"  # type: ignore[index]
+            name = f"{r.kernel} · {r.label}" if r.kernel else r.label
+            table.add([Cell(problem.shape_label), Cell(name, code=bool(r.kernel)), Cell(precision_label(r.precision)),
+                       Cell(fmt.tflops(r.figures.tflops), num=True),
+                       Cell(fmt.pct_ci(*m.interval(r)) if fp32_yardstick else "— (against cuBLAS TF32)", num=True,
+                            cls="" if fp32_yardstick else "muted"),
+                       Cell(wording.relation(c) if c is not None and fp32_yardstick else ""),
+                       Cell(str(r.resources.registers) if r.resources and r.resources.registers else "—", num=True),
+                       *(_error_cell(r, base, layer) for layer in layers)])
+    if not table.rows:
+        return None
+    table.notes += [
+        "Every fp32-class implementation the accuracy chart draws, fastest first; cuBLAS TF32 for reference only.",
+        "% cuBLAS fp32: speed against cuBLAS fp32 on the same problem with its 95% interval from the interleaved "
+        "rounds, and the call.",
+        "error: the larger of the normwise and componentwise forward errors on that layer, and in brackets its "
+        "ratio to cuBLAS fp32's on the same inputs; amber where a row labelled fp32-accurate is less accurate than "
+        "cuBLAS fp32 there.",
+    ]
+    return table

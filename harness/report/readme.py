@@ -17,15 +17,15 @@ from pathlib import Path
 from harness.analysis import knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
-from harness.report import anchors, knob_text, markdown
+from harness.report import anchors, markdown
+from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro
+from harness.report.claims import claims_tables
 from harness.report.finding_text import words
-from harness.report.fp32_class import fp32_class_table
-from harness.report.knob_text import knob_bullets, knob_intro
+from harness.report.markdown import to_markdown
 from harness.report.method import command
-from harness.report.overview import claims_tables, headline_table, idea_table
+from harness.report.overview import fp32_class_table, headline_table, idea_table
 from harness.report.plots import Plot, all_plots
 from harness.report.results_tables import markdown_results_table
-from harness.report.tables import to_markdown
 from harness.run.results import load
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -116,7 +116,7 @@ def long_tables(results_path: Path) -> str:
         lines.append(markdown.inline(unroll))
     study = knobs.read_beside(results_path)
     if study is not None and study.findings:
-        lines.append(f'<a id="{anchors.KNOBS}"></a>\n\n## {knob_text.TITLE}\n\n'
+        lines.append(f'<a id="{anchors.KNOBS}"></a>\n\n## {KNOB_TITLE}\n\n'
                      + markdown.inline(knob_intro(study), links=False) + "\n\n"
                      + "\n".join(f"- {markdown.inline(item, links=False)}" for item in knob_bullets(study)))
     return "\n\n".join(lines) + "\n"

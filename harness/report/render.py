@@ -1,14 +1,29 @@
-"""Results file -> one HTML page (primary, self-contained) and one Markdown page, plots as PNGs beside them."""
+"""Results file -> one HTML page (primary, self-contained) and one Markdown page, plots as PNGs beside them.
+
+The page's content in reading order: what was learned first, then the evidence, then how it was measured."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from harness.analysis import knobs
+from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
+from harness.analysis.parts import Part, parts
 from harness.analysis.record import read_beside
-from harness.report import html, markdown
-from harness.report.document import document
-from harness.report.plots import all_plots
+from harness.registry import SEEDS
+from harness.report import anchors, html, markdown
+from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
+from harness.report.claims import claims_tables
+from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
+from harness.report.finding_text import evidence, words
+from harness.report.method import method_section, notices, when
+from harness.report.overview import fp32_class_table, headline_table, idea_table, shared_triton_table
+from harness.report.plots import Plot, all_plots
+from harness.report.results_tables import results_table
+from harness.report.sections import idea_section
+from harness.report.sources import SourcePlanner
+from harness.report.steps import HOPPER_TITLE, ladder_steps_table
 from harness.run.results import load
 
 
@@ -37,3 +52,159 @@ def render(results_path: Path, out_dir: Path) -> tuple[Path, Path]:
     html_path.write_text(html.page(doc, files), encoding="utf-8")
     md_path.write_text(markdown.page(doc, files), encoding="utf-8")
     return html_path, md_path
+
+
+# Tables an idea section keeps folded: the detail behind its figures, one click away.
+FOLDED = ("Compiled resources", "SASS instruction mix", "Kernels", "Each tiling decision in each model",
+          HOPPER_TITLE)
+# Any other table of an idea section longer than this is folded too (the tensor-core ideas measure a dozen rows
+# and more): the section's paragraph above it already names the best of each model.
+OPEN_ROWS = 12
+
+
+def findings_section(m: Measured) -> Section:
+    s = Section(anchors.FINDINGS, "Findings", 2)
+    found = recorded(m)
+    s.add(Para([f"Computed from {m.file.path.name}, not written by hand: each sentence carries its numbers and "
+                "links to the section that shows the evidence."], cls="note"))
+    items: list[list[Inline]] = [[*words(f, m), " ", Link(f"→ {evidence(f).text}", evidence(f).href)]
+                                 for f in found]
+    s.add(Bullets(items, cls="findings", ordered=True))
+    study = knobs.read_beside(m.file.path)
+    if study is not None and study.findings:
+        sub = Section(anchors.KNOBS, KNOB_TITLE, 3)
+        sub.add(Para(knob_intro(study), cls="note"))
+        sub.add(Bullets(knob_bullets(study, detail=False), cls="findings"))
+        sub.add(TableBlock(knob_table(study), "Every knob of each row", folded=True))
+        s.add(sub)
+    return s
+
+
+def _timed(m: Measured) -> bool:
+    return any(r.timed for r in m.all)
+
+
+def overview_section(m: Measured) -> Section:
+    s = Section(anchors.IDEA_TABLE, "Ideas at a glance", 2)
+    if _timed(m):  # without timings every figure of that table is a dash
+        s.add(TableBlock(idea_table(m)))
+    shared = Section(anchors.SHARED_TRITON, "Triton kernels shared by several ideas", 3)
+    shared.add(TableBlock(shared_triton_table(m), "Modules and the kernels that launch them", folded=True))
+    s.add(shared)
+    return s
+
+
+def claims_section(m: Measured) -> Section | None:
+    if not _timed(m):   # nothing of ours to hold beside the documents' figures
+        return None
+    s = Section(anchors.CLAIMS, "The documents' figures beside ours", 2)
+    table, stride, unroll = claims_tables(m)
+    s.add(Para(["Each document measured on its own GPU, so its figures are compared as shapes: % of its own "
+                "cuBLAS, and which kernel beats which."], cls="note"))
+    s.add(TableBlock(table))
+    if stride is not None:
+        sub = Section(anchors.STRIDE, "Seed 001's stride sweep", 3)
+        sub.add(TableBlock(stride))
+        s.add(sub)
+    if unroll is not None:
+        sub = Section(anchors.UNROLL, "Seed 000's unroll ratio", 3)
+        sub.add(Para(unroll))
+        s.add(sub)
+    return s
+
+
+def _figure(p: Plot) -> Figure:
+    width, height = p.size
+    return Figure(p.key, p.title, p.caption, p.png, p.missing, width, height)
+
+
+def headline_section(m: Measured, plots: list[Plot]) -> Section | None:
+    """What the first screen shows: the best CUDA, best Triton and cuBLAS per op, and the ladder chart."""
+    s = Section(anchors.HEADLINE, "Headline", 2)
+    table = headline_table(m)
+    if table:
+        s.add(TableBlock(table))
+    ladder = next((p for p in plots if p.key == anchors.LADDER and p.png), None)
+    if ladder is not None:
+        s.add(_figure(ladder))
+        steps = ladder_steps_table(m)
+        if steps:
+            s.add(TableBlock(steps, "What each rung added"))
+    return s if s.blocks else None
+
+
+def plots_section(m: Measured, plots: list[Plot]) -> Section | None:
+    """Every plot that has something to draw (the ladder chart is in the headline), the accuracy chart with its
+    table of rows (folded); none: no section."""
+    drawn = [p for p in plots if p.png and p.key != anchors.LADDER]
+    if not drawn:
+        return None
+    s = Section(anchors.PLOTS, "Plots", 2)
+    for p in drawn:
+        sub = Section(anchors.plot(p.key), p.title, 3)
+        sub.add(_figure(p))
+        if p.key == anchors.ACCURACY and (table := fp32_class_table(m)) is not None:
+            sub.add(TableBlock(table, "Every point: speed, interval, call and error per layer", folded=True))
+        s.add(sub)
+    return s
+
+
+def _fold(section: Section) -> Section:
+    """An idea section as the page shows it: an anchor per kernel, sources and detail tables folded."""
+    section.level = 4
+    for b in section.blocks:
+        if isinstance(b, TableBlock) and b.table.cls == "kernels":
+            for row in b.table.rows:
+                row[0].anchor = anchors.kernel(row[0].text)
+        if isinstance(b, TableBlock) and (b.title in FOLDED or len(b.table.rows) > OPEN_ROWS):
+            b.folded = True
+        if isinstance(b, SourcePair):
+            b.folded = True
+    return section
+
+
+def part_section(m: Measured, part: Part, planner: SourcePlanner) -> Section:
+    s = Section(anchors.part(part.key), part.title, 3)
+    s.cls = "part"
+    if part.is_ladder:
+        s.add(Para([f"{len(part.ideas)} rungs in registry order, each adding one idea to the rung before; "
+                    "each rung's CUDA source is shown as what it changed since the rung before."], cls="note"))
+    for idea, kernels in part.ideas:
+        s.add(_fold(idea_section(m, idea, list(kernels), planner)))
+    return s
+
+
+def ideas_section(m: Measured) -> Section:
+    s = Section(anchors.IDEAS, "The kernels, part by part", 2)
+    if not m.ideas:
+        s.add(Para(["No kernel of the registry appears in this file."], cls="missing"))
+    planner = SourcePlanner()
+    for part in parts(m):
+        s.add(part_section(m, part, planner))
+    return s
+
+
+def all_results_section(m: Measured) -> Section:
+    s = Section(anchors.RESULTS, "All results", 2)
+    s.add(Para(["Every record of the file, one folded table per problem."], cls="note"))
+    for problem in m.problems:
+        table = results_table(m, problem)
+        if table:
+            sub = Section(anchors.problem(problem), problem.label, 3)
+            sub.add(TableBlock(table, folded=True, title=f"{problem.label}: {len(table.rows)} records"))
+            s.add(sub)
+    return s
+
+
+def document(m: Measured, plots: list[Plot]) -> Document:
+    h = m.header
+    return Document(
+        title=f"tile-rosetta: {h.device}",
+        subtitle=(f"Hand-written CUDA GEMM/GEMV kernels from {len(SEEDS)} worklogs beside their Triton counterparts "
+                  f"and cuBLAS · run of {when(h.started)}"),   # the file is named in the footer and the method
+        notices=notices(m),
+        sections=[s for s in (headline_section(m, plots), findings_section(m), overview_section(m),
+                              plots_section(m, plots), claims_section(m), ideas_section(m),
+                              all_results_section(m), method_section(m)) if s is not None],
+        footer=f"Rendered by harness.report from {m.file.path.name}. Static figures only: this page loads nothing "
+               "from the network.")

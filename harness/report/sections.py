@@ -1,24 +1,30 @@
-"""One section per idea: the seed's point, what was measured (generated), the sources once, the mapping,
-the compiled resources of both kernels and the figures against cuBLAS beside the published ones."""
+"""One section per idea: the seed's point, what was measured (generated), the sources once, the mapping, the compiled
+resources of both kernels and the figures against cuBLAS beside the published ones.
+
+The mapping is an idea's claims as a table: each decision in CUDA and in Triton, who decides it in Triton, and whether
+its predicate holds on every kernel of the idea, as the file's analysis record proved it (harness/analysis/mapping.py).
+Nothing is compiled here: where the record has no proof of the idea, the claims' text is shown and says so."""
 
 from __future__ import annotations
 
 from harness.analysis.claims import published_pct, unroll_check
+from harness.analysis.compiled import compiled_records
+from harness.analysis.mapping import Row, rows
 from harness.analysis.measured import Measured, ideas_of, triton_modules
+from harness.analysis.steps import HOPPER_IDEAS
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
+from harness.claims import COMPILER
 from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
-from harness.report import anchors, fmt, hopper_steps, verdict_text
+from harness.report import anchors, fmt, wording
 from harness.report.cause_text import because, despite
-from harness.report.cells import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.claims import published_text
-from harness.report.compiled import compiled_records, resources_table, sass_table
-from harness.report.counters import counters_table
-from harness.report.doc import Bullets, Inline, Link, Mono, Para, Section, SourcePair, TableBlock
-from harness.report.mapping_table import mapping_table
-from harness.report.names import baseline_label, config_text, who
+from harness.report.compiled import missing_text, resources_table, sass_table
+from harness.report.doc import Bullets, Cell, Inline, Link, Mono, Para, Section, SourcePair, Table, TableBlock
+from harness.report.results_tables import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.sources import SourcePlanner
-from harness.report.tables import Cell, Table
+from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
+from harness.report.wording import baseline_label, config_text, who
 
 
 def section_title(seed: str | None, section: str) -> str:
@@ -55,17 +61,16 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
     parts: list[Inline] = []
     for precision in m.precisions(kernels, problem) if problem else []:
         assert problem is not None
-        cuda = m.best(m.timed_of(kernels, problem, "cuda", precision))
-        tri = m.best(m.timed_of(kernels, problem, "triton", precision))
+        cuda, tri = m.bests(kernels, problem, precision)
         vs = baseline_label(precision)
         if cuda:
             parts += [f"On {problem.label} the best CUDA kernel of this idea, ", *who(cuda.result),
                       f", runs at {fmt.pct_ci(*cuda.interval)} of {vs}"]
         c = m.between(tri.result, cuda.result) if cuda and tri else None
         if tri:
-            ratio = f" (Triton against CUDA: {verdict_text.speed(c)}, {verdict_text.relation(c)})" if cuda else ""
+            ratio = f" (Triton against CUDA: {wording.speed(c)}, {wording.relation(c)})" if cuda else ""
             parts += ["; the best Triton, " if cuda else f"On {problem.label} the best Triton, ", *who(tri.result),
-                      f", at {fmt.pct_ci(*tri.interval)}{ratio}{verdict_text.clock_clause(c)}"]
+                      f", at {fmt.pct_ci(*tri.interval)}{ratio}{wording.clock_clause(c)}"]
         if cuda and tri and c is not None and c.call in (Call.FAST, Call.SLOW):
             # a "because" only for a difference the rounds decided
             lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
@@ -162,6 +167,54 @@ def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
     return table
 
 
+# What the page says where the record holds no proof of an idea (its analysis was written without one).
+UNPROVEN = "not proven in this file's analysis (`rosetta analyse FILE` proves them)"
+
+
+def mapping_rows(idea: Idea, m: Measured) -> tuple[list[Row], str]:
+    """The rows as the record proved them, or the claims' text with a sentence saying why they are not proven."""
+    proven = m.analysis.mapping
+    if proven is not None and idea.key in proven.rows:
+        return proven.rows[idea.key], ""
+    try:
+        text = rows(idea.key, prove=False)
+    except KeyError:  # an idea with no claims written
+        return [], ""
+    if proven is not None and idea.key in proven.unproven:
+        return text, f"not proven ({proven.unproven[idea.key]})"
+    return text, UNPROVEN
+
+
+def _proof(row: Row) -> Cell:
+    if not row.verdicts:
+        return Cell("not checked", cls="muted")
+    failed = [v for v in row.verdicts if not v.holds]
+    checks = list(dict.fromkeys(f"{'CUDA' if v.side == 'cuda' else 'Triton'}: {v.check}" for v in row.verdicts
+                                if v.check))
+    if failed:
+        return Cell(f"✗ fails on {', '.join(v.label for v in failed[:3])}\n" + "\n".join(checks), cls="bad")
+    return Cell(f"✓ {len(row.verdicts)} of {len(row.verdicts)}\n" + "\n".join(checks), cls="ok-text")
+
+
+def mapping_table(idea: Idea, m: Measured) -> Table:
+    found, unproven = mapping_rows(idea, m)
+    table = Table([("decision", False), ("CUDA", False), ("Triton", False), ("in Triton, decided by", False),
+                   ("checked on the compiled kernels", False)], cls="mapping")
+    for row in found:
+        table.add([Cell(row.decision), Cell(row.cuda), Cell(row.triton),
+                   Cell(row.decided_by, cls="by-compiler" if row.decided_by == COMPILER else "by-programmer"),
+                   _proof(row)])
+    if table:
+        table.notes.append("decided by: who makes the decision on the Triton side, the programmer (in the kernel "
+                           "text or its launch settings) or the compiler (from the layouts it chooses).")
+        where = sorted({v.where for row in found for v in row.verdicts if v.where})
+        table.notes.append("checked: each row's predicate evaluated on every kernel of the idea in the registry, "
+                           "CUDA and each Triton form, when the file was analysed"
+                           + (f" ({'; '.join(where)})" if where else "")
+                           + "; n of n = the verdicts that hold." + (f" Rows {unproven}." if unproven else ""))
+    return table
+
+
 def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: SourcePlanner) -> Section:
     anchor = anchors.idea(idea.key)
     s = Section(anchor, idea.title, 3)
@@ -182,13 +235,13 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
         if sass:
             s.add(TableBlock(sass, "SASS instruction mix"))
     if missing:
-        s.add(Bullets([[line] for line in missing], cls="notes"))
+        s.add(Bullets([[missing_text(u)] for u in missing], cls="notes"))
     counters = counters_table(m, kernels)
     if counters:
         s.add(TableBlock(counters, "Hardware counters: why each implementation runs where it does"))
-    if idea.key in hopper_steps.HOPPER_IDEAS:
-        steps = hopper_steps.hopper_steps_table(m)
+    if idea.key in HOPPER_IDEAS:
+        steps = hopper_steps_table(m)
         if steps:
-            s.add(TableBlock(steps, hopper_steps.TITLE))
+            s.add(TableBlock(steps, HOPPER_TITLE))
     s.add(TableBlock(measured_table(m, kernels), "Measured, beside the published figures"))
     return s

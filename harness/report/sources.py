@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness.registry import Kernel
 from harness.report.doc import Inline, Mono, Source
-from harness.report.names import config_text
+from harness.report.wording import config_text
 from kernels_cuda import expanded, source_path
 
 
@@ -55,11 +55,6 @@ def split_header(text: str) -> tuple[str, str]:
     while n < len(lines) and (lines[n].lstrip().startswith("//") or not lines[n].strip()):
         n += 1
     return "".join(lines[:n]), "".join(lines[n:])
-
-
-def changed_lines(old: str, new: str) -> int:
-    sm = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal")
 
 
 def unified(old: str, new: str, old_name: str, new_name: str) -> str:

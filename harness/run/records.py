@@ -101,7 +101,7 @@ class Numerics:
 
 # Figures derived from the median time; stored flat at the top level of a result, as schema 1 has them. (Files of
 # earlier versions also hold a "pct_cublas" the worker computed from medians: it is read by nothing, the one % of
-# cuBLAS is the analysis's, harness/report/measured.py Measured.pct.)
+# cuBLAS is the analysis's, harness/analysis/measured.py Measured.pct.)
 @dataclass
 class Figures:
     tflops: float

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from harness.analysis.fp32_work import speed_intervals
 from harness.analysis.measured import Measured
-from harness.report.plots.accuracy import accuracy, speed_intervals
-from harness.report.plots.bars import gemv_bars, sgemm_bars
+from harness.report.plots.accuracy import accuracy
+from harness.report.plots.bars import gemv_bars, hopper_chart, ladder_chart, sgemm_bars
 from harness.report.plots.common import DPI, MAX_WIDTH, MIN_PT, Plot, min_text_pt
-from harness.report.plots.hopper import hopper_chart
-from harness.report.plots.ladder import ladder_chart
 from harness.report.plots.roofline import roofline
 from harness.report.plots.sweep import time_vs_size
 

@@ -17,12 +17,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from harness.analysis.measured import Measured, build_study
+from harness.analysis.fp32_work import ERROR_LAYERS, accuracy_front, summit
+from harness.analysis.measured import Measured
 from harness.identity import CUBLAS_FP32
-from harness.registry import BY_ID, PRECISION_CLASSES
-from harness.registry.rungs import LADDERS
+from harness.registry import BY_ID
 from harness.report import anchors, fmt
-from harness.report.names import PRECISION_TEXT
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -35,77 +34,13 @@ from harness.report.plots.common import (
     sizes,
     style,
 )
+from harness.report.wording import PRECISION_TEXT
 from harness.run.records import Result
 
 SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D", "bf16x6": "s", "bf16x3": "v"}
 SHAPE_NAME = {"o": "circle", "^": "triangle", "D": "diamond", "s": "square", "v": "downward triangle"}
-# The layers whose errors count (the exact layer's is 0 by construction) and the two measures of each.
-ERROR_LAYERS = ("random", "subnormal", "scaled")
 # Speed intervals a caller may pass: Result.key -> (lo, hi) TFLOP/s.
 Intervals = Mapping[tuple, tuple[float, float]]
-
-
-def worst_error(r: Result) -> tuple[float, str] | None:
-    """The worst error a record carries over ERROR_LAYERS, normwise and componentwise, and where it is ("scaled,
-    componentwise"); None where it carries none."""
-    found: list[tuple[float, str]] = []
-    for name, v in (r.numerics.layers.items() if r.numerics else ()):
-        if name not in ERROR_LAYERS:
-            continue
-        for value, measure in ((v.error, "normwise"), (v.componentwise, "componentwise")):
-            if value is not None and value > 0:
-                found.append((value, f"{name}, {measure}"))
-    return max(found) if found else None
-
-
-def _error(r: Result) -> float | None:
-    worst = worst_error(r)
-    return worst[0] if worst else None
-
-
-def _summit() -> set[str]:
-    """The SIMT ladder's top rung: its kernels' ids."""
-    simt = next(lad for lad in LADDERS if lad.precision == "fp32")
-    return {k.id for k in simt.rungs[-1]}
-
-
-def on_the_plot(m: Measured, r: Result) -> bool:
-    """cuBLAS (fp32 and the TF32 reference), the Triton tutorial GEMM of an fp32 class, the SIMT summit's rows, and
-    every row of a tensor-core class used in place of fp32 (3xTF32 and the bf16 splits).
-
-    A deliberately different form is drawn where it is of a tensor-core fp32 class (Triton's pre-split 3xTF32): the
-    chart answers what someone who needs fp32 would run, whatever its design, while the CUDA-against-Triton
-    comparisons keep to like-for-like forms."""
-    cls = PRECISION_CLASSES.get(r.precision)  # type: ignore[call-overload]
-    if cls is None or build_study(r):
-        return False
-    if r.baseline:
-        return r.impl_id.is_cublas or cls.yardstick == "fp32"
-    if cls.yardstick == "fp32" and cls.tensor_cores:
-        return True
-    return r.kernel in _summit() and not m.deliberately_different(r)
-
-
-def speed_intervals(m: Measured) -> dict[tuple, tuple[float, float]]:
-    """Each timed record's TFLOP/s interval: its rate scaled by the 95% interval of its speed against its class's
-    cuBLAS (the verdict of the interleaved rounds); none for cuBLAS itself or a file of single bursts."""
-    out: dict[tuple, tuple[float, float]] = {}
-    for r in m.all:
-        c = m.vs(r, "cublas") if r.timed and r.figures else None
-        if c is None or r.figures is None:
-            continue
-        pct, lo, hi = c.pct()
-        if lo is not None and hi is not None:
-            out[r.key] = (r.figures.tflops * lo / pct, r.figures.tflops * hi / pct)
-    return out
-
-
-def pareto_front(points: list[tuple[float, float]]) -> list[int]:
-    """Indices of the (speed, error) points no other point beats on both (at least as fast and as accurate, better
-    on one), in order of speed."""
-    front = [i for i, (x, y) in enumerate(points)
-             if not any(x2 >= x and y2 <= y and (x2 > x or y2 < y) for x2, y2 in points)]
-    return sorted(front, key=lambda i: points[i][0])
 
 
 def _short(r: Result) -> str:
@@ -128,14 +63,12 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
     if problem is None:
         why = "this was a CPU run: nothing was timed" if m.header.mode == "cpu" else "no sgemm was timed"
         return missing(key, title, f"No accuracy-against-speed plot: {why}.")
-    recs = [r for r in m.on(problem) if r.timed and r.figures and _error(r) and on_the_plot(m, r)]
+    found = accuracy_front(m, problem)
+    recs = [p.result for p in found.points]
     if not recs:
         return missing(key, title, f"No accuracy-against-speed plot: no timed fp32-class sgemm on {problem.label} "
                                    "carries a numerics error.")
-    speeds = [r.figures.tflops for r in recs if r.figures]
-    errors = [_error(r) or 0.0 for r in recs]
-    fp32_class = [i for i, r in enumerate(recs) if PRECISION_CLASSES[r.precision].yardstick == "fp32"]
-    front = [fp32_class[j] for j in pareto_front([(speeds[i], errors[i]) for i in fp32_class])]
+    speeds, errors, front = [p.tflops for p in found.points], [p.error for p in found.points], list(found.front)
     with sizes():
         fig = figure(12.0, 6.4)
         ax = fig.add_subplot()
@@ -213,7 +146,7 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
 def _present(recs: list[Result]) -> list[str]:
     """The families of points the chart holds, in words, for its caption."""
     families = [("cuBLAS fp32", lambda r: r.impl_id == CUBLAS_FP32),
-                ("the SIMT summit", lambda r: r.kernel in _summit()),
+                ("the SIMT summit", lambda r: r.kernel in summit()),
                 ("every 3xTF32 row", lambda r: not r.baseline and r.precision == "3xtf32"),
                 ("Triton's bf16 splits", lambda r: r.precision in ("bf16x3", "bf16x6")),
                 ("the Triton tutorial GEMM of each fp32 class", lambda r: r.impl_id.is_triton_baseline)]

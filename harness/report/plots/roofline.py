@@ -9,32 +9,17 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
 from harness.analysis.measured import Measured
+from harness.analysis.parts import best_points, parts
 from harness.identity import CUBLAS_FP32
 from harness.report import anchors
-from harness.report.parts import Part, parts
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
-from harness.report.specs import spec
 from harness.run.records import Result
+from harness.specs import spec
 
 MARKER = {"cuda": "o", "triton": "^"}
 COLOUR = {"cuda": CUDA, "triton": TRITON}
 # GEMV kernels all share one intensity: CUDA and Triton points are drawn this factor apart so both show.
 DODGE = {"cuda": 0.93, "triton": 1.07}
-
-
-def _points(m: Measured, part: Part) -> list[tuple[int, str, Result]]:
-    """(idea number within the part, model, best result) for every idea and precision class of the part."""
-    problem = m.headline(part.op)
-    out = []
-    if problem is None:
-        return out
-    for n, (_, kernels) in enumerate(part.ideas, 1):
-        for precision in m.precisions(list(kernels), problem):
-            for model in ("cuda", "triton"):
-                best = m.best(m.timed_of(list(kernels), problem, model, precision))
-                if best and best.result.figures and best.result.figures.intensity:
-                    out.append((n, model, best.result))
-    return out
 
 
 def spread(ys: list[float], gap: float) -> list[float]:
@@ -84,7 +69,7 @@ def roofline(m: Measured) -> Plot:
         return missing(key, title, f"No roofline: {why}.")
     if peaks is None:
         return missing(key, title, "No roofline: the run header holds no measured peaks.")
-    panels = [(p, pts) for p in parts(m) if (pts := _points(m, p))]
+    panels = [(p, pts) for p in parts(m) if (pts := best_points(m, p))]
     if not panels:
         return missing(key, title, "No roofline: no kernel with a traffic model was timed.")
     sheet = spec(m.header.device)

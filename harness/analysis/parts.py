@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from harness.analysis.measured import Measured
 from harness.catalog_types.idea import Idea
 from harness.registry import Kernel
+from harness.run.records import Result
 
 OP_ORDER = ("sgemm", "sgemv")
 
@@ -52,3 +53,19 @@ def parts(m: Measured) -> list[Part]:
 
 def ladder(m: Measured) -> Part | None:
     return next((p for p in parts(m) if p.is_ladder), None)
+
+
+def best_points(m: Measured, part: Part) -> list[tuple[int, str, Result]]:
+    """(idea number within the part, model, best result) for every idea and precision class of the part that has a
+    traffic model: the roofline's points."""
+    problem = m.headline(part.op)
+    out: list[tuple[int, str, Result]] = []
+    if problem is None:
+        return out
+    for n, (_, kernels) in enumerate(part.ideas, 1):
+        for precision in m.precisions(list(kernels), problem):
+            for model, best in zip(("cuda", "triton"), m.bests(kernels, problem, precision), strict=True):
+                if best and best.result.figures and best.result.figures.intensity:
+                    out.append((n, model, best.result))
+    return out
+

@@ -1,0 +1,150 @@
+"""The figures of the page's compact tables, as data: per op and precision class on its headline problem the best
+CUDA and Triton implementations beside cuBLAS, the same per idea with the document's claim to hold beside them, and
+each Triton module with the ideas it serves (harness/report/overview.py writes them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.analysis.claims import Claim, claims_table
+from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
+from harness.analysis.record import Comparison
+from harness.analysis.verdicts import Call
+from harness.catalog_types.idea import Idea
+from harness.identity import ImplId
+from harness.problems import Problem
+from harness.registry import Counterpart, Kernel
+from harness.run.records import Result
+from harness.timing import CLOCK_DROP_LIMIT
+
+# The classes the headline has a row for; Triton's bf16 splits are in the accuracy chart's table (the report's
+# fp32_class_table), where they stand beside the 3xTF32 rows with their errors, and the first screen keeps the ladder
+# chart.
+HEADLINE_CLASSES = ("fp32", "3xtf32", "tf32")
+
+
+@dataclass(frozen=True)
+class HeadlineRow:
+    op: str
+    problem: Problem
+    precision: str
+    cublas: Result                        # the class's cuBLAS on the problem
+    cuda: Best | None
+    triton: Best | None
+    triton_vs_cuda: Comparison | None     # the best Triton against the best CUDA (often two kernels)
+    tutorial: Comparison | None           # the best Triton against the Triton tutorial GEMM of its class
+
+
+@dataclass(frozen=True)
+class IdeaRow:
+    idea: Idea
+    precision: str
+    cuda: Best | None
+    triton: Best | None
+    triton_vs_cuda: Comparison | None
+    claim: Claim | None                   # the document's figure to hold beside the idea's (pub_claim)
+
+
+@dataclass(frozen=True)
+class SharedModule:
+    module: str
+    pairs: tuple[tuple[Kernel, Counterpart], ...]
+    ideas: tuple[str, ...]
+    pcts: tuple[float, ...]               # the % of cuBLAS of its timed launches on the op's headline problem
+
+
+def headline_rows(m: Measured) -> list[HeadlineRow]:
+    """Per op and precision class on its headline problem: the best CUDA kernel, the best Triton one, cuBLAS."""
+    out = []
+    for op in m.ops:
+        problem = m.headline(op)
+        if problem is None:
+            continue
+        kernels = [k for k in m.kernels if k.op == op]
+        for precision in [p for p in m.precisions(kernels, problem) if p in HEADLINE_CLASSES]:
+            base = m.baseline(problem, precision)
+            cuda, tri = m.bests(kernels, problem, precision)
+            if base is None or not (cuda or tri):
+                continue
+            out.append(HeadlineRow(op, problem, precision, base, cuda, tri,
+                                   m.between(tri.result, cuda.result) if cuda and tri else None,
+                                   m.vs(tri.result, "triton-baseline") if tri else None))
+    return out
+
+
+def pub_claim(kernels: list[Kernel], best_id: str | None, claims: dict[str, Claim]) -> Claim | None:
+    """The claim to hold beside an idea's figures: a % of cuBLAS where the documents give one (the best CUDA
+    kernel's, else the idea's highest), else the best CUDA kernel's raw figure, else any."""
+    mine = [claims[k.id] for k in kernels if k.id in claims]
+    with_pct = [c for c in mine if c.published_pct is not None]
+    best = claims.get(best_id or "")
+    if best is not None and best.published_pct is not None:
+        return best
+    if with_pct:
+        return max(with_pct, key=lambda c: c.published_pct or 0.0)
+    return best or (mine[0] if mine else None)
+
+
+def idea_rows(m: Measured) -> list[IdeaRow]:
+    """Per idea and precision class it was timed in on its op's headline problem (fp32 where none)."""
+    claims = {c.kernel.id: c for c in claims_table(m)}
+    out = []
+    for op in m.ops:
+        problem = m.headline(op)
+        for idea, kernels in m.ideas:
+            if kernels[0].op != op:
+                continue
+            precisions = m.precisions(kernels, problem) if problem else []
+            for precision in precisions or ["fp32"]:
+                cuda, tri = m.bests(kernels, problem, precision) if problem else (None, None)
+                out.append(IdeaRow(idea, precision, cuda, tri,
+                                   m.between(tri.result, cuda.result) if cuda and tri else None,
+                                   pub_claim(kernels, cuda.kernel if cuda else None, claims)))
+    return out
+
+
+def shared_modules(m: Measured) -> list[SharedModule]:
+    """Each Triton module of the run's kernels, in registry order."""
+    out = []
+    for module, pairs in triton_modules(m.kernels).items():
+        problem = m.headline(pairs[0][0].op)
+        names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in pairs}
+        pcts = [p for r in m.all if (r.kernel, r.impl) in names and r.problem == problem
+                and (p := m.pct(r)) is not None]
+        out.append(SharedModule(module, tuple(pairs), tuple(ideas_of(pairs)), tuple(pcts)))
+    return out
+
+
+@dataclass(frozen=True)
+class TimingSummary:
+    """How a run's timed rows were taken, over all of them: the method section's figures. `rounds`: every row has
+    the interleaved rounds' samples (else the file is of single bursts, with a clock read before and after each)."""
+
+    rows: int                                 # timed rows; 0: nothing was timed (a CPU run)
+    rounds: bool
+    runs: tuple[int, int] = (0, 0)            # fewest and most runs per row
+    spread: tuple[float, float] = (0.0, 0.0)  # single bursts: the smallest and largest (p80 - p20) / median
+    clocks: tuple[float, float] | None = None  # the SM clocks seen, MHz (None: not read)
+    clock_fell: int = 0                       # single bursts: rows whose clock fell past CLOCK_DROP_LIMIT
+    throttled: int = 0                        # rounds: runs under THROTTLE_FRACTION of the maximum clock
+    max_rounds: int = 0
+    aa_same: int = 0                          # the A/A control: comparisons called SAME, of aa_called with a call
+    aa_called: int = 0
+
+
+def timing_summary(m: Measured) -> TimingSummary:
+    timed = [r.timing for r in m.all if r.timed and r.timing]
+    if not timed:
+        return TimingSummary(0, False)
+    runs = (min(t.runs for t in timed), max(t.runs for t in timed))
+    if all(t.samples is not None for t in timed):
+        mhz = [v for t in timed if t.samples for v in t.samples.mhz if v]
+        controls = [c for c in m.analysis.where("aa") if c.call is not None]
+        return TimingSummary(len(timed), True, runs, clocks=(min(mhz), max(mhz)),
+                             throttled=sum(t.samples.throttled_count for t in timed if t.samples),
+                             max_rounds=max(t.samples.rounds for t in timed if t.samples),
+                             aa_same=sum(c.call is Call.SAME for c in controls), aa_called=len(controls))
+    pairs = [(t.clock_mhz_before, t.clock_mhz_after) for t in timed if t.clock_mhz_before and t.clock_mhz_after]
+    fell = sum(after < (1 - CLOCK_DROP_LIMIT) * before for before, after in pairs)
+    return TimingSummary(len(timed), False, runs, (min(t.spread for t in timed), max(t.spread for t in timed)),
+                         (min(min(c) for c in pairs), max(max(c) for c in pairs)) if pairs else None, fell)

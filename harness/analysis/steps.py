@@ -1,0 +1,214 @@
+"""The ladders one rung at a time, as data: what each rung gains or loses against the rung before (the same model's),
+the call of the one against the other, and, for a step the rounds decided was a gain, the measured quantity that
+moved most in the direction of that change (harness/report/steps.py writes the tables, the plots draw the rungs).
+
+The SIMT ladder's rungs are the ladder chart's: every fp32 SIMT sgemm idea (parts.py) with an fp32 CUDA kernel or
+Triton counterpart timed on the sgemm headline problem, the seeds' and tile-rosetta's, in registry order, numbered
+from 1 so that rung n is the chart's n-th bar and the steps table's n-th row; an idea with several kernels (the
+summit's two tiles) is one rung, represented by its fastest record.
+
+Hopper's chains, one per precision class (TF32, 3xTF32), start from the mma.sync rung (rosetta.tc_gemm with K-major
+B, the Ampere-style instruction the wgmma rungs replace; its tiles are one rung, represented by the fastest) and
+follow the wgmma rungs of that precision in registry order (harness/catalog/hopper.py). The quantity of a step is
+the one causes.py ranks first among those pointing with the speed, so a step that loses points names what got worse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.analysis.causes import MIN_GAP, causes, counters, tied
+from harness.analysis.measured import Best, Measured
+from harness.analysis.parts import ladder
+from harness.analysis.record import Comparison
+from harness.analysis.verdicts import Call
+from harness.catalog import hopper, tensor_cores
+from harness.catalog import simt as simt_ladder
+from harness.catalog_types.idea import Idea
+from harness.problems import Problem
+from harness.registry import Kernel
+from harness.run.records import Result
+
+# The ideas whose section shows the Hopper steps: the wgmma rungs'.
+HOPPER_IDEAS = frozenset(k.idea for k in hopper.KERNELS)
+_HOPPER_CLASSES = ("tf32", "3xtf32")   # the Hopper rungs' classes, in the order the table shows them
+# The tuners' picks: the tuned row of each tile-rosetta rung and the autotuned ceiling are other designs, never a rung.
+_SEARCHES = (simt_ladder.LADDER_TUNED, "gemm_autotuned")
+# Counters, and for Hopper compiled facts too: the first step of each chain changes the tensor-core instruction itself
+# (mma.sync to wgmma), a compiled fact that no counter names.
+COUNTERS = ("counter",)
+COUNTERS_AND_COMPILED = ("counter", "compiled")
+
+
+@dataclass(frozen=True)
+class Moved:
+    """The quantity that moved most between two rungs in the direction of the speed change, with its values before and
+    after; or, where none is named, why (`unnamed`: "refused", "unrecorded", "tie" or "nothing")."""
+
+    quantity: str | None = None
+    before: float | str | None = None
+    after: float | str | None = None
+    unnamed: str | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One side (CUDA or Triton) of a rung: its best record, the one before it in the same model, the verdict of the
+    one against the other, and what moved (only for a step decided FAST: a tie has nothing to explain)."""
+
+    best: Best
+    before: Best | None
+    verdict: Comparison | None = None
+    moved: Moved | None = None
+
+    @property
+    def call(self) -> Call | None:
+        return self.verdict.call if self.verdict is not None else None
+
+    @property
+    def points(self) -> float | None:
+        """The change in % of cuBLAS from the rung before."""
+        return self.best.pct - self.before.pct if self.before is not None else None
+
+
+@dataclass(frozen=True)
+class Rung:
+    number: int                     # from 1: the chart's bar pair and the steps table's row
+    idea: Idea
+    kernels: tuple[Kernel, ...]
+    cuda: Best | None               # the fastest CUDA kernel of the rung
+    triton: Best | None             # the fastest Triton counterpart of the rung, of any form (the chart's bar)
+
+
+@dataclass(frozen=True)
+class LadderStep:
+    rung: Rung
+    cuda: Step | None               # None: no record of its own on that side
+    triton: Step | None             # the rung's own counterpart, never a tuner's pick
+
+
+@dataclass(frozen=True)
+class HopperStep:
+    problem: Problem
+    precision: str
+    name: str                       # the rung's kernel name without its template arguments (rung_name)
+    cuda: Step | None
+    triton: Step | None
+
+
+def moved(m: Measured, now: Result, before: Result, kinds: tuple[str, ...] = COUNTERS) -> Moved:
+    """The measured quantity of `kinds` (a Cause's kind, harness/analysis/causes.py) that moved most between two rungs
+    in the direction of the speed change. Counters are needed on both sides either way: they say whether the step is
+    read at all."""
+    for r in (now, before):
+        if counters(r) is None:
+            # counters stored but refused (ncu's kernel time too far from the timed one) are not "none recorded"
+            return Moved(unnamed="refused" if tied(r) is False else "unrecorded")
+    assert now.timing is not None and before.timing is not None
+    fast, slow = (now, before) if now.timing.median_ms <= before.timing.median_ms else (before, now)
+    assert fast.timing is not None and slow.timing is not None
+    if slow.timing.median_ms / fast.timing.median_ms < MIN_GAP:
+        return Moved(unnamed="tie")
+    found = [c for c in causes(m, fast, slow) if c.kind in kinds and c.cause]
+    if not found:
+        return Moved(unnamed="nothing")
+    top = found[0]
+    v_before, v_now = (top.slower, top.faster) if fast is now else (top.faster, top.slower)
+    return Moved(top.quantity, v_before, v_now)
+
+
+def step(m: Measured, best: Best | None, before: Best | None, kinds: tuple[str, ...] = COUNTERS) -> Step | None:
+    if best is None:
+        return None
+    if before is None:
+        return Step(best, None)
+    c = m.between(best.result, before.result)
+    found = moved(m, best.result, before.result, kinds) if c is not None and c.call is Call.FAST else None
+    return Step(best, before, c, found)
+
+
+def ladder_rungs(m: Measured) -> list[Rung]:
+    """Every rung of the ladder on the sgemm headline problem, numbered from 1 in registry order."""
+    part, problem = ladder(m), m.headline("sgemm")
+    if part is None or problem is None:
+        return []
+    out: list[Rung] = []
+    for idea, kernels in part.ideas:
+        cuda, triton = m.bests(kernels, problem, "fp32")
+        if cuda or triton:
+            out.append(Rung(len(out) + 1, idea, kernels, cuda, triton))
+    return out
+
+
+def _own_triton(m: Measured, kernels: list[Kernel], problem: Problem, precision: str = "fp32") -> list[Result]:
+    """The rung's own Triton counterparts: the ladder's own kernel (gemm_ladder with the rung's settings) on
+    tile-rosetta's rungs, the seeds' counterparts on theirs; never a tuner's pick."""
+    rows = m.timed_of(kernels, problem, "triton", precision)
+    return [r for r in rows if (c := m.counterpart(r)) is not None and c.module not in _SEARCHES]
+
+
+def ladder_steps(m: Measured) -> list[LadderStep]:
+    """One step per rung of the ladder chart, CUDA and the rung's own Triton counterpart, each against the same
+    model's rung before."""
+    problem = m.headline("sgemm")
+    if problem is None:
+        return []
+    out = []
+    before: tuple[Best | None, Best | None] = (None, None)
+    for rung in ladder_rungs(m):
+        cuda, tri = rung.cuda, m.best(_own_triton(m, list(rung.kernels), problem))
+        out.append(LadderStep(rung, step(m, cuda, before[0]), step(m, tri, before[1])))
+        before = (cuda or before[0], tri or before[1])
+    return out
+
+
+def chains() -> list[tuple[str, list[list[Kernel]]]]:
+    """(precision, rungs) for TF32 and 3xTF32: the mma.sync rung, then each wgmma rung of that precision."""
+    out = []
+    for precision in _HOPPER_CLASSES:
+        start = [k for k in tensor_cores.KERNELS if k.precision == precision and k.b_layout == "kmajor"]
+        out.append((precision, [start, *([k] for k in hopper.KERNELS if k.precision == precision)]))
+    return out
+
+
+def rung_name(best: Best | None, kernels: list[Kernel]) -> str:
+    """A rung as the table and the chart name it: the kernel's name without its template arguments."""
+    kernel = best.result.kernel if best is not None and best.result.kernel else kernels[0].id
+    return kernel.split("<")[0].removeprefix("rosetta.")
+
+
+def hopper_steps(m: Measured, problems: list[Problem] | None = None) -> list[HopperStep]:
+    """Every rung of each chain on each problem a wgmma rung was timed on (or on `problems`), CUDA and Triton each
+    against the same model's rung before; a rung with neither side timed is left out."""
+    ids = {k.id for k in hopper.KERNELS}
+    if problems is None:
+        problems = [p for p in m.problems if any(r.kernel in ids and r.timed for r in m.on(p))]
+    out = []
+    for problem in problems:
+        for precision, rungs in chains():
+            before: tuple[Best | None, Best | None] = (None, None)
+            for kernels in rungs:
+                cuda, tri = m.bests(kernels, problem, precision)
+                if cuda is None and tri is None:
+                    continue
+                out.append(HopperStep(problem, precision, rung_name(cuda, kernels),
+                                      step(m, cuda, before[0], COUNTERS_AND_COMPILED),
+                                      step(m, tri, before[1], COUNTERS_AND_COMPILED)))
+                before = (cuda or before[0], tri or before[1])
+    return out
+
+
+def hopper_points(m: Measured) -> list[tuple[str, str, float | None, float | None]]:
+    """The Hopper chart's bars: (rung name, precision, best CUDA %, best Triton %) on the sgemm headline problem,
+    chain by chain."""
+    problem = m.headline("sgemm")
+    if problem is None:
+        return []
+    out = []
+    for precision, rungs in chains():
+        for kernels in rungs:
+            cuda, tri = m.bests(kernels, problem, precision)
+            if cuda or tri:
+                out.append((rung_name(cuda, kernels), precision, cuda.pct if cuda else None,
+                            tri.pct if tri else None))
+    return out
