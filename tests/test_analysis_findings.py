@@ -17,8 +17,10 @@ from harness.analysis.build import build
 from harness.analysis.causes import causes, stated
 from harness.analysis.findings import findings, recorded
 from harness.analysis.measured import Measured
-from harness.analysis.record import Analysis, Cause, Finding, analysis_path, read_beside
+from harness.analysis.record import Analysis, Cause, Comparison, Finding, analysis_path, read_beside
+from harness.analysis.verdicts import Call
 from harness.problems import Problem
+from harness.report import wording
 from harness.report.cause_text import because, pair_names, phrase
 from harness.report.doc import Bullets, plain
 from harness.report.finding_text import words
@@ -144,3 +146,21 @@ def test_the_record_written_beside_a_file_holds_its_findings(tmp_path: Path, run
     assert an.findings is not None
     m = Measured(load(path), an)
     assert _said(m, an.findings) == _said(m, findings(m))
+
+
+def test_a_finding_that_says_one_is_faster_rests_on_the_rounds_call_and_its_interval(run: Results) -> None:
+    m = Measured(run)
+    for f in (f for f in findings(m) if f.kind in ("unroll", "precision")):
+        speed = Comparison.from_json(f.figures["speed"])
+        assert speed.verdict is not None and speed.call is Call.FAST, f.kind
+        assert wording.verdict_speed(speed.verdict) in plain(words(f, m)), f.kind
+
+
+def test_a_finding_on_a_file_of_single_bursts_gives_the_ratio_and_no_call() -> None:
+    single = load(REPO / "results" / "nvidia-h100-80gb-hbm3-20261124T180850Z.jsonl")
+    m = Measured(single)
+    said = {f.kind: plain(words(f, m)) for f in findings(m) if f.kind in ("unroll", "precision")}
+    assert "no verdict" in said["precision"] and " is faster than " not in said["precision"]
+    # the seed's own words stay; what the suite says of its measurement is a ratio, not "faster"
+    ours = said["unroll"].split("; here", 1)[1]
+    assert ours.startswith(" the ratio is") and "faster" not in ours

@@ -450,3 +450,23 @@ def test_stored_counters_appear_in_their_ideas_table_and_missing_ones_as_dashes(
     assert mine["smem bank conflicts"] == "—"   # counted for another row, not for this one
     assert "tensor pipe" not in mine            # zero in every row: the column says nothing
     assert "bytes / cp.async" not in mine       # absent in every row
+
+
+def test_the_build_study_calls_cupys_build_faster_only_where_the_rounds_call_it_fast() -> None:
+    from dataclasses import replace
+
+    from harness.analysis import compiled as analysis_compiled
+    from harness.analysis.verdicts import Call
+    from harness.report.compiled import build_study_table
+
+    run = load(REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102241Z.jsonl")
+    m = Measured(run)
+    pairs = analysis_compiled.build_pairs(m)
+    assert pairs and all(p.speed is not None for p in pairs)
+    note = build_study_table(m).notes[-1]
+    fast = [p.study.kernel for p in pairs if p.speed.call is Call.FAST]
+    assert ("faster only for" in note) == bool(fast) and all(k in note for k in fast)
+    # the same file read as single bursts (no rounds kept) makes no call at all
+    bursts = Measured(replace(run, results=[replace(r, timing=replace(r.timing, samples=None)) if r.timing else r
+                                            for r in run.results]))
+    assert "no call is made" in build_study_table(bursts).notes[-1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
+from harness.analysis.record import Comparison, pair
 from harness.registry import KERNELS, SEEDS, UNROLL_CLAIM, Kernel, Published, PublishedRatio, Seed
 from harness.run.records import Result
 from harness.run.results import Results
@@ -123,6 +124,13 @@ class UnrollCheck:
     def ratio(self) -> float:
         assert self.fast.timing and self.slow.timing
         return self.slow.timing.median_ms / self.fast.timing.median_ms
+
+    @property
+    def speed(self) -> Comparison | None:
+        """The rounds' verdict on the unrollable form against the tid form; None for a file of single bursts, which
+        says the medians' ratio and no call."""
+        c = pair("unroll", self.fast, self.slow)
+        return c if c is not None and c.verdict is not None else None
 
 
 def unroll_check(results: Results | Measured | None) -> UnrollCheck | None:

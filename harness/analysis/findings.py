@@ -13,7 +13,7 @@ from itertools import combinations
 from harness.analysis.causes import stated
 from harness.analysis.claims import TIE, Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
 from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
-from harness.analysis.record import Comparison, Finding
+from harness.analysis.record import Comparison, Finding, pair
 from harness.analysis.verdicts import Call
 from harness.identity import ImplId
 from harness.run.records import Result, Status
@@ -225,8 +225,15 @@ def _unroll(m: Measured) -> list[Finding]:
     check = unroll_check(m)
     if check is None or check.fast.timing is None or check.slow.timing is None:
         return []
-    return [Finding("unroll", (check.fast.key, check.slow.key), {"ratio": check.ratio},
+    return [Finding("unroll", (check.fast.key, check.slow.key),
+                    {"ratio": check.ratio, **_speed(check.speed)},
                     causes=tuple(stated(m, check.fast, check.slow)))]
+
+
+def _speed(c: Comparison | None) -> dict:
+    """The verdict of the interleaved rounds for a finding that says which of two is faster (none for a file of
+    single bursts: its sentence then gives the medians' ratio and no call)."""
+    return {"speed": c.to_json()} if c is not None and c.verdict is not None else {}
 
 
 def _stride(m: Measured) -> list[Finding]:
@@ -262,6 +269,7 @@ def _precision(m: Measured) -> list[Finding]:
     if fp32 and tf32 and fp32.figures and tf32.figures and _error(fp32) and _error(tf32):
         subjects += [fp32.key, tf32.key]
     cublas = bool(subjects)
+    speed = _speed(pair("cublas-tf32", tf32, fp32)) if cublas else {}
     kernels = [k for k in m.kernels if k.op == "sgemm"]
     bests = []
     for precision in ("tf32", "3xtf32"):
@@ -274,7 +282,7 @@ def _precision(m: Measured) -> list[Finding]:
     if not subjects or not errors:
         return []
     return [Finding("precision", tuple(subjects), {"problem": problem.to_json(), "cublas": cublas, "bests": bests,
-                                                   "errors": [min(errors), max(errors)]})]
+                                                   "errors": [min(errors), max(errors)], **speed})]
 
 
 def _sizes(m: Measured, op: str) -> list[Finding]:

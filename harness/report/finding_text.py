@@ -227,14 +227,20 @@ def _rank(f: Finding, m: Measured) -> list[Inline]:
     return parts
 
 
+def _speed(f: Finding) -> Comparison:
+    """The verdict a finding recorded on the two implementations it says one is faster than the other of."""
+    return Comparison.from_json(f.figures["speed"])
+
+
 def _unroll(f: Finding, m: Measured) -> list[Inline]:
     fast, slow = _records(f, m)
     c = UNROLL_CLAIM
     assert fast.timing is not None and slow.timing is not None
+    times = f"{fmt.ms(fast.timing.median_ms)} against {fmt.ms(slow.timing.median_ms)} ms"
+    here = (f"here, at {times}, {wording.sentence(_speed(f), 'the unrollable form', 'the tid form')}"
+            if "speed" in f.figures else f"here the ratio is {fmt.times(f.figures['ratio'])} ({times})")
     parts: list[Inline] = [f"Seed {c.seed} calls its unrollable load loop ", Mono(c.fast),
-                           f" '{c.words}' faster than the one starting at tid, ", Mono(c.slow),
-                           f"; here the ratio is {fmt.times(f.figures['ratio'])} ({fmt.ms(fast.timing.median_ms)} "
-                           f"against {fmt.ms(slow.timing.median_ms)} ms)"]
+                           f" '{c.words}' faster than the one starting at tid, ", Mono(c.slow), f"; {here}"]
     why = said(f.causes, ("the unrollable form", "the tid form"))
     if why:
         parts.append(", where " + why)
@@ -279,9 +285,12 @@ def _precision(f: Finding, m: Measured) -> list[Inline]:
         assert fp32.figures and tf32.figures
         e32, etf = _error(fp32), _error(tf32)
         assert e32 and etf
-        parts.append(f"cuBLAS TF32 is {fmt.times(tf32.figures.tflops / fp32.figures.tflops)} faster than cuBLAS fp32 "
-                     f"on {problem.label} ({fmt.tflops(tf32.figures.tflops)} against {fmt.tflops(fp32.figures.tflops)}"
-                     f" TFLOP/s) at {fmt.times(etf / e32)} its forward error ({fmt.sci(etf)} against {fmt.sci(e32)})")
+        rates = f"({fmt.tflops(tf32.figures.tflops)} against {fmt.tflops(fp32.figures.tflops)} TFLOP/s)"
+        speed = (wording.sentence(_speed(f), "cuBLAS TF32", "cuBLAS fp32") if "speed" in f.figures
+                 else f"cuBLAS TF32 runs at {fmt.times(tf32.figures.tflops / fp32.figures.tflops)} the rate of cuBLAS "
+                      "fp32 (a single burst each: no verdict)")
+        parts.append(f"{speed} on {problem.label} {rates} at {fmt.times(etf / e32)} its forward error "
+                     f"({fmt.sci(etf)} against {fmt.sci(e32)})")
     for r, (precision, pct) in zip(records, f.figures["bests"], strict=True):
         parts += ["; " if parts else "", f"the fastest {PRECISION_TEXT[precision]} kernel, ", *who(r),
                   f", reaches {fmt.pct(pct)} of {baseline_label(precision)} at forward error {fmt.sci(_error(r))}"]

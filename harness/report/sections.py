@@ -94,9 +94,11 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
                   + (f"; here {fmt.pct(mine)} of cuBLAS. " if mine is not None else ". ")]
     check = unroll_check(m)
     if check is not None and check.fast.timing and check.slow.timing and check.claim.fast in {k.id for k in kernels}:
+        times = f"{fmt.ms(check.fast.timing.median_ms)} against {fmt.ms(check.slow.timing.median_ms)} ms"
+        here = (f"at {times}, {wording.sentence(check.speed, 'the CUDA unrollable form', 'the tid form')}"
+                if check.speed is not None else f"the CUDA ratio is {fmt.times(check.ratio)} ({times})")
         parts += [f"Seed {check.claim.seed} says the unrollable form is '{check.claim.words}' faster than the tid "
-                  f"form; here the CUDA ratio is {fmt.times(check.ratio)} ({fmt.ms(check.fast.timing.median_ms)} "
-                  f"against {fmt.ms(check.slow.timing.median_ms)} ms). "]
+                  f"form; here, {here}. "]
     return parts
 
 
