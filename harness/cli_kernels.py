@@ -90,14 +90,15 @@ def explain(kernel: Kernel, console, side_by_side: int = SIDE_BY_SIDE, rows: lis
     from rich.syntax import Syntax
     from rich.table import Table
 
+    from harness.catalog import CATALOG
     from harness.report.sections import section_title, seed_title
     from harness.report.sources import cuda_text, triton_text
     from harness.report.wording import config_text
     from harness.term_table import Column, print_table
 
     idea = IDEAS[kernel.idea]
-    where = (f"seed {kernel.seed} {seed_title(kernel.seed)}, section {section_title(kernel.seed, kernel.section)}"
-             if kernel.seed else "tile-rosetta's own kernel")
+    where = (f"seed {kernel.seed} {seed_title(CATALOG, kernel.seed)}, section "
+             f"{section_title(CATALOG, kernel.section)}" if kernel.seed else "tile-rosetta's own kernel")
     console.print(f"[bold]{kernel.id}[/]  ({idea.title}; {where})\n{idea.lesson}\n", markup=True)
     grid = (f"(cdiv(N, {kernel.tile_n}), cdiv(M, {kernel.tile_m}))" if kernel.op == "sgemm"
             else f"(cdiv(M, {kernel.tile_m}))")

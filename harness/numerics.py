@@ -32,10 +32,12 @@ Outputs are poisoned before every run: NaN, or, for kernels that read C even whe
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-
-import torch
+from typing import TYPE_CHECKING
 
 from harness.problems import Problem
+
+if TYPE_CHECKING:  # torch loads where operands are made and checked, not where a record is read
+    import torch
 
 U_FP32 = 2.0**-24
 U_TF32 = 2.0**-11
@@ -97,6 +99,7 @@ class Operands:
 
     def fresh_output(self, poison: float) -> torch.Tensor:
         """The output buffer a run writes: C_in when beta != 0 (read by the kernel), else poison."""
+        import torch
         p = self.problem
         if p.op == "sgemv":
             return torch.full((p.M,), poison, dtype=torch.float32, device=self.A.device)
@@ -107,6 +110,7 @@ class Operands:
 
 def make_operands(problem: Problem, layer: str, seed: int, device: torch.device | str) -> Operands:
     """Draw inputs on the CPU with a seeded generator (the same numbers on any machine), then move them."""
+    import torch
     if layer not in LAYERS:
         raise ValueError(f"unknown numerics layer {layer!r}: expected one of {', '.join(LAYERS)}")
     g = torch.Generator().manual_seed(seed)
@@ -115,6 +119,7 @@ def make_operands(problem: Problem, layer: str, seed: int, device: torch.device 
     c_shape = (p.M, p.N) if p.op == "sgemm" and p.beta != 0.0 else None
 
     def values(shape: tuple[int, ...]) -> torch.Tensor:
+        import torch
         if layer == "exact":
             # int8, not the default int64: at 2^31 elements the draw would otherwise need 17 GB of host memory
             return torch.randint(-3, 4, shape, generator=g, dtype=torch.int8).to(torch.float32)
@@ -128,6 +133,7 @@ def make_operands(problem: Problem, layer: str, seed: int, device: torch.device 
 
     def scaled(shape: tuple[int, ...]) -> torch.Tensor:
         # multiplied by powers of two, so the scaling itself is exact
+        import torch
         e = torch.randint(-SCALED_EXPONENT, SCALED_EXPONENT + 1, shape, generator=g, dtype=torch.int8)
         return torch.ldexp(values(shape), e.to(torch.float32)).to(device)
 
@@ -172,6 +178,7 @@ def forward_error(out: torch.Tensor, ref: torch.Tensor, scale: float) -> float:
 def componentwise_error(out: torch.Tensor, ref: torch.Tensor, denominators: torch.Tensor) -> float:
     """max over outputs of |out - ref| / denominator; where the denominator is 0 (a zero row of A or column of B)
     the output must be exact: 0 if it is, inf if not."""
+    import torch
     diff = (out.double() - ref).abs()
     zero = denominators == 0
     ratio = diff / torch.where(zero, torch.ones_like(denominators), denominators)
@@ -256,6 +263,7 @@ def check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
 
 def _check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
            vendor: tuple[float | None, float | None], bound: float, held_to_vendor: bool) -> Verdict:
+    import torch
     o = out.detach()
     seed = ops.seed
     nan = torch.isnan(o)
@@ -328,6 +336,7 @@ def poison_for(reads_c_when_beta_zero: bool) -> float:
 
 def beta_zero_verdict(out_after_nan_c: torch.Tensor) -> str:
     """'honours' when NaN placed in C did not reach the output with beta == 0, else 'leaks NaN'."""
+    import torch
     return "leaks NaN" if bool(torch.isnan(out_after_nan_c).any()) else "honours"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from harness.problems import Problem
@@ -16,7 +16,7 @@ class Precondition:
     """A condition on the problem, with the text a user sees when it fails (and in `rosetta list`)."""
 
     text: str
-    holds: Callable[[Problem], bool]
+    holds: Callable[[Problem], bool] = field(compare=False)
     # What kind of limit this is, so that shapes can be derived from it and the .cu header checked against it.
     kind: Literal["multiple", "square", "product_only", "int32_indices", "int32_dims"]
     # For shape derivation: (dimension, multiple) when the condition is "dimension % multiple == 0".
@@ -30,37 +30,54 @@ class Precondition:
     def product_only(self) -> bool:
         return self.kind == "product_only"
 
+    def to_json(self) -> dict:
+        return {"text": self.text, "kind": self.kind, "multiple": list(self.multiple) if self.multiple else None}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Precondition:
+        """A recorded precondition: its words as recorded, its test its kind's."""
+        multiple = (str(data["multiple"][0]), int(data["multiple"][1])) if data.get("multiple") else None
+        return cls(str(data["text"]), holds_of(data["kind"], multiple), data["kind"], multiple)
+
+
+def holds_of(kind: str, multiple: tuple[str, int] | None = None) -> Callable[[Problem], bool]:
+    """The test of a kind of precondition: the one place each is written, for the catalog and for a record."""
+    if kind == "multiple" and multiple is not None:
+        dim, m = multiple
+        return lambda p: getattr(p, dim) % m == 0
+    tests: dict[str, Callable[[Problem], bool]] = {
+        "square": lambda p: p.M == p.N == p.K,
+        "product_only": lambda p: p.alpha == 1.0 and p.beta == 0.0,
+        "int32_indices": lambda p: max(p.M * p.K, p.K * p.N, p.M * p.N) <= INT32_MAX,
+        # kernels that form row offsets in 64 bits: only each dimension must fit the int parameters
+        "int32_dims": lambda p: max(p.M, p.N, p.K) <= INT32_MAX,
+    }
+    if kind not in tests:
+        raise ValueError(f"no precondition of kind {kind!r}{' without its multiple' if kind == 'multiple' else ''}")
+    return tests[kind]
+
 
 def multiple_of(dim: str, m: int, why: str = "no bounds checks") -> Precondition:
-    return Precondition(f"{dim} % {m} == 0 ({why})", lambda p: getattr(p, dim) % m == 0, "multiple", (dim, m))
+    return Precondition(f"{dim} % {m} == 0 ({why})", holds_of("multiple", (dim, m)), "multiple", (dim, m))
 
 
 def square(why: str = "the kernel takes one size N") -> Precondition:
-    return Precondition(f"M == N == K ({why})", lambda p: p.M == p.N == p.K, "square")
+    return Precondition(f"M == N == K ({why})", holds_of("square"), "square")
 
 
 def product_only() -> Precondition:
-    return Precondition(
-        "alpha == 1 and beta == 0 (the kernel computes C = A*B only)",
-        lambda p: p.alpha == 1.0 and p.beta == 0.0,
-        "product_only",
-    )
+    return Precondition("alpha == 1 and beta == 0 (the kernel computes C = A*B only)", holds_of("product_only"),
+                        "product_only")
 
 
 def indices_fit_int32() -> Precondition:
-    def holds(p: Problem) -> bool:
-        return max(p.M * p.K, p.K * p.N, p.M * p.N) <= INT32_MAX
-
-    return Precondition("every element index fits in int32 (32-bit index arithmetic)", holds, "int32_indices")
+    return Precondition("every element index fits in int32 (32-bit index arithmetic)", holds_of("int32_indices"),
+                        "int32_indices")
 
 
 def dims_fit_int32() -> Precondition:
-    """For kernels that form row offsets in 64 bits: only each dimension must fit the int parameters."""
-
-    def holds(p: Problem) -> bool:
-        return max(p.M, p.N, p.K) <= INT32_MAX
-
-    return Precondition("M, N and K each fit in int32 (64-bit row offsets: any element count)", holds, "int32_dims")
+    return Precondition("M, N and K each fit in int32 (64-bit row offsets: any element count)",
+                        holds_of("int32_dims"), "int32_dims")
 
 
 def unmet(preconditions: tuple[Precondition, ...], problem: Problem) -> list[str]:

@@ -10,10 +10,12 @@ import random
 import uuid
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-
-import torch
+from typing import TYPE_CHECKING
 
 from harness.timing import L2_FLUSH_BYTES, Samples
+
+if TYPE_CHECKING:  # torch loads where something is timed, not where a record is read
+    import torch
 
 # Interleaved rounds (`interleave`): how many, and the bounds of one burst's runs. What varies between rounds is the
 # SM clock from one burst to the next: on an H100 a SIMT fp32 row's bursts ran anywhere from 1960 to 2040 MHz and its
@@ -48,6 +50,7 @@ class Entry:
 def estimate_ms(fn: Callable[[], object], device: torch.device, flush_l2: bool = True) -> float:
     """One run's time, to size the bursts: a flushed run after a first call (compile, load, autotune), and the mean
     of three more where one is short enough for its launch to matter."""
+    import torch
     flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device=device) if flush_l2 else None
     fn()
     torch.cuda.synchronize(device)
@@ -78,6 +81,8 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
     clock probes. With `twins`, every entry is timed a second time as an entry of its own
     (key (key, "aa")): the A/A control, whose call must be SAME. on_burst(key, round) is called before each burst.
     """
+    import torch
+
     from harness.sm_clock import ProbeBuffer, max_sm_clock_mhz
 
     device = device or torch.device("cuda", torch.cuda.current_device())
@@ -124,6 +129,7 @@ def burst_plan(estimate: float, rounds: int, rep_ms: float) -> BurstPlan:
 
 def _burst(fn: Callable[[], object], runs: int, untimed: bool, flush: torch.Tensor | None, probes,
            device: torch.device) -> tuple[list[float], list[float | None]]:
+    import torch
     if untimed:
         fn()
     probes.clear()

@@ -23,8 +23,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:  # torch loads where something is timed, not where a record is read
+    import torch
 
 L2_FLUSH_BYTES = 256 * 2**20
 SPREAD_LIMIT = 0.05     # (p80 - p20) / median above this is flagged
@@ -157,6 +159,7 @@ class Samples:
 
 def sm_clock_mhz(device: torch.device) -> int | None:
     """The current SM clock through NVML (None where NVML is not available)."""
+    import torch
     try:
         return int(torch.cuda.clock_rate(device))
     except Exception:
@@ -174,6 +177,7 @@ def time_gpu(fn: Callable[[], None], *, warmup_ms: float = 25.0, rep_ms: float =
              max_runs: int = 1000, budget_ms: float = 4000.0, flush_l2: bool = True,
              device: torch.device | None = None) -> Timing:
     """Median device time of fn() over many runs, each after an L2 flush, bracketed by CUDA events."""
+    import torch
     device = device or torch.device("cuda", torch.cuda.current_device())
     flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device=device) if flush_l2 else None
 
@@ -238,6 +242,7 @@ class EventClock:
 
     def __init__(self, device: torch.device | str | None = None, *, flush_l2: bool = True, depth: int = 3,
                  event: Callable[[], torch.cuda.Event] | None = None) -> None:
+        import torch
         if depth < 0:
             raise ValueError(f"depth must be >= 0, not {depth}")
         self.seconds = 0.0
@@ -258,6 +263,7 @@ class EventClock:
 
     def flush_l2(self) -> None:
         """Write the L2-sized buffer, as time_gpu does before each run (nothing when built with flush_l2=False)."""
+        import torch
         if not self._flush_l2:
             return
         if self._flush is None:

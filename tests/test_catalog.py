@@ -11,8 +11,8 @@ import textwrap
 from pathlib import Path
 
 from harness.catalog import simt
+from harness.catalog.ladders import LADDERS
 from harness.registry import IDEAS, KERNELS
-from harness.registry.rungs import LADDERS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +40,7 @@ _READ_BACK = '''
 import json
 from harness.claims import CLAIMS
 from harness.registry import BY_ID, IDEAS, KERNELS
-from harness.registry.rungs import LADDERS
+from harness.catalog.ladders import LADDERS
 
 simt = next(ladder for ladder in LADDERS if ladder.name == "SIMT")
 kernel = BY_ID["rosetta.sgemm_throwaway<128,128,32,8,8>"]
@@ -48,7 +48,7 @@ print(json.dumps({
     "in_kernels": kernel in KERNELS,
     "top_rung": [k.id for k in simt.rungs[-1]],
     "rungs": len(simt.rungs),
-    "triton_on_rung": [c.name for c in kernel.counterparts if simt.triton(c)],
+    "triton_on_rung": [c.name for c in kernel.counterparts if simt.stands(c)],
     "lesson": IDEAS[kernel.idea].lesson,
     "claims": [c.decision for c in CLAIMS[kernel.idea]],
 }))

@@ -52,7 +52,7 @@ def test_five_to_ten_findings_each_with_numbers_and_a_link_to_its_evidence(recor
     for f in made:
         text = plain(words(f, m))
         assert re.search(r"\d", text), text
-        assert evidence(f).href.startswith("#") and evidence(f).href[1:] in known, (f.kind, evidence(f).href)
+        assert evidence(f, m).href.startswith("#") and evidence(f, m).href[1:] in known, (f.kind, evidence(f, m).href)
         for part in words(f, m):
             if isinstance(part, Link):
                 assert part.href[1:] in known, part.href

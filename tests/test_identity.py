@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from harness.analysis.compare import _idea
+from harness.catalog import CATALOG
 from harness.identity import ImplId
 from harness.launch.implementations import all_impls, baselines, cupy_build_study
 from harness.problems import Problem
@@ -135,7 +136,7 @@ def _renamed(kernel_id: str) -> Result:
 
 def test_a_record_whose_kernel_is_no_longer_listed_renders_with_the_facts_it_recorded():
     record = _renamed(NAIVE)
-    cell = _kernel_cell(record)
+    cell = _kernel_cell(record, CATALOG)
     assert cell.text == "s004.gemm_once_named_so" and "An idea since removed" in cell.sub
     assert "seed 004" in cell.sub and "not in the registry" not in cell.sub
     assert not cell.href  # no idea section draws it: there is nothing to link to
@@ -147,10 +148,10 @@ def test_a_record_written_by_an_older_version_renders_with_todays_registry():
     old = Result.from_json({k: v for k, v in _renamed(kernel.id).to_json().items() if k != "kernel_facts"}
                            | {"kernel": kernel.id})
     assert old.facts is None and old.kernel_facts == KernelFacts.of(kernel)
-    cell = _kernel_cell(old)
+    cell = _kernel_cell(old, CATALOG)
     assert cell.href and "seed 004" in cell.sub
     unknown = Result.from_json({**old.to_json(), "kernel": "s004.gemm_once_named_so"})
-    assert unknown.kernel_facts is None and _kernel_cell(unknown).sub == "not in the registry"
+    assert unknown.kernel_facts is None and _kernel_cell(unknown, CATALOG).sub == "not in the registry"
 
 
 def test_recorded_facts_win_over_todays_registry():

@@ -43,6 +43,16 @@ def test_the_report_imports_neither_the_inspectors_nor_the_build_nor_the_launche
     assert not {k: v for k, v in found.items() if v}
 
 
+def test_the_report_reads_the_catalog_only_as_a_record_keeps_it() -> None:
+    """The page is drawn with the catalog its analysis record kept (harness/catalog_types/tables.py): no report module
+    imports today's catalog, registry or claims."""
+    today = ("harness.catalog", "harness.registry", "harness.claims")
+    found = {name: sorted(m for m in _imports(p) if m == today[0] or m.startswith(tuple(t + "." for t in today))
+                          or m in today[1:])
+             for name, p in MODULES.items() if name.startswith("harness.report")}
+    assert not {k: v for k, v in found.items() if v}
+
+
 def test_no_two_harness_modules_import_each_other_at_load_time() -> None:
     graph = {name: {m for m in _imports(p, top_level_only=True) if m in MODULES and m != name}
              for name, p in MODULES.items()}

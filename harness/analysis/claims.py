@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
-from harness.analysis.record import Comparison, pair
-from harness.registry import KERNELS, SEEDS, UNROLL_CLAIM, Kernel, Published, PublishedRatio, Seed
+from harness.analysis.record import Comparison, pair, today
+from harness.catalog_types.kernel import Kernel, Published, PublishedRatio, Seed
+from harness.catalog_types.tables import Catalog
 from harness.run.records import Result
 from harness.run.results import Results
 
@@ -26,14 +27,14 @@ def published_of(kernel: Kernel) -> Published:
     return kernel.published
 
 
-def published_pct(kernel: Kernel) -> float | None:
+def published_pct(kernel: Kernel, catalog: Catalog) -> float | None:
     """The document's % of its own cuBLAS: stated, or from its cuBLAS time or TFLOP/s."""
     pub = kernel.published
     if pub is None:
         return None
     if pub.pct_cublas is not None:
         return pub.pct_cublas
-    cublas = SEEDS[kernel.seed].cublas if kernel.seed in SEEDS else None
+    cublas = catalog.seeds[kernel.seed].cublas if kernel.seed in catalog.seeds else None
     if cublas is None:
         return None
     if pub.ms and cublas.ms:
@@ -51,16 +52,13 @@ def rank(values: dict[str, float], key: str, tolerance: float = TIE) -> int:
 @dataclass
 class Claim:
     kernel: Kernel
+    seed: Seed
     published_pct: float | None
     ours: Result | None
     ours_pct: float | None
     rank_ours: int | None = None
     rank_doc: int | None = None
     ranked: int = 0                      # kernels of the document with both figures
-
-    @property
-    def seed(self) -> Seed:
-        return SEEDS[self.kernel.seed or ""]
 
     @property
     def published(self) -> Published:
@@ -93,15 +91,22 @@ def as_measured(results: Results | Measured | None) -> Measured | None:
     return Measured(results) if isinstance(results, Results) else results
 
 
+def catalog_of(m: Measured | None) -> Catalog:
+    """The catalog a file was analysed with; today's where no file is given (`rosetta claims` alone)."""
+    return m.catalog if m is not None else today()
+
+
 def claims_table(results: Results | Measured | None) -> list[Claim]:
     """One row per kernel with a published figure, in registry order, ranks marked within each document."""
     m = as_measured(results)
+    catalog = catalog_of(m)
     rows = []
-    for k in KERNELS:
+    for k in catalog.kernels:
         if k.seed is None or k.published is None:
             continue
         ours = m.seed_record(k.id) if m else None
-        rows.append(Claim(k, published_pct(k), ours, m.pct(ours) if m and ours else None))
+        rows.append(Claim(k, catalog.seeds[k.seed], published_pct(k, catalog), ours,
+                          m.pct(ours) if m and ours else None))
     by_seed: dict[str, list[Claim]] = {}
     for c in rows:
         if c.rank_value is not None and c.ours_pct is not None:
@@ -137,8 +142,9 @@ def unroll_check(results: Results | Measured | None) -> UnrollCheck | None:
     m = as_measured(results)
     if m is None:
         return None
-    fast, slow = m.seed_record(UNROLL_CLAIM.fast), m.seed_record(UNROLL_CLAIM.slow)
-    return UnrollCheck(UNROLL_CLAIM, fast, slow) if fast and slow else None
+    claim = m.catalog.unroll_claim
+    fast, slow = m.seed_record(claim.fast), m.seed_record(claim.slow)
+    return UnrollCheck(claim, fast, slow) if fast and slow else None
 
 
 @dataclass
@@ -162,7 +168,7 @@ class StridePoint:
 def stride_sweep(results: Results | Measured | None) -> list[StridePoint]:
     """Seed 001's stride table: every kernel whose published figure names a stride, in stride order."""
     m = as_measured(results)
-    points = [StridePoint(k, m.seed_record(k.id) if m else None) for k in KERNELS
+    points = [StridePoint(k, m.seed_record(k.id) if m else None) for k in catalog_of(m).kernels
               if k.published is not None and k.published.stride is not None]
     return sorted(points, key=lambda p: p.published.stride or 0)
 

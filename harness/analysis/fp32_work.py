@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.measured import Measured, build_study
+from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.problems import Problem
-from harness.registry import PRECISION_CLASSES
-from harness.registry.rungs import LADDERS
 from harness.run.records import Result
 
 # The layers whose errors count (the exact layer's is 0 by construction) and the two measures of each.
@@ -40,10 +39,9 @@ def layer_error(r: Result, layer: str) -> float | None:
     return max(found) if found else None
 
 
-def summit() -> set[str]:
+def summit(m: Measured) -> set[str]:
     """The SIMT ladder's top rung: its kernels' ids."""
-    simt = next(lad for lad in LADDERS if lad.precision == "fp32")
-    return {k.id for k in simt.rungs[-1]}
+    return {k.id for k in m.catalog.ladder("fp32").rungs[-1]}
 
 
 def for_fp32_work(m: Measured, r: Result) -> bool:
@@ -60,7 +58,7 @@ def for_fp32_work(m: Measured, r: Result) -> bool:
         return r.impl_id.is_cublas or cls.yardstick == "fp32"
     if cls.yardstick == "fp32" and cls.tensor_cores:
         return True
-    return r.kernel in summit() and not m.deliberately_different(r)
+    return r.kernel in summit(m) and not m.deliberately_different(r)
 
 
 def speed_intervals(m: Measured) -> dict[tuple, tuple[float, float]]:

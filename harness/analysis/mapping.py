@@ -13,83 +13,15 @@ data, so that a report renders them without a compiler and an old file shows the
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from harness.analysis.proven import NO_EVIDENCE, ProvenMapping, Row, Verdict
 from harness.catalog_types.evidence import Evidence, KernelEvidence
 from harness.claims import Check, Claim, Side, claims, pick
 from harness.registry import KERNELS, Kernel
 from harness.run.records import Result
 
 __all__ = ["NO_EVIDENCE", "ProvenMapping", "Row", "Verdict", "check_claim", "evaluate", "prove", "rows"]
-
-# What a predicate's KeyError says when the evidence has no number of that name (catalog_types/evidence.Numbers).
-NO_EVIDENCE = "no evidence named"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One claim's check on one side of one kernel (the Triton side once per counterpart form)."""
-
-    idea: str
-    decision: str
-    kernel: str
-    side: Literal["cuda", "triton"]
-    form: str          # the Triton counterpart's name; "" on the CUDA side
-    check: str         # what the predicate establishes
-    holds: bool
-    evidence: str      # the numbers it read, e.g. "BAR 2, LDS.32 16"
-    error: str = ""    # the check could not be evaluated: why (then holds is False)
-    where: str = ""    # what was compiled: "sm_90, compiled ahead of time" or a GPU launch
-
-    @property
-    def label(self) -> str:
-        return f"{self.kernel} [{self.form or 'cuda'}]"
-
-
-@dataclass(frozen=True)
-class Row:
-    """One decision of an idea, as a report renders it, with every kernel's verdicts."""
-
-    decision: str
-    cuda: str
-    triton: str
-    decided_by: str
-    verdicts: tuple[Verdict, ...] = ()
-
-    @property
-    def holds(self) -> bool:
-        return all(v.holds for v in self.verdicts)
-
-    def to_json(self) -> dict:
-        # the idea and the decision are the row's: a verdict does not repeat them
-        return {"decision": self.decision, "cuda": self.cuda, "triton": self.triton, "decided_by": self.decided_by,
-                "verdicts": [{k: v for k, v in asdict(x).items() if k not in ("idea", "decision")}
-                             for x in self.verdicts]}
-
-    @classmethod
-    def from_json(cls, idea: str, data: dict) -> Row:
-        decision = str(data["decision"])
-        return cls(decision, str(data["cuda"]), str(data["triton"]), str(data["decided_by"]),
-                   tuple(Verdict(idea=idea, decision=decision, **v) for v in data.get("verdicts") or []))
-
-
-@dataclass
-class ProvenMapping:
-    """The rows of each idea a run measured, proven; and the ideas that could not be, with the reason."""
-
-    rows: dict[str, list[Row]] = field(default_factory=dict)
-    unproven: dict[str, str] = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return {"rows": {idea: [r.to_json() for r in found] for idea, found in self.rows.items()},
-                "unproven": dict(self.unproven)}
-
-    @classmethod
-    def from_json(cls, data: dict) -> ProvenMapping:
-        return cls({idea: [Row.from_json(idea, r) for r in found] for idea, found in (data.get("rows") or {}).items()},
-                   {str(k): str(v) for k, v in (data.get("unproven") or {}).items()})
-
 
 def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton"], check: Side, ev: Evidence,
              evidence: KernelEvidence) -> Verdict:

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from harness.analysis.record import Analysis, Comparison, RowKey, analyse, pair
+from harness.analysis.record import Analysis, Comparison, RowKey, analyse, pair, today
 from harness.baselines import cublas_of
 from harness.catalog_types.idea import Idea
+from harness.catalog_types.kernel import Counterpart, Kernel
+from harness.catalog_types.tables import Catalog
 from harness.occupancy import Occupancy, sm90_occupancy
 from harness.problems import Problem
-from harness.registry import BY_ID, IDEAS, Counterpart, Kernel
 from harness.run.order import SEED_SGEMM, headline_problem, record_order
 from harness.run.records import Result
 from harness.run.results import Results
@@ -65,21 +66,30 @@ class Measured:
         return [op for op in ("sgemm", "sgemv") if any(r.op == op for r in self.all)]
 
     def on(self, problem: Problem) -> list[Result]:
-        return sorted((r for r in self.all if r.problem == problem), key=record_order)
+        return sorted((r for r in self.all if r.problem == problem), key=self.order)
+
+    def order(self, result: Result) -> tuple:
+        """A record's place on the page: harness/run/order.py, in the order of the file's catalog."""
+        return record_order(result, self.catalog)
 
     def headline(self, op: str) -> Problem | None:
         return headline_problem(self.all, op)
 
     @cached_property
+    def catalog(self) -> Catalog:
+        """The catalog the file was analysed with, as its record keeps it (today's where the record did not)."""
+        return self.analysis.catalog or today()
+
+    @cached_property
     def kernels(self) -> list[Kernel]:
-        """Registry kernels with at least one record here, in registry order."""
+        """Catalog kernels with at least one record here, in registry order."""
         ids = {r.kernel for r in self.all}
-        return [k for k in BY_ID.values() if k.id in ids]
+        return [k for k in self.catalog.kernels if k.id in ids]
 
     @cached_property
     def ideas(self) -> list[tuple[Idea, list[Kernel]]]:
         out = []
-        for idea in IDEAS.values():
+        for idea in self.catalog.ideas.values():
             kernels = [k for k in self.kernels if k.idea == idea.key]
             if kernels:
                 out.append((idea, kernels))
@@ -87,7 +97,7 @@ class Measured:
 
     @cached_property
     def unknown_kernels(self) -> list[str]:
-        return sorted({r.kernel for r in self.all if r.kernel and r.kernel not in BY_ID})
+        return sorted({r.kernel for r in self.all if r.kernel and r.kernel not in self.catalog.by_id})
 
     def of_kernel(self, kernel_id: str, impl: str | None = None) -> list[Result]:
         return [r for r in self.all if r.kernel == kernel_id and (impl is None or r.impl == impl)]
@@ -143,7 +153,7 @@ class Measured:
         scored = [(p, r) for p, r in scored if p is not None]
         if not scored:
             return None
-        p, r = max(scored, key=lambda pr: (pr[0], -record_order(pr[1])[1]))
+        p, r = max(scored, key=lambda pr: (pr[0], -self.order(pr[1])[1]))
         return Best(r, p, self.vs(r, "cublas"))
 
     def timed_of(self, kernels: list[Kernel], problem: Problem, model: str, precision: str) -> list[Result]:
@@ -175,7 +185,7 @@ class Measured:
 
     # ------------------------------------------------------------------ compiled resources
     def counterpart(self, result: Result) -> Counterpart | None:
-        kernel = BY_ID.get(result.kernel or "")
+        kernel = self.catalog.by_id.get(result.kernel or "")
         if kernel is None or result.model != "triton":
             return None
         name = result.impl.split(":", 1)[-1]
@@ -189,11 +199,11 @@ class Measured:
         """A Triton result's launch settings: what the run recorded (an autotuner's choice), else derived."""
         if result.resources is not None and result.resources.config:
             return dict(result.resources.config)
-        kernel, c = BY_ID.get(result.kernel or ""), self.counterpart(result)
+        kernel, c = self.catalog.by_id.get(result.kernel or ""), self.counterpart(result)
         return dict(c.config(kernel)) if kernel is not None and c is not None else {}
 
     def threads(self, result: Result) -> int | None:
-        kernel = BY_ID.get(result.kernel or "")
+        kernel = self.catalog.by_id.get(result.kernel or "")
         if kernel is None:
             return None
         if result.impl_id.is_cuda:
@@ -219,7 +229,7 @@ class Measured:
     @cached_property
     def implementations(self) -> list[tuple[str, str]]:
         """Every (kernel id, impl) pair present, in record order."""
-        seen = dict.fromkeys((r.kernel or "", r.impl) for r in sorted(self.all, key=record_order) if r.kernel)
+        seen = dict.fromkeys((r.kernel or "", r.impl) for r in sorted(self.all, key=self.order) if r.kernel)
         return list(seen)
 
 

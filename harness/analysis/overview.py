@@ -11,9 +11,9 @@ from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
+from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.identity import ImplId
 from harness.problems import Problem
-from harness.registry import Counterpart, Kernel
 from harness.run.records import Result
 from harness.timing import CLOCK_DROP_LIMIT
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
 from harness.catalog_types.idea import Idea
-from harness.registry import Kernel
+from harness.catalog_types.kernel import Kernel
 from harness.run.records import Result
 
 OP_ORDER = ("sgemm", "sgemv")

@@ -5,7 +5,7 @@ Every pair the suite compares is here once, with its verdict (harness/analysis/v
   forms against cuBLAS fp32, TF32 against cuBLAS TF32);
 - "triton-baseline": every Triton row against the Triton tutorial GEMM of its class, where the run measured one;
 - "counterpart": every Triton counterpart against its CUDA kernel (the suite's build), in the same precision class;
-- "step": every rung of a ladder against the rung before, in the same model (harness/registry/rungs.py);
+- "step": every rung of a ladder against the rung before, in the same model (harness/catalog/ladders.py);
 - "aa": every implementation against itself timed as a second entry (the A/A control, `rosetta run --aa`);
 - "runs" (two files, `across`): every implementation of one file against the same in another.
 The subject is the first named, the reference the second; a ratio is subject time / reference time.
@@ -25,12 +25,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.analysis.mapping import ProvenMapping
+from harness.analysis.proven import ProvenMapping
 from harness.analysis.verdicts import Call, Verdict, compare, margin_for
 from harness.baselines import cublas_of, triton_baseline_of
+from harness.catalog_types.tables import Catalog, Ladder
 from harness.problems import Problem
-from harness.registry import BY_ID
-from harness.registry.rungs import LADDERS, Ladder
 from harness.run.records import Result
 
 RELATIONS = ("cublas", "triton-baseline", "counterpart", "step", "aa", "runs")
@@ -149,6 +148,7 @@ class Analysis:
     source_bytes: int | None = None               # its size when analysed: a file grown since (--resume) is stale
     mapping: ProvenMapping | None = None          # None: not proven (`rosetta analyse` proves it)
     findings: list[Finding] | None = None         # None: a record from before findings were recorded
+    catalog: Catalog | None = None                # the catalog it was analysed with (None: before records kept it)
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -170,7 +170,8 @@ class Analysis:
         return {"record": "analysis", "source": self.source, "source_bytes": self.source_bytes,
                 "comparisons": [c.to_json() for c in self.comparisons],
                 "mapping": self.mapping.to_json() if self.mapping is not None else None,
-                "findings": [f.to_json() for f in self.findings] if self.findings is not None else None}
+                "findings": [f.to_json() for f in self.findings] if self.findings is not None else None,
+                "catalog": self.catalog.to_json() if self.catalog is not None else None}
 
     @classmethod
     def from_json(cls, data: dict) -> Analysis:
@@ -179,7 +180,8 @@ class Analysis:
         return cls(str(data["source"]), [Comparison.from_json(c) for c in data.get("comparisons") or []],
                    data.get("source_bytes"),
                    ProvenMapping.from_json(data["mapping"]) if data.get("mapping") is not None else None,
-                   [Finding.from_json(f) for f in data["findings"]] if data.get("findings") is not None else None)
+                   [Finding.from_json(f) for f in data["findings"]] if data.get("findings") is not None else None,
+                   Catalog.from_json(data["catalog"]) if data.get("catalog") else None)
 
     def write(self, path: Path) -> Path:
         path.write_text(json.dumps(self.to_json(), indent=None, separators=(",", ":")) + "\n")
@@ -224,8 +226,16 @@ def aa(result: Result) -> Comparison | None:
                       verdict.time.ratio, verdict)
 
 
-def analyse(results: Iterable[Result], source: str) -> Analysis:
-    """Every comparison within one file."""
+def today() -> Catalog:
+    """Today's catalog: for a file whose record did not keep the one it was analysed with, and for a new record."""
+    from harness.catalog import CATALOG  # the catalog's modules: only where no record holds its tables
+
+    return CATALOG
+
+
+def analyse(results: Iterable[Result], source: str, catalog: Catalog | None = None) -> Analysis:
+    """Every comparison within one file, with the catalog's ladders (today's unless given)."""
+    catalog = catalog or today()
     by_problem: dict[Problem, list[Result]] = {}
     for r in results:
         if r.timed:
@@ -246,36 +256,36 @@ def analyse(results: Iterable[Result], source: str) -> Analysis:
                 if cuda is not None and cuda.precision == r.precision:
                     out.append(pair("counterpart", r, cuda))
             out.append(aa(r))
-        out += steps(rows)
-    return Analysis(source, [c for c in out if c is not None])
+        out += steps(rows, catalog)
+    return Analysis(source, [c for c in out if c is not None], catalog=catalog)
 
 
-def rung_records(rows: list[Result], lad: Ladder, model: str) -> list[Result | None]:
+def rung_records(rows: list[Result], lad: Ladder, model: str, catalog: Catalog) -> list[Result | None]:
     """The record that stands for each rung of a ladder in one model: the fastest of the rung's timed records."""
     out: list[Result | None] = []
     for rung in lad.rungs:
         ids = {k.id for k in rung}
         found = [r for r in rows if r.kernel in ids and r.precision == lad.precision and r.timed
-                 and (r.impl == "cuda" if model == "cuda" else _stands_on_rung(r, lad))]
+                 and (r.impl == "cuda" if model == "cuda" else _stands_on_rung(r, lad, catalog))]
         out.append(min(found, key=lambda r: r.timing.median_ms) if found else None)
     return out
 
 
-def _stands_on_rung(r: Result, lad: Ladder) -> bool:
-    kernel = BY_ID.get(r.kernel or "")
+def _stands_on_rung(r: Result, lad: Ladder, catalog: Catalog) -> bool:
+    kernel = catalog.by_id.get(r.kernel or "")
     form = r.impl_id.form
     if kernel is None or form is None:
         return False
-    return any(c.name == form and lad.triton(c) for c in kernel.counterparts)
+    return any(c.name == form and lad.stands(c) for c in kernel.counterparts)
 
 
-def steps(rows: list[Result]) -> list[Comparison | None]:
+def steps(rows: list[Result], catalog: Catalog) -> list[Comparison | None]:
     """Each rung against the last rung before it that was timed, in each model, on every ladder."""
     out: list[Comparison | None] = []
-    for lad in LADDERS:
+    for lad in catalog.ladders:
         for model in ("cuda", "triton"):
             before = None
-            for r in rung_records(rows, lad, model):
+            for r in rung_records(rows, lad, model, catalog):
                 if r is None:
                     continue
                 if before is not None:

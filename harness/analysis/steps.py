@@ -22,18 +22,14 @@ from harness.analysis.measured import Best, Measured
 from harness.analysis.parts import ladder
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import Call
-from harness.catalog import hopper, tensor_cores
-from harness.catalog import simt as simt_ladder
 from harness.catalog_types.idea import Idea
+from harness.catalog_types.kernel import Kernel, Role
 from harness.problems import Problem
-from harness.registry import Kernel
 from harness.run.records import Result
 
-# The ideas whose section shows the Hopper steps: the wgmma rungs'.
-HOPPER_IDEAS = frozenset(k.idea for k in hopper.KERNELS)
 _HOPPER_CLASSES = ("tf32", "3xtf32")   # the Hopper rungs' classes, in the order the table shows them
 # The tuners' picks: the tuned row of each tile-rosetta rung and the autotuned ceiling are other designs, never a rung.
-_SEARCHES = (simt_ladder.LADDER_TUNED, "gemm_autotuned")
+_SEARCHES = (Role.TUNED, Role.CEILING)
 # Counters, and for Hopper compiled facts too: the first step of each chain changes the tensor-core instruction itself
 # (mma.sync to wgmma), a compiled fact that no counter names.
 COUNTERS = ("counter",)
@@ -144,7 +140,7 @@ def _own_triton(m: Measured, kernels: list[Kernel], problem: Problem, precision:
     """The rung's own Triton counterparts: the ladder's own kernel (gemm_ladder with the rung's settings) on
     tile-rosetta's rungs, the seeds' counterparts on theirs; never a tuner's pick."""
     rows = m.timed_of(kernels, problem, "triton", precision)
-    return [r for r in rows if (c := m.counterpart(r)) is not None and c.module not in _SEARCHES]
+    return [r for r in rows if (c := m.counterpart(r)) is not None and c.role not in _SEARCHES]
 
 
 def ladder_steps(m: Measured) -> list[LadderStep]:
@@ -162,13 +158,15 @@ def ladder_steps(m: Measured) -> list[LadderStep]:
     return out
 
 
-def chains() -> list[tuple[str, list[list[Kernel]]]]:
-    """(precision, rungs) for TF32 and 3xTF32: the mma.sync rung, then each wgmma rung of that precision."""
-    out = []
-    for precision in _HOPPER_CLASSES:
-        start = [k for k in tensor_cores.KERNELS if k.precision == precision and k.b_layout == "kmajor"]
-        out.append((precision, [start, *([k] for k in hopper.KERNELS if k.precision == precision)]))
-    return out
+def hopper_ideas(m: Measured) -> frozenset[str]:
+    """The ideas whose section shows the Hopper steps: the wgmma rungs'."""
+    return frozenset(k.idea for k in m.catalog.hopper)
+
+
+def chains(m: Measured) -> list[tuple[str, list[list[Kernel]]]]:
+    """(precision, rungs) for TF32 and 3xTF32: the mma.sync rung, then each wgmma rung of that precision (the
+    catalog's ladders of those classes)."""
+    return [(precision, [list(rung) for rung in m.catalog.ladder(precision).rungs]) for precision in _HOPPER_CLASSES]
 
 
 def rung_name(best: Best | None, kernels: list[Kernel]) -> str:
@@ -180,12 +178,12 @@ def rung_name(best: Best | None, kernels: list[Kernel]) -> str:
 def hopper_steps(m: Measured, problems: list[Problem] | None = None) -> list[HopperStep]:
     """Every rung of each chain on each problem a wgmma rung was timed on (or on `problems`), CUDA and Triton each
     against the same model's rung before; a rung with neither side timed is left out."""
-    ids = {k.id for k in hopper.KERNELS}
+    ids = {k.id for k in m.catalog.hopper}
     if problems is None:
         problems = [p for p in m.problems if any(r.kernel in ids and r.timed for r in m.on(p))]
     out = []
     for problem in problems:
-        for precision, rungs in chains():
+        for precision, rungs in chains(m):
             before: tuple[Best | None, Best | None] = (None, None)
             for kernels in rungs:
                 cuda, tri = m.bests(kernels, problem, precision)
@@ -205,7 +203,7 @@ def hopper_points(m: Measured) -> list[tuple[str, str, float | None, float | Non
     if problem is None:
         return []
     out = []
-    for precision, rungs in chains():
+    for precision, rungs in chains(m):
         for kernels in rungs:
             cuda, tri = m.bests(kernels, problem, precision)
             if cuda or tri:

@@ -13,9 +13,11 @@ harness.registry (the kernels and ideas) and harness.claims (the claims), which 
 from __future__ import annotations
 
 from harness.catalog import gemv, hopper, seeds, simt, tensor_cores
+from harness.catalog.ladders import LADDERS
 from harness.catalog_types.claim import Claim
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import DERIVED, Kernel
+from harness.catalog_types.tables import Catalog, ClaimText
 from harness.problems import Op
 
 # Registry order: the report's tables and the run follow it.
@@ -25,6 +27,11 @@ BY_ID: dict[str, Kernel] = {k.id: k for k in KERNELS}
 IDEAS: dict[str, Idea] = {**seeds.IDEAS, **gemv.IDEAS, **tensor_cores.IDEAS, **hopper.IDEAS, **simt.IDEAS}
 CLAIMS: dict[str, tuple[Claim, ...]] = {**seeds.CLAIMS, **simt.CLAIMS, **tensor_cores.CLAIMS, **hopper.CLAIMS,
                                         **gemv.CLAIMS}
+
+# The tables as one value: what an analysis record keeps, so that a page is drawn with the catalog it was measured by.
+CATALOG = Catalog(KERNELS, IDEAS, seeds.SEEDS, seeds.SECTION_EN, seeds.UNROLL_CLAIM, LADDERS,
+                  {idea: tuple(ClaimText(c.decision, c.cuda, c.triton, c.decided_by) for c in found)
+                   for idea, found in CLAIMS.items()})
 
 
 def get(kernel_id: str) -> Kernel:

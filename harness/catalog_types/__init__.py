@@ -8,9 +8,17 @@ modules.
 
 from __future__ import annotations
 
-from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByForm, ByKernel, Check, Claim, Side
-from harness.catalog_types.idea import Idea
-from harness.catalog_types.kernel import Counterpart, Deviation, Kernel, Role
+from importlib import import_module
 
-__all__ = ["COMPILER", "PROGRAMMER", "ByForm", "ByKernel", "Check", "Claim", "Counterpart", "Deviation", "Idea",
-           "Kernel", "Role", "Side"]
+# Each name from the module that holds it, loaded on first use: a reader of one module (the report reads kernel, idea
+# and tables of a recorded catalog) does not load the claims' checks and evidence with it.
+_HOME = {"COMPILER": "idea", "PROGRAMMER": "idea", "Idea": "idea", "ByForm": "claim", "ByKernel": "claim",
+         "Check": "claim", "Claim": "claim", "Side": "claim", "Counterpart": "kernel", "Deviation": "kernel",
+         "Kernel": "kernel", "Role": "kernel"}
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> object:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_HOME[name]}"), name)

@@ -15,10 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from harness.catalog_types.evidence import Evidence
+from harness.catalog_types.idea import COMPILER, PROGRAMMER
 from harness.catalog_types.kernel import Role
 
-PROGRAMMER = "programmer"
-COMPILER = "compiler"
+__all__ = ["COMPILER", "PROGRAMMER", "ByForm", "ByKernel", "Check", "Claim", "Side", "pick"]
+
 
 
 @dataclass(frozen=True)

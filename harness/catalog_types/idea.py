@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Who decides a decision of an idea in Triton (a claim's `decided_by`, and the proven rows a record keeps).
+PROGRAMMER = "programmer"
+COMPILER = "compiler"
+
 
 @dataclass(frozen=True)
 class Idea:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from harness.analysis.claims import Claim, as_measured, claims_table, stride_occupancy, stride_sweep, unroll_check
 from harness.analysis.measured import Measured
-from harness.registry import Published
+from harness.catalog_types.kernel import Published
 from harness.report import fmt
 from harness.report.doc import Cell, Inline, Mono, Table
 from harness.run.records import Result

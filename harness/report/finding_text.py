@@ -11,7 +11,6 @@ from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, Finding
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
-from harness.registry import BY_ID, SEEDS, UNROLL_CLAIM
 from harness.report import anchors, fmt, wording
 from harness.report.cause_text import said
 from harness.report.doc import Inline, Link, Mono
@@ -26,18 +25,19 @@ def words(f: Finding, m: Measured) -> list[Inline]:
     return _WORDS[f.kind.split("-")[0]](f, m)
 
 
-def evidence(f: Finding) -> Link:
+def evidence(f: Finding, m: Measured) -> Link:
     """The section that shows the finding's evidence."""
     kind, _, op = f.kind.partition("-")
     if kind == "headline":
         return (Link("the % of cuBLAS plot", anchors.href(anchors.plot(anchors.BARS.format(op=op)))) if op == "sgemm"
                 else Link("the bandwidth plot", anchors.href(anchors.plot(anchors.GEMV))))
     if kind in ("gaps", "limits"):
-        return idea_link(f.figures["idea"])
+        return idea_link(m.catalog, f.figures["idea"])
     if kind == "sizes":
         return Link("time against size", anchors.href(anchors.plot(anchors.TIME.format(op=op))))
     if kind == "unroll":
-        return Link("the unroll ratio", anchors.href(anchors.UNROLL if UNROLL_CLAIM.fast in BY_ID else anchors.CLAIMS))
+        return Link("the unroll ratio", anchors.href(anchors.UNROLL if m.catalog.unroll_claim.fast in m.catalog.by_id
+                                                  else anchors.CLAIMS))
     return {"untimed": Link("Ideas", anchors.href(anchors.IDEAS)), "failures": _RESULTS, "numerics": _RESULTS,
             "shared": Link("Triton kernels shared by several ideas", anchors.href(anchors.SHARED_TRITON)),
             "rank": _CLAIMS, "stride": Link("the stride sweep", anchors.href(anchors.STRIDE)),
@@ -133,7 +133,7 @@ def _gaps(f: Finding, m: Measured) -> list[Inline]:
         triton_leads = c.call is Call.FAST
         parts += ["; " if i else "", "Triton's best is faster than CUDA's best most in " if triton_leads
                   else "CUDA's best is faster than Triton's most in "]
-        parts += [idea_link(clause["idea"]), f", {wording.speed(c) if triton_leads else _inverse(c)}: ",
+        parts += [idea_link(m.catalog, clause["idea"]), f", {wording.speed(c) if triton_leads else _inverse(c)}: ",
                   *_named(lead), f" at {fmt.pct_ci(*clause['pct'][0])} of {_yardstick(lead)} against ",
                   *_named(trail, lead), f" at {fmt.pct_ci(*clause['pct'][1])}"]
         why = said(causes[:clause["causes"]], (short(lead), short(trail)))
@@ -152,7 +152,7 @@ def _shared(f: Finding, m: Measured) -> list[Inline]:
     parts: list[Inline] = [f"{len(ideas)} ideas ("]
     named = ideas if len(ideas) <= 5 else ideas[:4]
     for i, key in enumerate(named):
-        parts += [", “" if i else "“", idea_link(key), "”"]
+        parts += [", “" if i else "“", idea_link(m.catalog, key), "”"]
     if len(named) < len(ideas):
         parts.append(f" and {len(ideas) - len(named)} more")
     parts += [") are one Triton kernel, ", Mono(f"kernels_triton/{f.figures['module']}.py"),
@@ -202,10 +202,10 @@ def _limits(f: Finding, m: Measured) -> list[Inline]:
     return parts
 
 
-def _doc_figure(kernel_id: str) -> str:
-    k = BY_ID[kernel_id]
+def _doc_figure(m: Measured, kernel_id: str) -> str:
+    k = m.catalog.by_id[kernel_id]
     assert k.published is not None
-    pct = published_pct(k)
+    pct = published_pct(k, m.catalog)
     return fmt.pct(pct) if pct is not None else \
         f"{k.published.tflops} TFLOP/s" if k.published.tflops is not None else f"{k.published.ms} ms"
 
@@ -218,8 +218,9 @@ def _rank(f: Finding, m: Measured) -> list[Inline]:
     parts: list[Inline] = [f"Of {pairs} pairs of kernels the documents order, {len(bad)} "
                            f"{'does' if len(bad) == 1 else 'do'} not hold here: "]
     for i, (seed, lead, other, how, lead_pct, other_pct) in enumerate(bad[:3]):
-        parts += ["; " if i else "", f"in seed {seed} ({SEEDS[seed].gpu}) ", Mono(lead), " leads ", Mono(other),
-                  f" ({_doc_figure(lead)} against {_doc_figure(other)} on its GPU), but here the two ",
+        parts += ["; " if i else "", f"in seed {seed} ({m.catalog.seeds[seed].gpu}) ", Mono(lead), " leads ",
+                  Mono(other),
+                  f" ({_doc_figure(m, lead)} against {_doc_figure(m, other)} on its GPU), but here the two ",
                   "tie" if how == "tied" else "swap", f" ({fmt.pct(lead_pct)} against {fmt.pct(other_pct)} of cuBLAS)"]
     if held:
         parts.append(f"; seed{'s' if len(held) > 1 else ''} {fmt.joined(held)} keep every pairwise order")
@@ -234,7 +235,7 @@ def _speed(f: Finding) -> Comparison:
 
 def _unroll(f: Finding, m: Measured) -> list[Inline]:
     fast, slow = _records(f, m)
-    c = UNROLL_CLAIM
+    c = m.catalog.unroll_claim
     assert fast.timing is not None and slow.timing is not None
     times = f"{fmt.ms(fast.timing.median_ms)} against {fmt.ms(slow.timing.median_ms)} ms"
     here = (f"here, at {times}, {wording.sentence(_speed(f), 'the unrollable form', 'the tid form')}"
@@ -250,11 +251,12 @@ def _unroll(f: Finding, m: Measured) -> list[Inline]:
 
 def _stride(f: Finding, m: Measured) -> list[Inline]:
     first, last, our_peak = _records(f, m)
-    doc_peak = BY_ID[f.figures["doc_peak"]].published
-    pub_first, pub_last, pub_peak = (BY_ID[r.kernel or ""].published for r in (first, last, our_peak))
+    by_id = m.catalog.by_id
+    doc_peak = by_id[f.figures["doc_peak"]].published
+    pub_first, pub_last, pub_peak = (by_id[r.kernel or ""].published for r in (first, last, our_peak))
     assert doc_peak and pub_first and pub_last and pub_peak and last.figures and our_peak.figures
     parts: list[Inline] = [
-        f"Seed {BY_ID[first.kernel or ''].seed}'s stride sweep {'keeps' if f.figures['same'] else 'changes'} its "
+        f"Seed {by_id[first.kernel or ''].seed}'s stride sweep {'keeps' if f.figures['same'] else 'changes'} its "
         f"shape: the document peaks at stride {doc_peak.stride} ({doc_peak.tflops} TFLOP/s) and ends at "
         f"{pub_last.tflops} at stride {pub_last.stride}; here the peak is at stride {pub_peak.stride} "
         f"({fmt.tflops(our_peak.figures.tflops)} TFLOP/s) and stride {pub_last.stride} gives "

@@ -9,7 +9,6 @@ from harness.analysis.measured import Measured
 from harness.analysis.overview import TimingSummary, timing_summary
 from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES
 from harness.numerics import VENDOR_MULTIPLE
-from harness.registry import SECTION_EN, SEEDS
 from harness.report import anchors, fmt
 from harness.report.compiled import build_study_table, build_text
 from harness.report.doc import Cell, Inline, Notice, Para, Section, Table, TableBlock
@@ -93,8 +92,9 @@ def _seed_table(m: Measured) -> Table:
             used.setdefault(k.seed, [])
             if k.section not in used[k.seed]:
                 used[k.seed].append(k.section)
-    for key, seed in SEEDS.items():
-        sections = "\n".join(f"{s} ({SECTION_EN[s]})" if s in SECTION_EN else s for s in used.get(key, []))
+    english = m.catalog.section_en
+    for key, seed in m.catalog.seeds.items():
+        sections = "\n".join(f"{s} ({english[s]})" if s in english else s for s in used.get(key, []))
         table.add([Cell(key), Cell(seed.title, cls="title", sub=seed.file),
                    Cell(seed.title_en if seed.title_en != seed.title else "—", cls="" if seed.title_en != seed.title
                         else "muted"),

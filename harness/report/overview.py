@@ -14,7 +14,7 @@ from harness.analysis.claims import Claim
 from harness.analysis.fp32_work import ERROR_LAYERS, fp32_rows, layer_error
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows, idea_rows, shared_modules
-from harness.registry import IDEAS, PRECISION_CLASSES, precision_label
+from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
 from harness.report import anchors, fmt, wording
 from harness.report.claims import published_text
 from harness.report.doc import Cell, Table
@@ -113,7 +113,7 @@ def shared_triton_table(m: Measured) -> Table:
         pcts = sm.pcts
         settings = "\n".join(f"{k.id} [{c.name}]: {config_text(c.config(k))}" for k, c in sm.pairs)
         table.add([Cell(f"kernels_triton/{sm.module}.py", code=True),
-                   Cell("\n".join(IDEAS[i].title if i in IDEAS else i for i in sm.ideas)),
+                   Cell("\n".join(m.catalog.ideas[i].title if i in m.catalog.ideas else i for i in sm.ideas)),
                    Cell(settings, cls="settings"),
                    Cell(f"{fmt.pct(min(pcts))} – {fmt.pct(max(pcts))}" if len(pcts) > 1 else
                         fmt.pct(pcts[0]) if pcts else "—", num=True)],

@@ -11,7 +11,6 @@ from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.analysis.parts import Part, parts
 from harness.analysis.record import read_beside
-from harness.registry import SEEDS
 from harness.report import anchors, html, markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
 from harness.report.claims import claims_tables
@@ -67,7 +66,7 @@ def findings_section(m: Measured) -> Section:
     found = recorded(m)
     s.add(Para([f"Computed from {m.file.path.name}, not written by hand: each sentence carries its numbers and "
                 "links to the section that shows the evidence."], cls="note"))
-    items: list[list[Inline]] = [[*words(f, m), " ", Link(f"→ {evidence(f).text}", evidence(f).href)]
+    items: list[list[Inline]] = [[*words(f, m), " ", Link(f"→ {evidence(f, m).text}", evidence(f, m).href)]
                                  for f in found]
     s.add(Bullets(items, cls="findings", ordered=True))
     study = knobs.read_beside(m.file.path)
@@ -200,8 +199,8 @@ def document(m: Measured, plots: list[Plot]) -> Document:
     h = m.header
     return Document(
         title=f"tile-rosetta: {h.device}",
-        subtitle=(f"Hand-written CUDA GEMM/GEMV kernels from {len(SEEDS)} worklogs beside their Triton counterparts "
-                  f"and cuBLAS · run of {when(h.started)}"),   # the file is named in the footer and the method
+        subtitle=(f"Hand-written CUDA GEMM/GEMV kernels from {len(m.catalog.seeds)} worklogs beside their "
+                  f"Triton counterparts and cuBLAS · run of {when(h.started)}"),  # the file: named in the footer
         notices=notices(m),
         sections=[s for s in (headline_section(m, plots), findings_section(m), overview_section(m),
                               plots_section(m, plots), claims_section(m), ideas_section(m),

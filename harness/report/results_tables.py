@@ -5,8 +5,9 @@ each with its explanation as a legend line (LEGEND), printed under the tables th
 from __future__ import annotations
 
 from harness.analysis.measured import Measured
+from harness.catalog_types.kernel import precision_label
+from harness.catalog_types.tables import Catalog
 from harness.problems import Problem
-from harness.registry import BY_ID, precision_label
 from harness.report import anchors, fmt
 from harness.report.doc import Cell, Table
 from harness.report.markdown import to_markdown
@@ -148,7 +149,7 @@ def precision_cell(r: Result) -> Cell:
     return Cell(precision_label(r.precision), cls="" if r.precision == "fp32" else "warn")
 
 
-def _kernel_cell(r: Result) -> Cell:
+def _kernel_cell(r: Result, catalog: Catalog) -> Cell:
     """The kernel id, linked to its row in its idea's section; under it the seed and the idea, as the record has them
     (a kernel the registry no longer lists has no section to link to)."""
     if r.kernel is None:
@@ -157,7 +158,7 @@ def _kernel_cell(r: Result) -> Cell:
     if kernel is None:
         return Cell(r.kernel, code=True, sub="not in the registry", cls="warn")
     sub = f"{'seed ' + kernel.seed if kernel.seed else 'ours'} · {kernel.idea_title}"
-    if r.kernel not in BY_ID:
+    if r.kernel not in catalog.by_id:
         return Cell(r.kernel, code=True, sub=f"{sub} · no longer in the registry", cls="warn")
     return Cell(r.kernel, code=True, href=anchors.href(anchors.kernel(r.kernel)), sub=sub)
 
@@ -187,7 +188,7 @@ def results_table(m: Measured, problem: Problem) -> Table:
             figures.append(tutorial_cell(m, r))
         else:
             figures[0].span += 1
-        table.add([_kernel_cell(r), Cell(r.label), precision_cell(r), *figures, numerics_cell(r),
+        table.add([_kernel_cell(r, m.catalog), Cell(r.label), precision_cell(r), *figures, numerics_cell(r),
                    beta0_cell(r), *regs_cells(r), flags_cell(r)], f"status-{r.status.value}")
     table.notes += [LEGEND[k] for k in ("ms", "pct", "peak", "tutorial", "numerics", "beta0", "regs", "flags")]
     note = copy_note(m) if problem.op == "sgemv" else None

@@ -9,36 +9,36 @@ from __future__ import annotations
 
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.compiled import compiled_records
-from harness.analysis.mapping import Row, rows
 from harness.analysis.measured import Measured, ideas_of, triton_modules
-from harness.analysis.steps import HOPPER_IDEAS
+from harness.analysis.proven import Row
+from harness.analysis.steps import hopper_ideas
 from harness.analysis.verdicts import Call
-from harness.catalog_types.idea import Idea
-from harness.claims import COMPILER
-from harness.registry import IDEAS, SECTION_EN, SEEDS, Kernel
+from harness.catalog_types.idea import COMPILER, Idea
+from harness.catalog_types.kernel import Kernel
+from harness.catalog_types.tables import Catalog
 from harness.report import anchors, fmt, wording
 from harness.report.cause_text import because, despite
 from harness.report.claims import published_text
 from harness.report.compiled import missing_text, resources_table, sass_table
-from harness.report.doc import Bullets, Cell, Inline, Link, Mono, Para, Section, SourcePair, Table, TableBlock
+from harness.report.doc import Bullets, Cell, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
 from harness.report.results_tables import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.sources import SourcePlanner
 from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
 from harness.report.wording import baseline_label, config_text, who
 
 
-def section_title(seed: str | None, section: str) -> str:
+def section_title(catalog: Catalog, section: str) -> str:
     """A document's section heading as it gives it, with the English beside a Chinese one."""
-    english = SECTION_EN.get(section)
+    english = catalog.section_en.get(section)
     return f"“{section}” ({english})" if english else f"“{section}”"
 
 
-def seed_title(key: str) -> str:
-    seed = SEEDS[key]
+def seed_title(catalog: Catalog, key: str) -> str:
+    seed = catalog.seeds[key]
     return f"“{seed.title}”" + (f" ({seed.title_en})" if seed.title_en != seed.title else "")
 
 
-def provenance(kernels: list[Kernel]) -> list[Inline]:
+def provenance(catalog: Catalog, kernels: list[Kernel]) -> list[Inline]:
     places: dict[str | None, list[str]] = {}
     for k in kernels:
         sections = places.setdefault(k.seed, [])
@@ -50,8 +50,8 @@ def provenance(kernels: list[Kernel]) -> list[Inline]:
         if seed is None:
             parts.append(f"tile-rosetta's own step{'s' if len(sections) > 1 else ''} ({'; '.join(sections)})")
         else:
-            titles = fmt.joined([section_title(seed, s) for s in sections])
-            parts.append(f"seed {seed} {seed_title(seed)}, section{'s' if len(sections) > 1 else ''} {titles}")
+            titles = fmt.joined([section_title(catalog, s) for s in sections])
+            parts.append(f"seed {seed} {seed_title(catalog, seed)}, section{'s' if len(sections) > 1 else ''} {titles}")
     parts.append(".")
     return parts
 
@@ -83,14 +83,14 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
     if not parts:
         parts.append("No implementation of this idea was timed in this run. ")
     for k in kernels:
-        pct = published_pct(k)
+        pct = published_pct(k, m.catalog)
         ours = m.seed_record(k.id)
         if k.published is None or k.seed is None:
             continue
         mine = m.pct(ours) if ours else None
         parts += [f"Seed {k.seed} published {published_text(k.published)}"
                   + (f" ({fmt.pct(pct)} of its cuBLAS)" if pct is not None and k.published.pct_cublas is None else "")
-                  + " for ", Mono(k.id), f" on its {SEEDS[k.seed].gpu}"
+                  + " for ", Mono(k.id), f" on its {m.catalog.seeds[k.seed].gpu}"
                   + (f"; here {fmt.pct(mine)} of cuBLAS. " if mine is not None else ". ")]
     check = unroll_check(m)
     if check is not None and check.fast.timing and check.slow.timing and check.claim.fast in {k.id for k in kernels}:
@@ -112,20 +112,19 @@ def shared_note(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[Inline]:
             continue
         parts += [Mono(f"kernels_triton/{module}.py"), " is the same Triton kernel as in "]
         for i, key in enumerate(others):
-            parts += [", " if i else "", Link(IDEAS[key].title if key in IDEAS else key,
-                                              anchors.href(anchors.idea(key)))]
+            parts += [", " if i else "", wording.idea_link(m.catalog, key)]
         settings = list(dict.fromkeys(config_text(c.config(k)) for k, c in pairs if k in kernels))
         parts.append(f": only its launch settings differ (here {fmt.joined(settings)}). ")
     return parts
 
 
-def kernels_table(kernels: list[Kernel]) -> Table:
+def kernels_table(catalog: Catalog, kernels: list[Kernel]) -> Table:
     table = Table([("kernel", False), ("document · section", False), ("threads · tile", False),
                    ("Triton counterpart: settings", False), ("preconditions", False), ("beta = 0", False),
                    ("published (document's GPU)", False)], cls="kernels")
     for k in kernels:
         tile = f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else f"{k.tile_m} row{'s' if k.tile_m != 1 else ''}"
-        doc = (f"{k.seed} {seed_title(k.seed)}\n{section_title(k.seed, k.section)}" if k.seed
+        doc = (f"{k.seed} {seed_title(catalog, k.seed)}\n{section_title(catalog, k.section)}" if k.seed
                else f"tile-rosetta's own\n{k.section}")
         counterparts = "\n".join(f"{c.name} ({c.module}): {config_text(c.config(k))}"
                                  + "".join(f"\n  deviation: {n}" for n in c.deviation_notes()) for c in k.counterparts)
@@ -134,7 +133,7 @@ def kernels_table(kernels: list[Kernel]) -> Table:
                                                        cls="ok"))
         table.add([Cell(k.id, code=True), Cell(doc), Cell(f"{'×'.join(map(str, k.block[:2]))} = {k.threads} · {tile}"),
                    Cell(counterparts), Cell("\n".join(c.text for c in k.preconditions)), beta0,
-                   Cell(published_text(k.published) + (f" ({SEEDS[k.seed].gpu})" if k.seed else "")
+                   Cell(published_text(k.published) + (f" ({catalog.seeds[k.seed].gpu})" if k.seed else "")
                         if k.published else "—", cls="" if k.published else "muted")])
     return table
 
@@ -158,7 +157,7 @@ def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
         kernel = next(k for k in kernels if k.id == r.kernel)
         pub = ""
         if r.impl_id.is_cuda and kernel.published is not None and kernel.seed:
-            pct = published_pct(kernel)
+            pct = published_pct(kernel, m.catalog)
             pub = published_text(kernel.published) + (f" = {fmt.pct(pct)} of cuBLAS" if pct is not None and
                                                       kernel.published.pct_cublas is None else "")
         table.add([Cell(r.problem.shape_label), Cell(r.kernel or "", code=True), Cell(r.label), precision_cell(r),
@@ -178,10 +177,9 @@ def mapping_rows(idea: Idea, m: Measured) -> tuple[list[Row], str]:
     proven = m.analysis.mapping
     if proven is not None and idea.key in proven.rows:
         return proven.rows[idea.key], ""
-    try:
-        text = rows(idea.key, prove=False)
-    except KeyError:  # an idea with no claims written
+    if idea.key not in m.catalog.claims:  # an idea with no claims written
         return [], ""
+    text = [Row(c.decision, c.cuda, c.triton, c.decided_by) for c in m.catalog.claims[idea.key]]
     if proven is not None and idea.key in proven.unproven:
         return text, f"not proven ({proven.unproven[idea.key]})"
     return text, UNPROVEN
@@ -220,9 +218,9 @@ def mapping_table(idea: Idea, m: Measured) -> Table:
 def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: SourcePlanner) -> Section:
     anchor = anchors.idea(idea.key)
     s = Section(anchor, idea.title, 3)
-    s.add(Para([idea.lesson], cls="lesson"), Para(provenance(kernels), cls="provenance"))
+    s.add(Para([idea.lesson], cls="lesson"), Para(provenance(m.catalog, kernels), cls="provenance"))
     s.add(Para(measured_paragraph(m, idea, kernels) + shared_note(m, idea, kernels), cls="measured"))
-    s.add(TableBlock(kernels_table(kernels), "Kernels"))
+    s.add(TableBlock(kernels_table(m.catalog, kernels), "Kernels"))
     notes = [[Mono(k.id), f": {k.notes}"] for k in kernels if k.notes]
     if notes:
         s.add(Bullets(notes, cls="notes"))
@@ -241,7 +239,7 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     counters = counters_table(m, kernels)
     if counters:
         s.add(TableBlock(counters, "Hardware counters: why each implementation runs where it does"))
-    if idea.key in HOPPER_IDEAS:
+    if idea.key in hopper_ideas(m):
         steps = hopper_steps_table(m)
         if steps:
             s.add(TableBlock(steps, HOPPER_TITLE))

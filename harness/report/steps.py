@@ -20,7 +20,7 @@ from harness.analysis.causes import COUNTER_TOLERANCE, MIN_GAP, tied
 from harness.analysis.measured import Measured
 from harness.analysis.steps import Moved, Step, hopper_steps, ladder_steps
 from harness.analysis.verdicts import Call
-from harness.registry import PRECISION_CLASSES, Kernel
+from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel
 from harness.report import fmt, wording
 from harness.report.doc import Cell, Table
 from harness.report.wording import baseline_label

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from harness.analysis.record import Analysis, Comparison
 from harness.analysis.verdicts import Call, Verdict
 from harness.baselines import cublas_of
-from harness.registry import IDEAS, PRECISION_CLASSES
+from harness.catalog_types.kernel import PRECISION_CLASSES
+from harness.catalog_types.tables import Catalog
 from harness.report import anchors, fmt
 from harness.report.doc import Inline, Link, Mono
 from harness.run.records import Result
@@ -40,8 +41,8 @@ def config_text(cfg: dict) -> str:
 
 
 
-def idea_link(key: str) -> Link:
-    return Link(IDEAS[key].title if key in IDEAS else key, anchors.href(anchors.idea(key)))
+def idea_link(catalog: Catalog, key: str) -> Link:
+    return Link(catalog.ideas[key].title if key in catalog.ideas else key, anchors.href(anchors.idea(key)))
 
 
 def who(r: Result) -> list[Inline]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from harness.registry import BY_ID, IDEAS, Kernel
+from harness.catalog_types.kernel import Kernel
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class KernelFacts:
 
     @classmethod
     def of(cls, kernel: Kernel) -> KernelFacts:
+        from harness.registry import IDEAS  # the catalog: where a record is written, not where one is read
+
         idea = IDEAS.get(kernel.idea)
         return cls(kernel.id, kernel.op, kernel.idea, idea.title if idea else kernel.idea, kernel.seed,
                    kernel.precision, (kernel.tile_m, kernel.tile_n, kernel.tile_k), kernel.threads, kernel.b_layout,
@@ -52,6 +54,11 @@ class KernelFacts:
 
 
 def facts_of_id(kernel_id: str | None) -> KernelFacts | None:
-    """Today's registry's facts of a kernel id (None for a baseline or an id it does not list)."""
-    kernel = BY_ID.get(kernel_id or "")
+    """Today's registry's facts of a kernel id (None for a baseline or an id it does not list): for a record written
+    before records kept their kernel's."""
+    if kernel_id is None:
+        return None
+    from harness.registry import BY_ID
+
+    kernel = BY_ID.get(kernel_id)
     return KernelFacts.of(kernel) if kernel is not None else None

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 from harness.baselines import BASELINE_ORDER
+from harness.catalog_types.tables import Catalog
 from harness.problems import Problem
-from harness.registry import BY_ID, KERNELS
 from harness.run.records import Result
 
 
-def record_order(result: Result) -> tuple:
-    """Baselines first (cuBLAS, then the Triton baseline), then the registry's order, CUDA before its Triton
-    counterparts."""
-    order = {k.id: i for i, k in enumerate(KERNELS)}
+def record_order(result: Result, catalog: Catalog | None = None) -> tuple:
+    """Baselines first (cuBLAS, then the Triton baseline), then the catalog's order (today's unless given: a file's
+    page orders by the one it was analysed with), CUDA before its Triton counterparts."""
+    if catalog is None:
+        from harness.catalog import CATALOG  # the catalog's modules: only where no record gives its tables
+
+        catalog = CATALOG
     if result.baseline:
         known = result.impl in BASELINE_ORDER
         return (0, 0, BASELINE_ORDER.index(result.impl) if known else len(BASELINE_ORDER), result.impl)
-    kernel = BY_ID.get(result.kernel or "")
+    kernel = catalog.by_id.get(result.kernel or "")
     if kernel is None:
         return (2, 0, 0, f"{result.kernel} {result.impl}")
     forms = [c.name for c in kernel.counterparts]
     form = result.impl_id.form
     within = 0 if result.impl_id.build == "default" else 1 + (forms.index(form) if form in forms else len(forms))
-    return (1, order[kernel.id], within, result.impl)
+    return (1, catalog.position[kernel.id], within, result.impl)
 
 
 # The seeds' own problem (every GEMM worklog benchmarks 4096^3): their published % of cuBLAS is for it.

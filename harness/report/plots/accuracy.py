@@ -20,7 +20,6 @@ from matplotlib.ticker import FuncFormatter
 from harness.analysis.fp32_work import ERROR_LAYERS, accuracy_front, summit
 from harness.analysis.measured import Measured
 from harness.identity import CUBLAS_FP32
-from harness.registry import BY_ID
 from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
@@ -43,7 +42,7 @@ SHAPE_NAME = {"o": "circle", "^": "triangle", "D": "diamond", "s": "square", "v"
 Intervals = Mapping[tuple, tuple[float, float]]
 
 
-def _short(r: Result) -> str:
+def _short(m: Measured, r: Result) -> str:
     """A point's label: the kernel's name without namespace and arguments (and its B layout where the kernel also
     exists for row-major B), and the implementation."""
     if r.kernel is None:
@@ -52,7 +51,7 @@ def _short(r: Result) -> str:
     name = family.split(".")[-1]
     kernel = r.kernel_facts
     if kernel is not None and kernel.b_layout == "kmajor" and any(
-            k.id.split("<")[0] == family and k.b_layout == "row" for k in BY_ID.values()):
+            k.id.split("<")[0] == family and k.b_layout == "row" for k in m.catalog.kernels):
         name += " (K-major B)"
     return f"{name} {r.label}"
 
@@ -124,11 +123,11 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
                               label="Pareto front (classes against cuBLAS fp32):"))
         # named without the class: the marker's shape gives it, and the shapes above give its label
         handles += [Line2D([], [], linestyle="", marker=f"${n}$", color="#222222", markersize=8,
-                           label=_short(recs[i])) for n, i in enumerate(front, 1)]
+                           label=_short(m, recs[i])) for n, i in enumerate(front, 1)]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
                   title="shape: precision\ncolour: implementation")
         data = png(fig)
-    caption = (f"The fp32-class sgemm implementations timed on {problem.label} ({fmt.joined(_present(recs))}) "
+    caption = (f"The fp32-class sgemm implementations timed on {problem.label} ({fmt.joined(_present(m, recs))}) "
                "and cuBLAS TF32 for reference where it was timed: speed against the worst error each carries, "
                "the larger of the "
                "normwise forward error max|out − ref| / max(|α|·|A|·|B| + |β|·|C|) and the componentwise one "
@@ -143,10 +142,10 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
     return Plot(key, title, caption, data, figure=fig)
 
 
-def _present(recs: list[Result]) -> list[str]:
+def _present(m: Measured, recs: list[Result]) -> list[str]:
     """The families of points the chart holds, in words, for its caption."""
     families = [("cuBLAS fp32", lambda r: r.impl_id == CUBLAS_FP32),
-                ("the SIMT summit", lambda r: r.kernel in summit()),
+                ("the SIMT summit", lambda r: r.kernel in summit(m)),
                 ("every 3xTF32 row", lambda r: not r.baseline and r.precision == "3xtf32"),
                 ("Triton's bf16 splits", lambda r: r.precision in ("bf16x3", "bf16x6")),
                 ("the Triton tutorial GEMM of each fp32 class", lambda r: r.impl_id.is_triton_baseline)]

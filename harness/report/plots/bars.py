@@ -16,9 +16,8 @@ from harness.analysis.claims import published_pct
 from harness.analysis.measured import Measured
 from harness.analysis.steps import hopper_points, ladder_rungs
 from harness.baselines import cublas_of
-from harness.catalog_types.kernel import PRECISIONS
+from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS, precision_caveat
 from harness.identity import ImplId
-from harness.registry import BY_ID, PRECISION_CLASSES, precision_caveat
 from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
@@ -86,14 +85,14 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
         ax = fig.add_subplot()
         values = [m.pct(r) or 0.0 for _, r in rows if r is not None]
         pubs = [p for _, r in rows if r is not None and r.impl_id.is_cuda
-                and (p := published_pct(BY_ID[r.kernel or ""])) is not None]
+                and (p := published_pct(m.catalog.by_id[r.kernel or ""], m.catalog)) is not None]
         top = max([100.0, *values, *pubs]) * 1.13
         for y, (_, r) in enumerate(rows):
             if r is None:
                 continue
             value = m.pct(r) or 0.0
             ax.barh(y, value, height=0.72, color=model_colour(r.impl_id))
-            pub = published_pct(BY_ID[r.kernel or ""]) if r.impl_id.is_cuda else None
+            pub = published_pct(m.catalog.by_id[r.kernel or ""], m.catalog) if r.impl_id.is_cuda else None
             if pub is not None:
                 ax.plot([pub], [y], marker="D", markersize=7, color=PUBLISHED, linestyle="", zorder=5)
             # The figure goes after the bar and the diamond, so neither hides it.

@@ -1,7 +1,7 @@
 """The ladders of the suite, rung by rung: which kernels make a rung, and which Triton forms stand on it.
 
 One definition for everything that reads a ladder: the analysis's step verdicts (each rung against the rung before,
-in the same model), the report's step tables and its ladder charts.
+in the same model), the report's step tables and its ladder charts. What a ladder is: harness/catalog_types/tables.py.
 - The SIMT ladder: the rungs of harness/catalog/simt in the order of their numbers; a rung with several
   instantiations (the summit's two tiles) is one rung. Its Triton side is each rung's plain counterpart (Role.PLAIN:
   the ladder's own Triton kernel, gemm_ladder with the rung's settings): the tuned forms and the ceiling are never
@@ -15,32 +15,19 @@ kernel are never a rung's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from harness.catalog import hopper, simt, tensor_cores
-from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, Precision, Role
-
-
-@dataclass(frozen=True)
-class Ladder:
-    name: str                                   # "SIMT", "TF32", "3xTF32"
-    precision: str
-    rungs: tuple[tuple[Kernel, ...], ...]
-    triton: Callable[[Counterpart], bool]       # which Triton forms stand on a rung
-
-    def index(self, kernel_id: str) -> int | None:
-        return next((i for i, rung in enumerate(self.rungs) if any(k.id == kernel_id for k in rung)), None)
+from harness.catalog_types.kernel import PRECISION_CLASSES, Precision
+from harness.catalog_types.tables import Ladder
 
 
 def _simt() -> Ladder:
-    return Ladder("SIMT", "fp32", tuple(r.kernels for r in simt.RUNGS), lambda c: c.role is Role.PLAIN)
+    return Ladder("SIMT", "fp32", tuple(r.kernels for r in simt.RUNGS), "plain")
 
 
 def _hopper(precision: Precision) -> Ladder:
     start = tuple(k for k in tensor_cores.KERNELS if k.precision == precision and k.b_layout == "kmajor")
     rungs = (start, *((k,) for k in hopper.KERNELS if k.precision == precision))
-    return Ladder(PRECISION_CLASSES[precision].text, precision, rungs, lambda c: not c.deliberately_different)
+    return Ladder(PRECISION_CLASSES[precision].text, precision, rungs, "alike")
 
 
 LADDERS: tuple[Ladder, ...] = (_simt(), _hopper("tf32"), _hopper("3xtf32"))

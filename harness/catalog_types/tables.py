@@ -1,0 +1,141 @@
+"""The catalog's tables as one value, and its JSON form: what an analysis record keeps of the catalog.
+
+A results file's page is drawn with the catalog of the analysis that wrote its record (harness/analysis/record.py),
+not with today's: a kernel renamed, retuned or moved to another idea since still shows as it was measured, and the
+page reads no catalog module and compiles nothing. harness/catalog assembles today's tables (`CATALOG`); a record
+written before records kept the tables is drawn with those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from enum import Enum
+from functools import cached_property
+from typing import Literal
+
+from harness.catalog_types.idea import Idea
+from harness.catalog_types.kernel import (
+    Counterpart,
+    Deviation,
+    Kernel,
+    Published,
+    PublishedRatio,
+    Role,
+    Seed,
+)
+from harness.preconditions import Precondition
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """One ladder of the suite (harness/catalog/ladders.py): its rungs in order and which Triton forms stand on one."""
+
+    name: str                                   # "SIMT", "TF32", "3xTF32"
+    precision: str
+    rungs: tuple[tuple[Kernel, ...], ...]
+    # "plain": a rung's own plain form (the SIMT ladder's gemm_ladder); "alike": every form that moves data as its
+    # CUDA kernel does (Hopper's chains)
+    forms: Literal["plain", "alike"]
+
+    def stands(self, c: Counterpart) -> bool:
+        """Whether a Triton form stands on a rung of this ladder."""
+        return c.role is Role.PLAIN if self.forms == "plain" else not c.deliberately_different
+
+    def index(self, kernel_id: str) -> int | None:
+        return next((i for i, rung in enumerate(self.rungs) if any(k.id == kernel_id for k in rung)), None)
+
+
+@dataclass(frozen=True)
+class ClaimText:
+    """A mapping claim's words, without its checks: what a page shows of a claim the record could not prove."""
+
+    decision: str
+    cuda: str
+    triton: str
+    decided_by: str
+
+
+@dataclass(frozen=True)
+class Catalog:
+    kernels: tuple[Kernel, ...]                     # registry order
+    ideas: dict[str, Idea]                          # teaching order
+    seeds: dict[str, Seed]
+    section_en: dict[str, str]                      # a seed section's title in English
+    unroll_claim: PublishedRatio
+    ladders: tuple[Ladder, ...]
+    claims: dict[str, tuple[ClaimText, ...]] = field(default_factory=dict)   # by idea
+
+    @cached_property
+    def by_id(self) -> dict[str, Kernel]:
+        return {k.id: k for k in self.kernels}
+
+    @cached_property
+    def position(self) -> dict[str, int]:
+        """A kernel's place in registry order."""
+        return {k.id: i for i, k in enumerate(self.kernels)}
+
+    def ladder(self, precision: str) -> Ladder:
+        return next(lad for lad in self.ladders if lad.precision == precision)
+
+    @cached_property
+    def hopper(self) -> tuple[Kernel, ...]:
+        """The wgmma rungs: every rung of a tensor-core chain after its first (the mma.sync rung it starts from)."""
+        return tuple(k for lad in self.ladders if lad.precision != "fp32" for rung in lad.rungs[1:] for k in rung)
+
+    def to_json(self) -> dict:
+        return {"kernels": [_kernel_json(k) for k in self.kernels],
+                "ideas": [asdict(i) for i in self.ideas.values()],
+                "seeds": [asdict(s) for s in self.seeds.values()],
+                "section_en": dict(self.section_en), "unroll_claim": asdict(self.unroll_claim),
+                "ladders": [{"name": lad.name, "precision": lad.precision, "forms": lad.forms,
+                             "rungs": [[k.id for k in rung] for rung in lad.rungs]} for lad in self.ladders],
+                "claims": {idea: [asdict(c) for c in texts] for idea, texts in self.claims.items()}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Catalog:
+        kernels = tuple(_kernel(k) for k in data["kernels"])
+        by_id = {k.id: k for k in kernels}
+        seeds = [Seed(**{**s, "cublas": Published(**s["cublas"]) if s.get("cublas") else None})
+                 for s in data["seeds"]]
+        ladders = tuple(Ladder(lad["name"], lad["precision"], tuple(tuple(by_id[i] for i in rung)
+                                                                    for rung in lad["rungs"]), lad["forms"])
+                        for lad in data["ladders"])
+        return cls(kernels, {i["key"]: Idea(**i) for i in data["ideas"]}, {s.key: s for s in seeds},
+                   dict(data["section_en"]), PublishedRatio(**data["unroll_claim"]), ladders,
+                   {idea: tuple(ClaimText(**c) for c in texts) for idea, texts in (data.get("claims") or {}).items()})
+
+
+def _fields(pairs: list[tuple[str, object]]) -> dict:
+    # a precondition's test is its kind's (Precondition.from_json rebuilds it); a role is its value
+    return {k: (v.value if isinstance(v, Enum) else v) for k, v in pairs if not callable(v)}
+
+
+def _lean(data: dict, cls: type) -> dict:
+    """Fields at their default left out: a record keeps what sets a kernel apart, and a field added since reads as
+    its default from an older record."""
+    defaults = {}
+    for f in fields(cls):
+        if f.default is not MISSING:
+            defaults[f.name] = f.default.value if isinstance(f.default, Enum) else f.default
+        elif f.default_factory is not MISSING:
+            defaults[f.name] = f.default_factory()
+    return {k: v for k, v in data.items() if k not in defaults or v != defaults[k]}
+
+
+def _kernel_json(k: Kernel) -> dict:
+    data = _lean(asdict(k, dict_factory=_fields), Kernel)
+    data["counterparts"] = [_lean(c, Counterpart) for c in data["counterparts"]]
+    return data
+
+
+def _counterpart(data: dict) -> Counterpart:
+    return Counterpart(**{**data, "deviations": {k: Deviation(**d) for k, d in (data.get("deviations") or {}).items()},
+                          "role": Role(data.get("role", Role.PLAIN.value))})
+
+
+def _kernel(data: dict) -> Kernel:
+    return Kernel(**{**data, "args": tuple(data["args"]), "block": tuple(data["block"]),
+                     "preconditions": tuple(Precondition.from_json(p) for p in data["preconditions"]),
+                     "counterparts": tuple(_counterpart(c) for c in data["counterparts"]),
+                     "published": Published(**data["published"]) if data.get("published") else None,
+                     "aligned16": tuple(data.get("aligned16") or ())})
