@@ -8,8 +8,8 @@ from rich.console import Console
 
 from harness.analysis.claims import claims_table, published_pct, rank, stride_sweep
 from harness.catalog import CATALOG
+from harness.cli_results import print_claims, unroll_ratio
 from harness.registry import KERNELS, UNROLL_CLAIM
-from harness.report.claims import print_claims, unroll_ratio
 
 
 def test_every_published_figure_of_a_measured_kernel_has_ours_and_an_order(recorded):

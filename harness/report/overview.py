@@ -1,5 +1,5 @@
-"""The compact tables under the findings: the headline, per idea, the shared Triton kernels, and fp32 work on the tensor
-cores (the rows: harness/analysis/overview.py and harness/analysis/fp32_work.py).
+"""The compact tables under the findings: the headline, per idea, the shared Triton kernels, fp32 work on the tensor
+cores, and the documents' figures beside ours (the rows: harness/analysis/overview.py, fp32_work.py and claims.py).
 
 The fp32-class table holds every implementation the accuracy chart draws (for_fp32_work: cuBLAS fp32 and TF32, the
 SIMT summit, the 3xTF32 rows, Triton's bf16 splits, the Triton tutorial of each fp32 class) on each sgemm problem of a
@@ -10,14 +10,13 @@ class says so (registry PRECISION_CLASSES); a bf16x3 row is labelled as not fp32
 
 from __future__ import annotations
 
-from harness.analysis.claims import Claim
+from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
 from harness.analysis.fp32_work import ERROR_LAYERS, fp32_rows, layer_error
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows, idea_rows, shared_modules
-from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
+from harness.catalog_types.kernel import PRECISION_CLASSES, Published, precision_label
 from harness.report import anchors, fmt, wording
-from harness.report.claims import published_text
-from harness.report.doc import Cell, Table
+from harness.report.doc import Cell, Inline, Mono, Table
 from harness.report.wording import PRECISION_TEXT, baseline_label, config_text
 from harness.run.records import Result
 
@@ -167,3 +166,50 @@ def fp32_class_table(m: Measured) -> Table | None:
         "cuBLAS fp32 there.",
     ]
     return table
+
+
+def published_text(pub: Published | None) -> str:
+    if pub is None:
+        return ""
+    # As the document wrote them: 6.0 stays 6.0.
+    said = ((pub.ms, "{} ms"), (pub.tflops, "{} TFLOP/s"), (pub.pct_cublas, "{:.1f}% of cuBLAS"),
+            (pub.pct_bandwidth, "{:g}% of bandwidth"), (pub.stride, "stride {}"), (pub.intensity, "{:g} FLOP/B"))
+    return ", ".join(form.format(v) for v, form in said if v is not None)
+
+
+def claims_tables(m: Measured) -> tuple[Table, Table | None, list[Inline] | None]:
+    """The documents' figures beside ours, seed 001's stride sweep, and the unroll ratio in words."""
+    table = Table([("kernel", False), ("document · GPU", False), ("published", False), ("doc % cuBLAS", True),
+                   ("ours: ms", True), ("our % cuBLAS", True), ("order", False)], cls="claims")
+    for c in claims_table(m):
+        ours = c.ours
+        table.add([Cell(c.kernel.id, code=True), Cell(f"{c.kernel.seed} · {c.seed.gpu}"),
+                   Cell(published_text(c.published)), Cell(fmt.pct(c.published_pct), num=True),
+                   Cell(fmt.ms(ours.timing.median_ms) if ours and ours.timing else "not measured", num=True),
+                   Cell(fmt.pct(c.ours_pct), num=True),
+                   Cell(c.order, cls="warn" if c.changed else "")])
+    table.notes.append(f"ours: the CUDA kernel on {m.header.device}, on the seeds' 4096³ for sgemm (else the largest "
+                       "problem measured); order: rank among the document's kernels with a figure, 1 = slowest, "
+                       "within 2% tied.")
+    points = stride_sweep(m)
+    stride = None
+    if points and any(p.ours for p in points):
+        stride = Table([("stride", True), ("kernel", False), ("threads / block", True), ("doc TFLOP/s", True),
+                        ("our TFLOP/s", True), ("doc registers", True), ("our registers", True),
+                        ("doc occupancy", True), ("our occupancy (sm_90)", True)], cls="stride")
+        for p in points:
+            occ = stride_occupancy(m, p)
+            stride.add([Cell(str(p.published.stride), num=True), Cell(p.kernel.id, code=True),
+                        Cell(str(p.kernel.threads), num=True), Cell(f"{p.published.tflops}", num=True),
+                        Cell(fmt.tflops(p.tflops) if p.tflops else "—", num=True),
+                        Cell(str(p.published.registers), num=True), Cell(str(p.registers or "—"), num=True),
+                        Cell(fmt.pct(p.published.occupancy_pct), num=True), Cell(fmt.pct_round(occ), num=True)])
+        stride.notes.append("doc: the document's Nsight Compute table on its own GPU; occupancy is theoretical.")
+    check = unroll_check(m)
+    unroll = None
+    if check is not None and check.fast.timing and check.slow.timing:
+        unroll = [f"Seed {check.claim.seed}'s unroll claim: ", Mono(check.claim.fast), " against ",
+                  Mono(check.claim.slow), f": '{check.claim.words}' ({check.claim.ratio:g}x) in the document; "
+                  f"{fmt.times(check.ratio)} here ({fmt.ms(check.fast.timing.median_ms)} against "
+                  f"{fmt.ms(check.slow.timing.median_ms)} ms)."]
+    return table, stride, unroll

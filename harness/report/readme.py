@@ -19,11 +19,10 @@ from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.report import anchors, markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro
-from harness.report.claims import claims_tables
 from harness.report.finding_text import words
 from harness.report.markdown import to_markdown
 from harness.report.method import command
-from harness.report.overview import fp32_class_table, headline_table, idea_table
+from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table
 from harness.report.plots import Plot, all_plots
 from harness.report.results_tables import markdown_results_table
 from harness.run.results import load

@@ -13,11 +13,10 @@ from harness.analysis.parts import Part, parts
 from harness.analysis.record import read_beside
 from harness.report import anchors, html, markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
-from harness.report.claims import claims_tables
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.finding_text import evidence, words
 from harness.report.method import method_section, notices, when
-from harness.report.overview import fp32_class_table, headline_table, idea_table, shared_triton_table
+from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table, shared_triton_table
 from harness.report.plots import Plot, all_plots
 from harness.report.results_tables import results_table
 from harness.report.sections import idea_section

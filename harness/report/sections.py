@@ -18,9 +18,9 @@ from harness.catalog_types.kernel import Kernel
 from harness.catalog_types.tables import Catalog
 from harness.report import anchors, fmt, wording
 from harness.report.cause_text import because, despite
-from harness.report.claims import published_text
 from harness.report.compiled import missing_text, resources_table, sass_table
 from harness.report.doc import Bullets, Cell, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
+from harness.report.overview import published_text
 from harness.report.results_tables import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.sources import SourcePlanner
 from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
