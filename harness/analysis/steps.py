@@ -2,9 +2,9 @@
 the call of the one against the other, and, for a step the rounds decided was a gain, the measured quantity that
 moved most in the direction of that change (harness/report/steps.py writes the tables, the plots draw the rungs).
 
-The SIMT ladder's rungs are the ladder chart's: every fp32 SIMT sgemm idea (parts.py) with an fp32 CUDA kernel or
-Triton counterpart timed on the sgemm headline problem, the seeds' and tile-rosetta's, in registry order, numbered
-from 1 so that rung n is the chart's n-th bar and the steps table's n-th row; an idea with several kernels (the
+The SIMT ladder's rungs are the ladder chart's: every fp32 SIMT sgemm idea (overview.py's ladder part) with an fp32
+CUDA kernel or Triton counterpart timed on the sgemm headline problem, the seeds' and tile-rosetta's, in registry
+order, numbered from 1 so that rung n is the chart's n-th bar and the steps table's n-th row; an idea with several kernels (the
 summit's two tiles) is one rung, represented by its fastest record.
 
 Hopper's chains, one per precision class (TF32, 3xTF32), start from the mma.sync rung (rosetta.tc_gemm with K-major
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from harness.analysis.causes import MIN_GAP, causes, counters, tied
 from harness.analysis.measured import Best, Measured
-from harness.analysis.parts import ladder
+from harness.analysis.overview import ladder
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea

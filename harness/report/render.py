@@ -9,7 +9,7 @@ from pathlib import Path
 from harness.analysis import knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
-from harness.analysis.parts import Part, parts
+from harness.analysis.overview import Part, parts
 from harness.analysis.record import read_beside
 from harness.report import anchors, html, markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table

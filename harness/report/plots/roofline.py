@@ -9,7 +9,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
 from harness.analysis.measured import Measured
-from harness.analysis.parts import best_points, parts
+from harness.analysis.overview import best_points, parts
 from harness.identity import CUBLAS_FP32
 from harness.report import anchors
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
