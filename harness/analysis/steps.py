@@ -4,8 +4,8 @@ moved most in the direction of that change (harness/report/steps.py writes the t
 
 The SIMT ladder's rungs are the ladder chart's: every fp32 SIMT sgemm idea (overview.py's ladder part) with an fp32
 CUDA kernel or Triton counterpart timed on the sgemm headline problem, the seeds' and tile-rosetta's, in registry
-order, numbered from 1 so that rung n is the chart's n-th bar and the steps table's n-th row; an idea with several kernels (the
-summit's two tiles) is one rung, represented by its fastest record.
+order, numbered from 1 so that rung n is the chart's n-th bar and the steps table's n-th row; an idea with several
+kernels (the summit's two tiles) is one rung, represented by its fastest record.
 
 Hopper's chains, one per precision class (TF32, 3xTF32), start from the mma.sync rung (rosetta.tc_gemm with K-major
 B, the Ampere-style instruction the wgmma rungs replace; its tiles are one rung, represented by the fastest) and
