@@ -3,7 +3,7 @@
 Every plot is drawn on its own matplotlib Figure (never pyplot), so nothing here touches global
 backend state and rendering a report inside a test or a run cannot open a window. Figures are drawn
 at DPI pixels per inch and shown at their natural size, at most MAX_WIDTH pixels wide (the page's
-content width at a 1400-pixel window), with no text under MIN_PT points: at least 12 pixels on screen.
+content width at a 1400-pixel window), with no text under 9 points: at least 12 pixels on screen.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import matplotlib
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from harness.identity import ImplId
 
 DPI = 100
 MAX_WIDTH = 1300            # pixels: the page shows images at natural size up to this width
-MIN_PT = 9.0
 WIDTH_IN = 12.6             # inches: 1260 pixels, plus the saved padding
 
 CUDA = "#2f5d9e"
@@ -68,10 +68,10 @@ def sizes() -> Iterator[None]:
 
 
 def png(fig: Figure) -> bytes:
+    """The figure as PNG bytes; drawn inside sizes(), like the figure itself."""
     buf = io.BytesIO()
-    with matplotlib.rc_context(_RC):
-        # No timestamp in the PNG metadata: the same results render to the same bytes.
-        fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.12, metadata={"Software": None})
+    # No timestamp in the PNG metadata: the same results render to the same bytes.
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.12, metadata={"Software": None})
     return buf.getvalue()
 
 
@@ -113,6 +113,11 @@ def legend_columns(labels: list[str], line_chars: int = 150) -> int:
     span the figure's width), so a legend below the axes never widens the image."""
     widest = max((len(label) for label in labels), default=1) + 6
     return max(1, min(4, line_chars // widest))
+
+
+def marker_key(marker: str, colour: str, label: str, **style: object) -> Line2D:
+    """A legend entry: the marker alone, no line."""
+    return Line2D([], [], marker=marker, linestyle="", color=colour, label=label, **style)
 
 
 def model_colour(impl: ImplId) -> str:

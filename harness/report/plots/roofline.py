@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 
-from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
 from harness.analysis.measured import Measured
 from harness.analysis.parts import best_points, parts
 from harness.identity import CUBLAS_FP32
 from harness.report import anchors
-from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
+from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, marker_key, missing, png, sizes, style
 from harness.run.records import Result
 from harness.specs import spec
 
@@ -85,9 +84,9 @@ def roofline(m: Measured) -> Plot:
             bases = [r for r in m.on(problem) if r.vendor and r.timed and r.figures and r.figures.intensity]
             xs = [r.figures.intensity for _, _, r in points if r.figures] + [r.figures.intensity for r in bases
                                                                               if r.figures]
-            lo, hi = min([*xs, ridge if part.op == "sgemm" else min(xs)]) / 2.5, max([*xs, ridge]) * 2.5
-            if part.op == "sgemv":
-                lo, hi = min(xs) / 2.5, max(xs) * 2.5
+            # GEMV's points sit far left of the ridge: its panel spans the points only
+            span = xs if part.op == "sgemv" else [*xs, ridge]
+            lo, hi = min(span) / 2.5, max(span) * 2.5
             ax.set_xscale("log")
             ax.set_yscale("log")
             knee = min(ridge, hi)
@@ -119,13 +118,11 @@ def roofline(m: Measured) -> Plot:
             ax.set_xlabel("FLOP per byte of the traffic model")
             style(ax, grid="both")
         axes[0].set_ylabel("TFLOP/s")
-        handles = [Line2D([], [], marker="o", linestyle="", color=CUDA, label="best CUDA kernel", markersize=9),
-                   Line2D([], [], marker="^", linestyle="", color=TRITON, label="best Triton counterpart",
-                          markersize=9),
-                   Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color="#444444",
-                          label="open: TF32 inputs", markersize=9),
-                   Line2D([], [], marker="s", linestyle="", color=CUBLAS, label="cuBLAS fp32", markersize=9),
-                   Line2D([], [], marker="X", linestyle="", color=CUBLAS, label="cuBLAS TF32", markersize=9)]
+        handles = [marker_key("o", CUDA, "best CUDA kernel", markersize=9),
+                   marker_key("^", TRITON, "best Triton counterpart", markersize=9),
+                   marker_key("o", "#444444", "open: TF32 inputs", markerfacecolor="white", markersize=9),
+                   marker_key("s", CUBLAS, "cuBLAS fp32", markersize=9),
+                   marker_key("X", CUBLAS, "cuBLAS TF32", markersize=9)]
         fig.legend(handles=handles, loc="outside lower center", frameon=False, ncol=len(handles))
         data = png(fig)
     numbering = "; ".join(f"{part.title}: " + ", ".join(f"{n} {idea.title}" for n, (idea, _) in
