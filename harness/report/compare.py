@@ -70,12 +70,6 @@ def table_rows(cmp: Comparison) -> list[list[str]]:
 
 HEADERS = ["problem", "kernel", "implementation", "A ms", "B ms", "B speed / A", "call", "A % cuBLAS",
            "B % cuBLAS"]
-HELD = ["comparison", "problem", "subject", "against", "call in A", "call in B", "outcome"]
-
-
-def held_rows(cmp: Comparison) -> list[list[str]]:
-    return [[h.relation, h.problem, h.subject, h.reference, h.call_a.value, h.call_b.value if h.call_b else "-",
-             h.outcome] for h in cmp.held]
 
 
 def print_compare(cmp: Comparison, console) -> None:
@@ -93,10 +87,12 @@ def print_compare(cmp: Comparison, console) -> None:
                     [Column("idea", drop=2), Column("problem", drop=1), Column("implementation"),
                      Column("rank in A", right=True), Column("rank in B", right=True)],
                     [[c.idea, c.problem, c.impl, str(c.rank_a), str(c.rank_b)] for c in cmp.rank_changes])
-    changed = [row for row in held_rows(cmp) if row[-1] != "repeated"]
+    changed = [[h.relation, h.problem, h.subject, h.reference, h.call_a.value, h.call_b.value if h.call_b else "-",
+                h.outcome] for h in cmp.held if h.outcome != "repeated"]
     if changed:
         print_table(console, "A's FAST and SLOW calls that B does not repeat",
-                    [Column(h, drop={"problem": 1, "comparison": 2}.get(h)) for h in HELD], changed)
+                    [Column(h, drop={"problem": 1, "comparison": 2}.get(h)) for h in
+                     ("comparison", "problem", "subject", "against", "call in A", "call in B", "outcome")], changed)
     if cmp.only_a or cmp.only_b:
         console.print(f"timed in one file only: {len(cmp.only_a)} in A, {len(cmp.only_b)} in B")
 

@@ -101,9 +101,8 @@ def _block(b: doc.Block | doc.Section, files: dict[str, str]) -> str:
                     f"</summary>{to_html(b.table)}</details>")
         return (f"<h4>{esc(b.title)}</h4>" if b.title else "") + to_html(b.table)
     if isinstance(b, doc.SourcePair):
-        if b.folded:
-            return f'<details class="fold src"><summary>{esc(_pair_summary(b))}</summary>{_pair(b)}</details>'
-        return _pair(b)
+        return (f'<details class="fold src"><summary>{esc(_pair_summary(b))}</summary>{_pair(b)}</details>'
+                if b.folded else _pair(b))
     if isinstance(b, doc.Figure):
         return _figure(b, files.get(b.key, ""))
     if isinstance(b, doc.Notice):
