@@ -4,7 +4,7 @@ and the rank changes within ideas). The comparison itself is harness/analysis/co
 
 from __future__ import annotations
 
-import html
+import base64
 import statistics
 from pathlib import Path
 
@@ -145,9 +145,7 @@ def _verdict(r: Row) -> str:
 
 def render_compare(cmp: Comparison, out: Path) -> Path:
     """A self-contained HTML page of the comparison: a headline per op, the ratios plotted, every shared record."""
-    import base64
-
-    e = html.escape
+    e = fmt.esc
     numeric = {"A ms", "B ms", "B speed / A", "A % cuBLAS", "B % cuBLAS"}
     head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
     body = "".join(
