@@ -86,9 +86,8 @@ def pair_names(fast: Result, slow: Result, names: tuple[str, str] | None = None)
     if names is not None:
         return names
     a, b = side_name(fast), side_name(slow)
-    if a == b:                                     # one model on both sides: the kernels tell them apart
-        return fast.kernel or a, slow.kernel or b
-    return a, b
+    # one model on both sides: the kernels tell them apart
+    return (fast.kernel or a, slow.kernel or b) if a == b else (a, b)
 
 
 def said(found: list[Cause] | tuple[Cause, ...], names: tuple[str, str]) -> str | None:
@@ -131,8 +130,7 @@ def effect(e: Effect, own: dict) -> str:
     """'stages 1 → 4: 1.25x [1.23–1.27] faster'; a tie, undecided, slower; or why it was not timed."""
     if e.verdict is None:
         return f"{change(e, own)}: not timed ({fmt.first_line(e.failed, 80)})"
-    word = fmt.CALL_WORDS[e.verdict.call.value]
-    return f"{change(e, own)}: {speed(e.verdict)} {word}"
+    return f"{change(e, own)}: {speed(e.verdict)} {fmt.CALL_WORDS[e.verdict.call.value]}"
 
 
 def knob_sentence(f: KnobFinding, detail: bool = True) -> str:
@@ -141,12 +139,9 @@ def knob_sentence(f: KnobFinding, detail: bool = True) -> str:
     label = TRITON_BASELINE_LABELS[f.baseline]
     gap = f"{speed(f.gap)} the speed of {label} ({fmt.CALL_WORDS[f.gap.call.value]})"
     others = [effect(e, f.own) for e in f.effects if e is not f.explains and e.knob != ALL]
-    if f.explains is not None:
-        closed = f", {f.closed:.0%} of the gap" if f.closed is not None else ""
-        why = f"switched alone, this closes the most of it: {effect(f.explains, f.own)}{closed}"
-    else:
-        why = "no single knob is faster when switched alone"
-    text = f"runs at {gap}; {why}"
+    closed = f", {f.closed:.0%} of the gap" if f.closed is not None else ""
+    text = (f"runs at {gap}; switched alone, this closes the most of it: {effect(f.explains, f.own)}{closed}"
+            if f.explains is not None else f"runs at {gap}; no single knob is faster when switched alone")
     if others and detail:
         text += f". Alone: {'; '.join(others)}"
     if f.residual is not None and detail:
@@ -168,17 +163,15 @@ def knob_table(study: Study) -> Table:
     table = Table([("row", False), ("switched to the tutorial's", False), ("speed vs own settings [95%]", True),
                    ("call", False)], cls="knobs")
     for f in study.findings:
-        for e in f.effects:
-            row = Cell(f"{f.kernel} [{f.impl}]", code=True)
-            what = Cell("every differing knob" if e.knob == ALL else change(e, f.own))
-            if e.verdict is None:
-                table.add([row, what, Cell(f"not timed: {fmt.first_line(e.failed, 60)}", cls="muted"), Cell("—")])
-            else:
-                table.add([row, what, Cell(speed(e.verdict), num=True), Cell(fmt.call(e.verdict.call))])
+        rows = [(Cell("every differing knob" if e.knob == ALL else change(e, f.own)), e.verdict, e.failed)
+                for e in f.effects]
         if f.residual is not None:   # where every knob is the tutorial's, what is left against the tutorial itself
-            table.add([Cell(f"{f.kernel} [{f.impl}]", code=True),
-                       Cell(f"every differing knob, against {TRITON_BASELINE_LABELS[f.baseline]}", cls="why"),
-                       Cell(speed(f.residual), num=True), Cell(fmt.call(f.residual.call))])
+            rows.append((Cell(f"every differing knob, against {TRITON_BASELINE_LABELS[f.baseline]}", cls="why"),
+                         f.residual, ""))
+        for what, v, failed in rows:
+            table.add([Cell(f"{f.kernel} [{f.impl}]", code=True), what,
+                       *([Cell(speed(v), num=True), Cell(fmt.call(v.call))] if v is not None else
+                         [Cell(f"not timed: {fmt.first_line(failed, 60)}", cls="muted"), Cell("—")])])
     table.notes.append("speed: the row's time at its own settings over its time with the switch (the last row of "
                        "each: the tutorial's time over the row's with every knob switched), with the 95% interval of "
                        "the interleaved rounds; the call as everywhere in this report.")

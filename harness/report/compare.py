@@ -4,12 +4,14 @@ and the rank changes within ideas). The comparison itself is harness/analysis/co
 
 from __future__ import annotations
 
-import html
+import base64
 import statistics
 from pathlib import Path
 
 from harness.analysis.compare import Comparison, Row
 from harness.analysis.verdicts import Call
+from harness.report import fmt
+from harness.report.wording import verdict_speed
 
 
 def op_headline(cmp: Comparison, op: str) -> str:
@@ -41,11 +43,14 @@ def held_headline(cmp: Comparison) -> str:
             + (f", lacks {counts['not in B']}" if counts["not in B"] else ""))
 
 
+def headlines(cmp: Comparison) -> list[str]:
+    """One per op, the rank changes within ideas, and what became of A's calls."""
+    return [*(op_headline(cmp, op) for op in cmp.ops), f"{len(cmp.rank_changes)} rank changes within ideas",
+            held_headline(cmp)]
+
+
 def headline(cmp: Comparison) -> str:
-    if not cmp.rows:
-        return "no implementation was timed on the same problem in both files"
-    return "; ".join([*(op_headline(cmp, op) for op in cmp.ops),
-                      f"{len(cmp.rank_changes)} rank changes within ideas", held_headline(cmp)])
+    return "; ".join(headlines(cmp)) if cmp.rows else "no implementation was timed on the same problem in both files"
 
 
 def _pct(v: float | None) -> str:
@@ -54,9 +59,7 @@ def _pct(v: float | None) -> str:
 
 def _speed(r: Row) -> str:
     v = r.verdict.verdict
-    if v is None:
-        return f"{r.speedup:.2f}x"
-    return f"{1 / v.time.ratio:.2f}x [{1 / v.time.hi:.2f}–{1 / v.time.lo:.2f}]"
+    return fmt.ratio_ci(r.speedup) if v is None else verdict_speed(v)
 
 
 def table_rows(cmp: Comparison) -> list[list[str]]:
@@ -67,12 +70,6 @@ def table_rows(cmp: Comparison) -> list[list[str]]:
 
 HEADERS = ["problem", "kernel", "implementation", "A ms", "B ms", "B speed / A", "call", "A % cuBLAS",
            "B % cuBLAS"]
-HELD = ["comparison", "problem", "subject", "against", "call in A", "call in B", "outcome"]
-
-
-def held_rows(cmp: Comparison) -> list[list[str]]:
-    return [[h.relation, h.problem, h.subject, h.reference, h.call_a.value, h.call_b.value if h.call_b else "-",
-             h.outcome] for h in cmp.held]
 
 
 def print_compare(cmp: Comparison, console) -> None:
@@ -90,10 +87,12 @@ def print_compare(cmp: Comparison, console) -> None:
                     [Column("idea", drop=2), Column("problem", drop=1), Column("implementation"),
                      Column("rank in A", right=True), Column("rank in B", right=True)],
                     [[c.idea, c.problem, c.impl, str(c.rank_a), str(c.rank_b)] for c in cmp.rank_changes])
-    changed = [row for row in held_rows(cmp) if row[-1] != "repeated"]
+    changed = [[h.relation, h.problem, h.subject, h.reference, h.call_a.value, h.call_b.value if h.call_b else "-",
+                h.outcome] for h in cmp.held if h.outcome != "repeated"]
     if changed:
         print_table(console, "A's FAST and SLOW calls that B does not repeat",
-                    [Column(h, drop={"problem": 1, "comparison": 2}.get(h)) for h in HELD], changed)
+                    [Column(h, drop={"problem": 1, "comparison": 2}.get(h)) for h in
+                     ("comparison", "problem", "subject", "against", "call in A", "call in B", "outcome")], changed)
     if cmp.only_a or cmp.only_b:
         console.print(f"timed in one file only: {len(cmp.only_a)} in A, {len(cmp.only_b)} in B")
 
@@ -108,7 +107,7 @@ border-left:4px solid #2f5d9e}code{font-size:13px}img{max-width:100%;height:auto
 
 def ratio_plot(cmp: Comparison) -> bytes | None:
     """B speed / A of every shared record, one panel per op, problems across; colour is the model throughout."""
-    from harness.report.plots.common import CUBLAS, CUDA, TRITON, figure, model_colour, png, sizes, style
+    from harness.report.plots.common import CUBLAS, CUDA, TRITON, figure, marker_key, model_colour, png, sizes, style
 
     ops = [op for op in cmp.ops if any(r.op == op for r in cmp.rows)]
     if not ops:
@@ -131,15 +130,11 @@ def ratio_plot(cmp: Comparison) -> bytes | None:
             ax.set_title(op, loc="left")
             style(ax, grid="y")
         axes[0].set_ylabel("B speed / A (A's median time over B's)")
-        from matplotlib.lines import Line2D
-
-        handles = [Line2D([], [], marker="o", linestyle="", color=CUDA, label="CUDA kernel"),
-                   Line2D([], [], marker="o", linestyle="", color=TRITON, label="Triton counterpart"),
-                   Line2D([], [], marker="s", linestyle="", color=CUBLAS, label="cuBLAS"),
-                   *([Line2D([], [], marker="s", linestyle="", color=TRITON, label="Triton tutorial GEMM")]
-                     if any(r.kernel is None and r.a.model.startswith("triton") for r in cmp.rows) else []),
-                   Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color="#444444",
-                          label="open: a tie or undecided")]
+        tutorial = any(r.kernel is None and r.a.model.startswith("triton") for r in cmp.rows)
+        handles = [marker_key("o", CUDA, "CUDA kernel"), marker_key("o", TRITON, "Triton counterpart"),
+                   marker_key("s", CUBLAS, "cuBLAS"),
+                   *([marker_key("s", TRITON, "Triton tutorial GEMM")] if tutorial else []),
+                   marker_key("o", "#444444", "open: a tie or undecided", markerfacecolor="white")]
         fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
         return png(fig)
 
@@ -150,9 +145,7 @@ def _verdict(r: Row) -> str:
 
 def render_compare(cmp: Comparison, out: Path) -> Path:
     """A self-contained HTML page of the comparison: a headline per op, the ratios plotted, every shared record."""
-    import base64
-
-    e = html.escape
+    e = fmt.esc
     numeric = {"A ms", "B ms", "B speed / A", "A % cuBLAS", "B % cuBLAS"}
     head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
     body = "".join(
@@ -161,8 +154,7 @@ def render_compare(cmp: Comparison, out: Path) -> Path:
         for r, row in zip(cmp.rows, table_rows(cmp), strict=True))
     ranks = "".join(f"<tr><td>{e(c.idea)}</td><td>{e(c.problem)}</td><td><code>{e(c.impl)}</code></td>"
                     f'<td class="n">{c.rank_a}</td><td class="n">{c.rank_b}</td></tr>' for c in cmp.rank_changes)
-    heads = "".join(f"<li>{e(op_headline(cmp, op))}</li>" for op in cmp.ops)
-    heads += f"<li>{len(cmp.rank_changes)} rank changes within ideas</li><li>{e(held_headline(cmp))}</li>"
+    heads = "".join(f"<li>{e(h)}</li>" for h in headlines(cmp))
     data = ratio_plot(cmp)
     plot = (f'<figure><img src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}" alt="B speed / A per '
             'record"><figcaption>B speed / A for every record timed in both, one panel per op, problems across: blue '

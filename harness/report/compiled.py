@@ -1,10 +1,7 @@
 """What the compilers chose: the resource and SASS tables of each idea's kernels, and the CUDA build as a decision
 the report shows: the options every kernel was built with, and what CuPy's default build (-ftz=true, the integer
 arch) costs and buys, measured in the same run on the seed kernels (the records: harness/analysis/compiled.py).
-
-Why one kernel is faster than another is not read off these tables here: causes.py weighs their facts beside the
-counters and states only those that point the way the speed does.
-"""
+Why one kernel is faster is not read off these tables: causes.py weighs their facts beside the counters."""
 
 from __future__ import annotations
 
@@ -22,15 +19,6 @@ SASS_ALWAYS = ("FFMA", "LDG.32", "LDG.64", "LDG.128", "LDS.32", "LDS.64", "LDS.1
 SASS_WHEN_PRESENT = ("FMUL", "FADD", "LDSM", "STS", "STSM", "LDGSTS", "UTMALDG", "STG", "LDL", "STL")
 
 
-def _sass(r: Result, *keys: str) -> int:
-    mix = r.resources.sass if r.resources else {}
-    return sum(int(mix.get(k, 0)) for k in keys)
-
-
-def _spills(r: Result) -> int:
-    return int(r.resources.spills or 0) if r.resources else 0
-
-
 def resources_table(m: Measured, records: list[Result]) -> Table:
     table = Table([("kernel", False), ("implementation", False), ("registers", True), ("shared / block", True),
                    ("spills", True), ("threads", True), ("occupancy (sm_90)", True), ("limited by", False),
@@ -39,13 +27,11 @@ def resources_table(m: Measured, records: list[Result]) -> Table:
     for r in records:
         res = r.resources
         assert res is not None and res.registers is not None
-        occ = m.occupancy(r)
-        regs = str(res.registers)
+        occ, regs = m.occupancy(r), str(res.registers)
         if res.driver and res.driver.get("registers") not in (None, res.registers):
             regs += f" ({res.driver['registers']}*)"
             drivers = True
-        spills = _spills(r)
-        threads = m.threads(r)
+        spills, threads = int(res.spills or 0), m.threads(r)
         table.add([Cell(r.kernel or "", code=True), Cell(r.label), Cell(regs, num=True),
                    Cell(fmt.nbytes(res.shared_bytes), num=True),
                    Cell(f"{spills} B" if spills else "0", num=True, cls="bad" if spills else ""),
@@ -118,7 +104,7 @@ def build_study_table(m: Measured) -> Table | None:
                    Cell(f"{ratio:.3f}", num=True, cls="warn" if abs(ratio - 1) > TOLERANCE else ""),
                    Cell(fmt.sci(subnormal_error(own)), num=True),
                    Cell(fmt.sci(subnormal_error(r)), num=True, cls="bad")])
-    ratios = [float(row[4].text) for row in table.rows]
+    ratios = [p.ratio for p in pairs]
     # faster only where the rounds call it FAST; a file of single bursts says the medians' ratios and no call
     called = [p for p in pairs if p.speed is not None]
     faster = [p.study.kernel or "" for p in called if p.speed.call is Call.FAST]  # type: ignore[union-attr]

@@ -1,10 +1,7 @@
 """The page as data: sections of blocks with inline links, and tables of cells, rendered by html.py and markdown.py.
 
-The report's content is built once (findings, tables, sources, plots) and written twice, so the two
-pages say the same thing; only the presentation differs: the HTML and the Markdown are made from the same cells, so
-they can never disagree on a figure. A table carries its legend (what each column's marks mean) as notes printed
-under it: explanations are on the page, never only in a tooltip.
-"""
+Built once and written twice from the same cells, so the HTML and the Markdown can never disagree on a figure. A
+table carries its legend as notes printed under it: explanations are on the page, never only in a tooltip."""
 
 from __future__ import annotations
 
@@ -42,8 +39,6 @@ class Table:
         return bool(self.rows)
 
 
-
-
 @dataclass(frozen=True)
 class Link:
     text: str
@@ -56,12 +51,7 @@ class Mono:
     text: str
 
 
-@dataclass(frozen=True)
-class Strong:
-    text: str
-
-
-Inline = str | Link | Mono | Strong
+Inline = str | Link | Mono
 
 
 def plain(parts: list[Inline]) -> str:
@@ -136,7 +126,6 @@ class Section:
     title: str
     level: int                              # 2: a part of the page, 3: an idea or a problem
     blocks: list[Block | Section] = field(default_factory=list)
-    toc: bool = True                        # listed in the table of contents
     subtitle: str = ""                      # a second line under the heading (an original-language title)
     cls: str = ""                           # HTML class (a part of the page)
 

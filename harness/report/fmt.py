@@ -6,7 +6,7 @@ import html
 
 
 def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(str(text))
 
 
 def ms(v: float) -> str:
@@ -21,9 +21,7 @@ def pct_ci(v: float | None, lo: float | None = None, hi: float | None = None) ->
     """A percentage with its 95% interval where there is one: '96.9% [96.5–97.3]'."""
     if v is None:
         return "—"
-    if lo is None or hi is None:
-        return f"{v:.1f}%"
-    return f"{v:.1f}% [{lo:.1f}–{hi:.1f}]"
+    return f"{v:.1f}%" if lo is None or hi is None else f"{v:.1f}% [{lo:.1f}–{hi:.1f}]"
 
 
 def ratio_ci(v: float | None, lo: float | None = None, hi: float | None = None) -> str:
@@ -86,12 +84,10 @@ def first_line(text: str, limit: int = 160) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def joined(items: list[str], word: str = "and") -> str:
+def joined(items: list[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
-    if len(items) <= 2:
-        return f" {word} ".join(items)
-    return ", ".join(items[:-1]) + f" {word} " + items[-1]
+    return " and ".join(items) if len(items) <= 2 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
+def plural(n: int, one: str) -> str:
+    return f"{n} {one}" if n == 1 else f"{n} {one}s"

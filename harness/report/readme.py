@@ -1,13 +1,9 @@
 """Regenerate the README's results section, and docs/results.md, from a recorded run, and its section on fp32 work
-on the tensor cores from a run of those rows:
+on the tensor cores (and docs/fp32-class.md) from a run of those rows:
 
     python -m harness.report.readme results/<run>.jsonl [results/<fp32-class run>.jsonl]
 
-Everything between the README's results markers comes from that file: the run's device and command,
-the findings, the headline table (with the verdicts against CUDA and the Triton tutorial), the idea
-table and the plots (written as PNGs beside the results file). The long tables (every result, the
-documents' figures beside ours) go to docs/results.md, which the section links.
-"""
+Everything between the README's markers comes from the files; the plots are written as PNGs beside them."""
 
 from __future__ import annotations
 
@@ -23,7 +19,7 @@ from harness.report.finding_text import words
 from harness.report.markdown import to_markdown
 from harness.report.method import command
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table
-from harness.report.plots import Plot, all_plots
+from harness.report.plots import all_plots
 from harness.report.results_tables import markdown_results_table
 from harness.run.results import load
 
@@ -34,11 +30,14 @@ README_PLOTS = (anchors.BARS.format(op="sgemm"), anchors.BARS.format(op="sgemm")
                 anchors.GEMV, anchors.ROOFLINE, anchors.ACCURACY)
 
 
-def _plot_markdown(plot: Plot, results_path: Path, readme_dir: Path) -> str:
-    """The plot written as a PNG beside its results file, and its Markdown image with the caption under it."""
-    png = results_path.parent / f"{results_path.stem}-{plot.key}.png"
-    png.write_bytes(plot.png or b"")
-    return f"![{plot.title}]({png.resolve().relative_to(readme_dir.resolve()).as_posix()})\n\n{plot.caption}"
+def _plots(m: Measured, results_path: Path, readme_dir: Path, keys: list[str]) -> list[str]:
+    """The run's plots among `keys`, each written as a PNG beside its results file: Markdown images, captions under."""
+    out = []
+    for plot in (p for p in all_plots(m) if p.png and p.key in keys):
+        png = results_path.parent / f"{results_path.stem}-{plot.key}.png"
+        png.write_bytes(plot.png or b"")
+        out.append(f"![{plot.title}]({png.resolve().relative_to(readme_dir.resolve()).as_posix()})\n\n{plot.caption}")
+    return out
 
 
 def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
@@ -56,9 +55,7 @@ def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
     if found:
         lines.append("#### Findings\n\n" + "\n".join(f"{n}. {markdown.inline(words(f, m), links=False)}"
                                                      for n, f in enumerate(found, 1)))
-    for plot in all_plots(m):
-        if plot.png and plot.key in README_PLOTS and (accuracy or plot.key != anchors.ACCURACY):
-            lines.append(_plot_markdown(plot, results_path, readme_dir))
+    lines += _plots(m, results_path, readme_dir, [k for k in README_PLOTS if accuracy or k != anchors.ACCURACY])
     study = knobs.read_beside(results_path)
     if study is not None and study.findings:
         lines.append(f"Why each Triton form trails Triton's tutorial GEMM, one knob at a time "
@@ -74,9 +71,7 @@ def fp32_section(results_path: Path, readme_dir: Path) -> str:
     path = results_path.as_posix()
     lines = [f"Measured on {m.header.device} ({m.header.started}), with `{command(m)}`; regenerate with "
              f"`python -m harness.report.readme <run> {path}`."]
-    for plot in all_plots(m):
-        if plot.png and plot.key == anchors.ACCURACY:
-            lines.append(_plot_markdown(plot, results_path, readme_dir))
+    lines += _plots(m, results_path, readme_dir, [anchors.ACCURACY])
     if fp32_class_table(m) is not None:
         lines.append("Every point with its speed interval, call, registers and error per layer: "
                      "[docs/fp32-class.md](docs/fp32-class.md).")

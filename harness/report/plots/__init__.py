@@ -6,12 +6,11 @@ from harness.analysis.fp32_work import speed_intervals
 from harness.analysis.measured import Measured
 from harness.report.plots.accuracy import accuracy
 from harness.report.plots.bars import gemv_bars, hopper_chart, ladder_chart, sgemm_bars
-from harness.report.plots.common import DPI, MAX_WIDTH, MIN_PT, Plot, min_text_pt
+from harness.report.plots.common import MAX_WIDTH, Plot, min_text_pt
 from harness.report.plots.roofline import roofline
 from harness.report.plots.sweep import time_vs_size
 
-__all__ = ["DPI", "MAX_WIDTH", "MIN_PT", "Plot", "accuracy", "all_plots", "gemv_bars", "hopper_chart", "ladder_chart",
-           "min_text_pt", "roofline", "sgemm_bars", "time_vs_size"]
+__all__ = ["MAX_WIDTH", "Plot", "all_plots", "ladder_chart", "min_text_pt"]
 
 
 def all_plots(m: Measured) -> list[Plot]:

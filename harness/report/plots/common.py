@@ -3,25 +3,25 @@
 Every plot is drawn on its own matplotlib Figure (never pyplot), so nothing here touches global
 backend state and rendering a report inside a test or a run cannot open a window. Figures are drawn
 at DPI pixels per inch and shown at their natural size, at most MAX_WIDTH pixels wide (the page's
-content width at a 1400-pixel window), with no text under MIN_PT points: at least 12 pixels on screen.
+content width at a 1400-pixel window), with no text under 9 points: at least 12 pixels on screen.
 """
 
 from __future__ import annotations
 
 import io
 import struct
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 import matplotlib
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
 
 from harness.identity import ImplId
 
 DPI = 100
 MAX_WIDTH = 1300            # pixels: the page shows images at natural size up to this width
-MIN_PT = 9.0
 WIDTH_IN = 12.6             # inches: 1260 pixels, plus the saved padding
 
 CUDA = "#2f5d9e"
@@ -51,27 +51,23 @@ class Plot:
     @property
     def size(self) -> tuple[int, int]:
         """Natural width and height in pixels, read from the PNG header."""
-        if not self.png:
-            return (0, 0)
-        return struct.unpack(">II", self.png[16:24])
+        return struct.unpack(">II", self.png[16:24]) if self.png else (0, 0)
 
 
 def missing(key: str, title: str, why: str) -> Plot:
     return Plot(key, title, "", None, why)
 
 
-@contextmanager
-def sizes() -> Iterator[None]:
+def sizes() -> AbstractContextManager:
     """Font sizes for every figure drawn inside: legible at DPI, set for this block only."""
-    with matplotlib.rc_context(_RC):
-        yield
+    return matplotlib.rc_context(_RC)
 
 
 def png(fig: Figure) -> bytes:
+    """The figure as PNG bytes; drawn inside sizes(), like the figure itself."""
     buf = io.BytesIO()
-    with matplotlib.rc_context(_RC):
-        # No timestamp in the PNG metadata: the same results render to the same bytes.
-        fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.12, metadata={"Software": None})
+    # No timestamp in the PNG metadata: the same results render to the same bytes.
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.12, metadata={"Software": None})
     return buf.getvalue()
 
 
@@ -102,21 +98,21 @@ def style(ax, grid: str = "x") -> None:
 
 def min_text_pt(fig: Figure) -> float:
     """The smallest font size of any visible text in a figure (what a reader has to read)."""
-    from matplotlib.text import Text
-
     found = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     return min(found) if found else 0.0
 
 
-def legend_columns(labels: list[str], line_chars: int = 150) -> int:
+def legend_columns(labels: list[str]) -> int:
     """How many legend columns fit across the figure for these labels (about 150 characters of 10-point text
     span the figure's width), so a legend below the axes never widens the image."""
-    widest = max((len(label) for label in labels), default=1) + 6
-    return max(1, min(4, line_chars // widest))
+    return max(1, min(4, 150 // (max((len(label) for label in labels), default=1) + 6)))
+
+
+def marker_key(marker: str, colour: str, label: str, **style: object) -> Line2D:
+    """A legend entry: the marker alone, no line."""
+    return Line2D([], [], marker=marker, linestyle="", color=colour, label=label, **style)
 
 
 def model_colour(impl: ImplId) -> str:
     """CUDA blue, Triton orange (counterparts and the Triton baseline), cuBLAS grey."""
-    if impl.is_cuda:
-        return CUDA
-    return TRITON if impl.runs_triton else CUBLAS
+    return CUDA if impl.is_cuda else TRITON if impl.runs_triton else CUBLAS

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 
-from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
 from harness.analysis.measured import Measured
 from harness.analysis.overview import best_points, parts
 from harness.identity import CUBLAS_FP32
 from harness.report import anchors
-from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, missing, png, sizes, style
+from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, marker_key, missing, png, sizes, style
 from harness.run.records import Result
 from harness.specs import spec
 
@@ -25,23 +24,18 @@ DODGE = {"cuda": 0.93, "triton": 1.07}
 def spread(ys: list[float], gap: float) -> list[float]:
     """Label heights for sorted heights `ys`, at least `gap` apart: each run of colliding labels is centred on the
     mean of its points, so an isolated label stays level with its point."""
-    clusters = [[y] for y in ys]
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(clusters) - 1):
-            lo, hi = clusters[i], clusters[i + 1]
-            top = sum(lo) / len(lo) + (len(lo) - 1) * gap / 2
-            bottom = sum(hi) / len(hi) - (len(hi) - 1) * gap / 2
-            if bottom - top < gap:
-                clusters[i:i + 2] = [lo + hi]
-                merged = True
-                break
-    out = []
-    for c in clusters:
-        start = sum(c) / len(c) - (len(c) - 1) * gap / 2
-        out += [start + k * gap for k in range(len(c))]
-    return out
+    def start(c: list[float]) -> float:
+        return sum(c) / len(c) - (len(c) - 1) * gap / 2
+
+    clusters, i = [[y] for y in ys], 0
+    while i < len(clusters) - 1:
+        lo, hi = clusters[i], clusters[i + 1]
+        if start(hi) - (sum(lo) / len(lo) + (len(lo) - 1) * gap / 2) < gap:
+            # merged runs are centred anew: the run below may now collide with it, those further down cannot
+            clusters[i:i + 2], i = [lo + hi], max(i - 1, 0)
+        else:
+            i += 1
+    return [start(c) + k * gap for c in clusters for k in range(len(c))]
 
 
 def _labels(ax, points: list[tuple[int, str, Result]], dodge: bool, span: float) -> None:
@@ -83,13 +77,12 @@ def roofline(m: Measured) -> Plot:
             assert problem is not None
             # cuBLAS only: the legend's grey square and cross (the Triton baseline has no idea to be numbered under)
             bases = [r for r in m.on(problem) if r.vendor and r.timed and r.figures and r.figures.intensity]
-            xs = [r.figures.intensity for _, _, r in points if r.figures] + [r.figures.intensity for r in bases
-                                                                              if r.figures]
-            lo, hi = min([*xs, ridge if part.op == "sgemm" else min(xs)]) / 2.5, max([*xs, ridge]) * 2.5
-            if part.op == "sgemv":
-                lo, hi = min(xs) / 2.5, max(xs) * 2.5
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            drawn = [r.figures for r in [*(r for _, _, r in points), *bases] if r.figures]
+            xs = [f.intensity for f in drawn]
+            # GEMV's points sit far left of the ridge: its panel spans the points only
+            span = xs if part.op == "sgemv" else [*xs, ridge]
+            lo, hi = min(span) / 2.5, max(span) * 2.5
+            ax.set(xscale="log", yscale="log")
             knee = min(ridge, hi)
             ax.plot([lo, knee], [peaks.copy_gbps * lo / 1e3, peaks.copy_gbps * knee / 1e3], color="#999999",
                     linewidth=1.6)
@@ -105,7 +98,7 @@ def roofline(m: Measured) -> Plot:
                 face = COLOUR[model] if r.precision != "tf32" else "white"
                 ax.scatter([x], [r.figures.tflops], s=110, marker=MARKER[model], color=face,
                            edgecolors=COLOUR[model], linewidths=1.6, zorder=4)
-            ys = [r.figures.tflops for _, _, r in points if r.figures] + [r.figures.tflops for r in bases if r.figures]
+            ys = [f.tflops for f in drawn]
             bottom, top = min(ys) / 3, max([*ys, peaks.fp32_tflops]) * 3
             ax.set_ylim(bottom, top)
             _labels(ax, points, part.op == "sgemv", math.log10(top / bottom))
@@ -113,19 +106,16 @@ def roofline(m: Measured) -> Plot:
                 assert r.figures is not None
                 ax.scatter([r.figures.intensity], [r.figures.tflops], s=110,
                            marker="s" if r.impl_id == CUBLAS_FP32 else "X", color=CUBLAS, zorder=3)
-            ax.set_xlim(lo, hi)
+            ax.set(xlim=(lo, hi), xlabel="FLOP per byte of the traffic model")
             ax.set_title(f"{part.title}\n{problem.label}", loc="left")
             ax.xaxis.set_minor_formatter(NullFormatter())
-            ax.set_xlabel("FLOP per byte of the traffic model")
             style(ax, grid="both")
         axes[0].set_ylabel("TFLOP/s")
-        handles = [Line2D([], [], marker="o", linestyle="", color=CUDA, label="best CUDA kernel", markersize=9),
-                   Line2D([], [], marker="^", linestyle="", color=TRITON, label="best Triton counterpart",
-                          markersize=9),
-                   Line2D([], [], marker="o", linestyle="", markerfacecolor="white", color="#444444",
-                          label="open: TF32 inputs", markersize=9),
-                   Line2D([], [], marker="s", linestyle="", color=CUBLAS, label="cuBLAS fp32", markersize=9),
-                   Line2D([], [], marker="X", linestyle="", color=CUBLAS, label="cuBLAS TF32", markersize=9)]
+        handles = [marker_key("o", CUDA, "best CUDA kernel", markersize=9),
+                   marker_key("^", TRITON, "best Triton counterpart", markersize=9),
+                   marker_key("o", "#444444", "open: TF32 inputs", markerfacecolor="white", markersize=9),
+                   marker_key("s", CUBLAS, "cuBLAS fp32", markersize=9),
+                   marker_key("X", CUBLAS, "cuBLAS TF32", markersize=9)]
         fig.legend(handles=handles, loc="outside lower center", frameon=False, ncol=len(handles))
         data = png(fig)
     numbering = "; ".join(f"{part.title}: " + ", ".join(f"{n} {idea.title}" for n, (idea, _) in

@@ -1,9 +1,8 @@
 """Time against problem size, for ops a run measured at several sizes (`rosetta run --sweep`).
 
-One colour meaning for the whole figure: blue CUDA, orange Triton, black/grey cuBLAS. Kernels are told apart
-by marker and a label at their last point. Lines join only the square (cube) sizes, the one sequence of sizes;
-other shapes (LLM shapes, tall or wide matrices, odd sizes) are points.
-"""
+One colour meaning for the whole figure: blue CUDA, orange Triton, black/grey cuBLAS; kernels are told apart by
+marker. Lines join only the square (cube) sizes, the one sequence of sizes; other shapes (LLM shapes, tall or wide
+matrices, odd sizes) are points."""
 
 from __future__ import annotations
 
@@ -28,16 +27,11 @@ def _rate(r: Result, op: str) -> float:
 
 def in_sequence(p: Problem) -> bool:
     """A square (GEMV) or cube (GEMM) size: the one family of shapes a line may join."""
-    dims = {p.M, p.N} | ({p.K} if p.op == "sgemm" else set())
-    return len(dims) == 1
+    return len({p.M, p.N} | ({p.K} if p.op == "sgemm" else set())) == 1
 
 
 def _colour(impl: str) -> str:
-    if impl == "cuda":
-        return CUDA
-    if impl.startswith("triton"):
-        return TRITON
-    return BASELINE_COLOUR.get(impl, "#555555")
+    return CUDA if impl == "cuda" else TRITON if impl.startswith("triton") else BASELINE_COLOUR.get(impl, "#555555")
 
 
 def time_vs_size(m: Measured, op: str) -> Plot:
@@ -48,11 +42,7 @@ def time_vs_size(m: Measured, op: str) -> Plot:
                f"the results hold {len(problems)} timed {op} size{'s' if len(problems) != 1 else ''}; "
                "`rosetta run --sweep` times sgemm at 256..8192 and LLM-shaped problems")
         return missing(key, title, f"No time-against-size plot for {op}: {why}.")
-    impls: list[tuple[str | None, str]] = []
-    for p in problems:
-        for r in m.on(p):
-            if r.timed and (r.kernel, r.impl) not in impls:
-                impls.append((r.kernel, r.impl))
+    impls = list(dict.fromkeys((r.kernel, r.impl) for p in problems for r in m.on(p) if r.timed))
     kernels = list(dict.fromkeys(k for k, _ in impls if k))
     rate = "TFLOP/s" if op == "sgemm" else "GB/s"
     joined = [x for x, p in enumerate(problems) if in_sequence(p)]
@@ -78,19 +68,15 @@ def time_vs_size(m: Measured, op: str) -> Plot:
                         color=colour, markeredgecolor="white" if marker != "_" else colour, markeredgewidth=0.8)
             label = first.label if kernel is None else f"{kernel} · {first.label}"
             handles.append(Line2D([], [], color=colour, linestyle=style_, marker=marker, label=label))
-        for ax in (ax_t, ax_r):
+        for ax, ylabel, heading in ((ax_t, "median time, ms (log)", "time"), (ax_r, f"{rate} (log)", rate)):
             ax.set_xticks(range(len(problems)))
             ax.set_xticklabels([p.shape_label for p in problems], rotation=35, ha="right")
             for tick, p in zip(ax.get_xticklabels(), problems, strict=True):
                 if not in_sequence(p):
-                    tick.set_color("#666666")
-                    tick.set_fontstyle("italic")
-            ax.set_yscale("log")
+                    tick.set(color="#666666", fontstyle="italic")
+            ax.set(yscale="log", ylabel=ylabel)
+            ax.set_title(heading, loc="left")
             style(ax, grid="both")
-        ax_t.set_ylabel("median time, ms (log)")
-        ax_r.set_ylabel(f"{rate} (log)")
-        ax_t.set_title("time", loc="left")
-        ax_r.set_title(rate, loc="left")
         fig.legend(handles=handles, loc="outside lower center", frameon=False,
                    ncol=legend_columns([h.get_label() for h in handles]))
         data = png(fig)
