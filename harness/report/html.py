@@ -5,6 +5,7 @@ Every section ends with a link back to the top; the contents list every section,
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 
 # Pygments comes with rich, a dependency of the suite.
 from pygments import highlight
@@ -142,7 +143,7 @@ def page(document: doc.Document, files: dict[str, str]) -> str:
     toc = f'<nav class="toc" aria-label="contents"><ul>{_toc_items(document.sections)}</ul></nav>'
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{esc(document.title)}</title><style>{PYGMENTS_CSS}{CSS}</style></head>"
+            f"<title>{esc(document.title)}</title><style>{PYGMENTS_CSS}\n{CSS}</style></head>"
             f'<body><div class="layout"><main>{"".join(body)}</main>{toc}</div></body></html>\n')
 
 
@@ -171,118 +172,6 @@ def to_html(table: doc.Table) -> str:
 
 
 PYGMENTS_CSS = HtmlFormatter(style="friendly").get_style_defs("pre.code")
-# System fonts with a CJK-capable fallback (seed 001 is titled in Chinese); tables with tabular figures.
-CSS = """
-:root { --fg: #1b2129; --muted: #5f6b7a; --line: #e2e6eb; --panel: #f5f7f9; --accent: #2f5d9e;
-        --triton: #b8541a; --ok: #1a7f37; --bad: #b42318; --warn: #93640a; }
-* { box-sizing: border-box; }
-html { -webkit-text-size-adjust: 100%; scroll-behavior: smooth; }
-body { margin: 0; color: var(--fg); background: #fff;
-       font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
-             "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei",
-             sans-serif; }
-main { max-width: 1440px; min-width: 0; margin: 0 auto; padding: 20px 28px 72px; }
-/* Wide windows: the contents in a side column that stays in view; narrow ones: the contents after the page. */
-.layout { display: block; }
-@media (min-width: 1200px) {
-  .layout { display: grid; grid-template-columns: 250px minmax(0, 1fr); }
-  .layout > main { grid-column: 2; grid-row: 1; width: 100%; }
-  .layout > nav.toc { grid-column: 1; grid-row: 1; position: sticky; top: 0; align-self: start; max-height: 100vh;
-                      overflow-y: auto; margin: 0; border-radius: 0; columns: auto; padding: 16px 12px 16px 16px;
-                      font-size: 12.5px; line-height: 1.35; border-right: 1px solid var(--line); }
-}
-h1 { font-size: 27px; line-height: 1.25; margin: 0 0 4px; letter-spacing: -0.01em; }
-h2 { font-size: 22px; margin: 40px 0 12px; padding-bottom: 6px; border-bottom: 2px solid var(--line); }
-h3 { font-size: 18px; margin: 32px 0 8px; }
-h4 { font-size: 13px; margin: 16px 0 4px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
-p { margin: 6px 0 10px; max-width: 110ch; }
-a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: underline; }
-code, pre { font-family: ui-monospace, "SFMono-Regular", "JetBrains Mono", Menlo, Consolas, "DejaVu Sans Mono",
-            "Liberation Mono", "Noto Sans Mono CJK SC", monospace; font-size: 12.5px; }
-.subtitle { color: var(--muted); margin: 0 0 18px; max-width: none; }
-.notice { border-left: 4px solid var(--muted); background: var(--panel); padding: 8px 14px; margin: 10px 0;
-          border-radius: 0 6px 6px 0; font-size: 14px; }
-.notice.warn { border-color: #d69e2e; background: #fdf8ec; }
-.notice.bad { border-color: var(--bad); background: #fdf1f0; }
-.notice.info { border-color: var(--accent); background: #f1f5fb; }
-.notice ul { margin: 6px 0 2px; padding-left: 20px; }
-.notice details pre { white-space: pre-wrap; background: #fff; border: 1px solid var(--line); padding: 6px 8px;
-                      border-radius: 4px; max-height: 260px; overflow: auto; }
-nav.toc { columns: 3 280px; font-size: 14px; background: var(--panel); border-radius: 8px; padding: 12px 20px;
-          margin: 16px 28px 8px; }
-nav.toc ul { margin: 0; padding-left: 12px; list-style: none; } nav.toc > ul { padding-left: 0; }
-nav.toc li { break-inside: avoid; margin: 1px 0; } nav.toc > ul > li { margin-bottom: 6px; font-weight: 600; }
-nav.toc > ul > li li { font-weight: 400; } nav.toc > ul > li > ul > li > ul { font-size: 12px; }
-ol.findings { font-size: 15.5px; line-height: 1.6; padding-left: 26px; max-width: 120ch; }
-ol.findings li { margin: 0 0 10px; }
-ol.findings a.evidence { white-space: nowrap; font-size: 14px; }
-ol.findings code { font-size: 13px; }
-/* Tables fit the column: cells wrap (long ids break before template arguments), nothing is hidden sideways. */
-.table-wrap { margin: 6px 0 4px; max-width: 100%; }
-table { border-collapse: collapse; font-size: 13px; max-width: 100%; }
-th, td { padding: 3px 6px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top;
-         overflow-wrap: break-word; }
-/* A header breaks only where it must (SASS mnemonics in narrow count columns). */
-table.sass th, table.summary td { overflow-wrap: anywhere; }
-table.sass td.num, table.sass th { font-size: 11.5px; padding: 3px 4px; }
-/* The per-idea record table has thirteen columns: a smaller type keeps it inside the column. */
-table.measured td, table.measured th { font-size: 12px; padding: 3px 4px; } table.measured td code { font-size: 11px; }
-thead th { background: var(--panel); font-weight: 600; border-bottom: 1.5px solid #c9d0d8; }
-tbody tr:hover { background: #f7f9fc; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.num { overflow-wrap: normal; }
-td code { font-size: 12px; } code.sub { font-size: 11px; color: var(--muted); white-space: normal; }
-td.ok { color: var(--ok); } td.ok-text { color: var(--ok); font-size: 12px; }
-td.bad { color: var(--bad); font-weight: 600; } td.warn { color: var(--warn); }
-td.muted, td.zero { color: #8a95a3; } td.why { color: var(--muted); font-style: italic; }
-td.nowrap { overflow-wrap: normal; } td.flags { min-width: 110px; font-size: 12px; }
-td.settings { font-size: 12px; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
-tr.status-failed td:first-child { box-shadow: inset 3px 0 var(--bad); }
-tr.several td { background: #fbf7f2; }
-table.facts thead { display: none; } table.facts td:first-child { white-space: nowrap; }
-table.seeds td.title { font-size: 14px; }
-table.mapping td:first-child { font-weight: 600; }
-table.mapping td { max-width: 420px; }
-td.by-compiler, td.by-programmer { font-size: 12px; font-weight: 600; }
-td.by-compiler { color: var(--triton); } td.by-programmer { color: var(--accent); }
-table.kernels td { max-width: 360px; }
-ul.legend { font-size: 12.5px; color: var(--muted); margin: 2px 0 16px; padding-left: 18px; max-width: 130ch; }
-figure { margin: 10px 0 8px; } figure img { max-width: 100%; height: auto; border: 1px solid var(--line);
-                                            border-radius: 6px; }
-figcaption { color: #3a4350; font-size: 14px; max-width: 120ch; margin-top: 6px; }
-p.missing { color: var(--muted); font-style: italic; }
-p.lesson { font-size: 15.5px; background: var(--panel); border-radius: 6px; padding: 10px 14px; max-width: none; }
-p.measured { font-size: 15px; max-width: 125ch; }
-p.provenance { color: #3a4350; font-size: 14px; }
-p.top { font-size: 13px; margin: 18px 0 0; } p.top a { color: var(--muted); }
-section.idea { border-top: 1px solid var(--line); }
-.code-pair { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 18px; margin: 10px 0; }
-.code-single { margin: 10px 0; max-width: 1100px; }
-.cuda h4 { color: var(--accent); } .triton h4 { color: var(--triton); }
-.src-head { font-size: 13px; margin: 8px 0 4px; }
-.src-head .used { color: var(--muted); display: block; font-size: 12.5px; }
-p.src-ref { font-size: 13px; color: var(--muted); margin: 4px 0 12px; }
-/* Wrapped, not scrolled: a column is ~85 characters and the seeds' header comments run past 200. */
-pre.code { background: #f8f9fb; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px;
-           white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.45; margin: 0 0 12px; tab-size: 4; }
-pre.code.header { background: #fbfbfc; color: #5f6b7a; font-size: 11.5px; }
-ul.notes { font-size: 13.5px; color: #3a4350; }
-details.legend { margin: 0 0 14px; } details.legend > summary { cursor: pointer; font-size: 12px; color: var(--muted); }
-details.legend ul.legend { margin-top: 2px; }
-details.fold { margin: 6px 0; border: 1px solid var(--line); border-radius: 6px; padding: 4px 10px; }
-details.fold > summary { cursor: pointer; font-size: 13px; color: var(--accent); padding: 2px 0; }
-details.fold[open] > summary { margin-bottom: 6px; }
-section.part > h3 { font-size: 21px; border-bottom: 1px solid var(--line); padding-bottom: 4px; margin-top: 44px; }
-section.idea > h4 { font-size: 17px; text-transform: none; letter-spacing: 0; color: var(--fg); margin: 26px 0 6px; }
-section.idea { margin-top: 26px; }
-table.headline td { font-size: 14px; } table.headline td.num { font-size: 14px; font-weight: 600; white-space: nowrap; }
-table.headline code.sub { font-weight: 400; display: inline-block; line-height: 1.3; }
-#headline h2 { margin-top: 6px; }
-figure img { display: block; }
-/* Diffs: added and removed lines tinted, not only coloured text. */
-pre.code .gi { background: #e6f6ea; display: inline-block; width: 100%; }
-pre.code .gd { background: #fbeaea; display: inline-block; width: 100%; }
-footer { margin-top: 56px; color: var(--muted); font-size: 12.5px; border-top: 1px solid var(--line);
-         padding-top: 10px; }
-@media (max-width: 980px) { .code-pair { grid-template-columns: minmax(0, 1fr); } main { padding: 16px; } }
-"""
+# The page's stylesheet, a file of its own beside this module: system fonts with a CJK-capable fallback (seed 001 is
+# titled in Chinese), tables with tabular figures.
+CSS = (Path(__file__).parent / "page.css").read_text(encoding="utf-8")
