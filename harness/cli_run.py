@@ -31,6 +31,7 @@ from harness.rounds import MIN_ROUNDS, ROUNDS
 from harness.run.worker import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
+    from harness.analysis.record import Analysis
     from harness.run.records import Result
 
 
@@ -117,11 +118,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     analysis = write_beside(out_path, load(out_path))
     session.phase_s["analysis"] = time.perf_counter() - started
     print_summary(session.results, None, console, terminal_cells(analysis))
-    controls = [c for c in analysis.where("aa") if c.call is not None]
-    if controls:
-        same = sum(c.call.value == "SAME" for c in controls)
-        console.print(f"A/A control: {same} of {len(controls)} implementations timed twice called SAME "
-                      f"({100 * same / len(controls):.1f}%)", markup=False)
+    for line in aa_lines(analysis):
+        console.print(line, markup=False)
     if not gpu:
         console.print(compiled_line(reporter.results), markup=False)
     console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s); results: {out_path}",
@@ -165,3 +163,19 @@ def compiled_line(results: list[Result]) -> str:
             reasons = sorted({r.reason.split(":", 1)[0] if status is Status.FAILED else r.reason for r in rs})
             parts.append(f"{len(rs)} {status.value}" + (f" ({'; '.join(reasons)})" if any(reasons) else ""))
     return f"CUDA sources: {len(cuda)} in this run, " + ", ".join(parts)
+
+
+def aa_lines(analysis: Analysis) -> list[str]:
+    """The A/A control in the terminal: how many implementations timed twice were called SAME, then each one that was
+    not, with its call and interval, so that a reader sees which and by how much (nothing for a run without --aa)."""
+    from harness.report.wording import speed
+
+    controls = [c for c in analysis.where("aa") if c.call is not None]
+    if not controls:
+        return []
+    others = [c for c in controls if c.call.value != "SAME"]
+    same = len(controls) - len(others)
+    return [f"A/A control: {same} of {len(controls)} implementations timed twice called SAME "
+            f"({100 * same / len(controls):.1f}%)",
+            *(f"  {c.call.value}: {c.subject[0] or c.subject[1]} [{c.subject[1]}] on {c.problem.label}, second entry "
+              f"against first {speed(c)}" for c in others)]

@@ -227,3 +227,15 @@ def test_the_paired_median_keeps_its_coverage_under_the_aa_controls_tails(regime
     mean_ties = np.mean([lo >= 1 / (1 + margin) and hi <= 1 + margin for lo, hi in means])
     assert coverage >= 0.90, coverage
     assert ties >= mean_ties + gain, (ties, mean_ties)
+
+
+def test_the_terminal_names_each_implementation_the_a_a_control_did_not_call_same():
+    from harness.cli_run import aa_lines
+
+    rows = [_result("k", "cuda", s=samples(1.0, seed=1), aa=samples(1.0, seed=2)),
+            _result("t", "cuda", "tf32", samples(0.31, seed=7), aa=samples(0.31, seed=8)),
+            _result("j", "triton:dot", s=samples(1.0, seed=3), aa=samples(1.2, seed=4))]
+    lines = aa_lines(analyse(rows, "f.jsonl"))
+    assert lines[0].startswith("A/A control: 2 of 3 implementations timed twice called SAME (66.7%)")
+    assert len(lines) == 2 and lines[1].startswith("  SLOW: j [triton:dot]") and "[" in lines[1].split("first ")[1]
+    assert aa_lines(analyse([_result("k", "cuda")], "f.jsonl")) == []  # a run without --aa says nothing of it
