@@ -23,13 +23,11 @@ from harness.analysis.overview import ladder
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
-from harness.catalog_types.kernel import Kernel, Role
+from harness.catalog_types.kernel import Kernel
 from harness.problems import Problem
 from harness.run.records import Result
 
 _HOPPER_CLASSES = ("tf32", "3xtf32")   # the Hopper rungs' classes, in the order the table shows them
-# The tuners' picks: the tuned row of each tile-rosetta rung and the autotuned ceiling are other designs, never a rung.
-_SEARCHES = (Role.TUNED, Role.CEILING)
 # Counters, and for Hopper compiled facts too: the first step of each chain changes the tensor-core instruction itself
 # (mma.sync to wgmma), a compiled fact that no counter names.
 COUNTERS = ("counter",)
@@ -137,10 +135,12 @@ def ladder_rungs(m: Measured) -> list[Rung]:
 
 
 def _own_triton(m: Measured, kernels: list[Kernel], problem: Problem, precision: str = "fp32") -> list[Result]:
-    """The rung's own Triton counterparts: the ladder's own kernel (gemm_ladder with the rung's settings) on
-    tile-rosetta's rungs, the seeds' counterparts on theirs; never a tuner's pick."""
+    """The rung's own Triton counterparts, by the SIMT ladder's own rule (catalog_types/tables.Ladder.stands): the
+    ladder's own kernel (gemm_ladder with the rung's settings) on tile-rosetta's rungs, the seeds' counterparts on
+    theirs; never a tuner's pick (the tuned row, the autotuned ceiling), never a deliberately different form."""
+    stands = m.catalog.ladder("fp32").stands
     rows = m.timed_of(kernels, problem, "triton", precision)
-    return [r for r in rows if (c := m.counterpart(r)) is not None and c.role not in _SEARCHES]
+    return [r for r in rows if (c := m.counterpart(r)) is not None and stands(c)]
 
 
 def ladder_steps(m: Measured) -> list[LadderStep]:
