@@ -35,7 +35,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
         raise UserError(f"profile needs a GPU and ncu ({env.gpu_reason()})")
     on_row, configs = None, None
     if args.results:
-        from harness.run.results import attach_profiles, autotuned_configs, load
+        from harness.records.file import attach_profiles, autotuned_configs, load
 
         load(args.results)  # a bad file is refused before any profiling
         configs = autotuned_configs(args.results, problem)  # autotuned rows are profiled in their timed config

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.run.records import Result
+    from harness.records.lines import Result
     from harness.run.session import Progress
 
 HEARTBEAT_S = 10.0

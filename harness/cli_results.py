@@ -12,8 +12,8 @@ from harness.cli_options import DEFAULT_OUT, report_dir
 if TYPE_CHECKING:  # the verbs load what they read when they run, so that `rosetta --help` stays quick
     from harness.analysis.claims import Claim
     from harness.analysis.measured import Measured
-    from harness.run.records import Result
-    from harness.run.results import Results
+    from harness.records.file import Results
+    from harness.records.lines import Result
 
 
 def add_compare(sub: argparse._SubParsersAction) -> None:
@@ -46,7 +46,7 @@ def add_merge(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from harness.run.merge import merge
+    from harness.records.merge import merge
 
     out = merge([Path(p) for p in args.files], Path(args.out), allow_mixed=args.allow_mixed)
     print(out)
@@ -63,7 +63,7 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:
 def cmd_analyse(args: argparse.Namespace) -> int:
     from harness.analysis.build import write_beside
     from harness.analysis.record import analysis_path
-    from harness.run.results import load
+    from harness.records.file import load
 
     path = Path(args.results)
     an = write_beside(path, load(path))
@@ -84,7 +84,7 @@ def add_report(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.run.results import load
+    from harness.records.file import load
 
     load(args.results)  # a clear one-line error for a bad file before anything is imported or written
     from harness.analysis.record import read_beside
@@ -109,7 +109,7 @@ def add_claims(sub: argparse._SubParsersAction) -> None:
 
 def cmd_claims(args: argparse.Namespace) -> int:
     from harness.analysis.claims import claims_table
-    from harness.run.results import load
+    from harness.records.file import load
 
     results = load(args.results) if args.results else None
     print_claims(claims_table(results), console(), results)

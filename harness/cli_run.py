@@ -32,7 +32,7 @@ from harness.run.worker import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     from harness.analysis.record import Analysis
-    from harness.run.records import Result
+    from harness.records.lines import Result
 
 
 def add_run(sub: argparse._SubParsersAction) -> None:
@@ -81,7 +81,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.resume and not Path(args.resume).exists():
         raise UserError(f"--resume {args.resume}: no such results file")
     if args.resume:
-        from harness.run.results import load
+        from harness.records.file import load
 
         load(args.resume)  # a one-line error for a file that is not a results file, before anything runs
     if not gpu:
@@ -107,9 +107,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     with Reporter(console) as reporter:
         failures = session.run(reporter)
     from harness.analysis.build import write_beside
+    from harness.records.file import load
     from harness.report.wording import terminal_cells
     from harness.run.phases import phases_line
-    from harness.run.results import load
     from harness.run.summary import print_summary
 
     # Every verdict of the file and its proven mapping, made once and written beside it: the table below and the
@@ -148,7 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def compiled_line(results: list[Result]) -> str:
     """What became of the CUDA sources in a run without a GPU, counted from the records it wrote."""
-    from harness.run.records import Status
+    from harness.records.lines import Status
 
     cuda = [r for r in results if r.impl_id.is_cuda]
     if not cuda:

@@ -69,7 +69,7 @@ def versions() -> dict[str, str]:
     except Exception:
         out["cuda-bindings"] = "absent"
     try:
-        from harness.build import nvrtc_version
+        from harness.nvrtc import nvrtc_version
 
         out["nvrtc"] = nvrtc_version()
     except Exception:  # cuda-bindings or the NVRTC library missing: the build records say so

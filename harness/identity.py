@@ -1,7 +1,7 @@
 """What an implementation is, typed: a family (CUDA, Triton, or a baseline's) and the variant within it.
 
 Records, worker messages and tables name an implementation by one string, its JSON form: "cuda", "cuda:cupy" (a CUDA
-build variant, harness/build/options.py), "triton:<form>" (a counterpart), or a baseline's name from
+build variant, harness/nvrtc/options.py), "triton:<form>" (a counterpart), or a baseline's name from
 harness/baselines.py ("cublas", "cublas-tf32", "triton-tutorial", "triton-tutorial-tf32", ...). `ImplId` parses that
 string once, so that no caller splits it or compares its prefix again, and names it for display one way (`label`).
 """

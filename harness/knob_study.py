@@ -32,7 +32,7 @@ from harness.analysis.knobs import ALL, KNOBS, OWN, PRODUCT, study_path
 from harness.analysis.record import Analysis
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
-from harness.run.records import Result
+from harness.records.lines import Result
 
 # The study's default rounds: the effects it looks for are 2% to 500%, and its verdicts pair variants timed in the
 # same rounds; the committed studies were made with 10 (`rosetta knobs --rounds` to change).
@@ -151,9 +151,9 @@ def measure(results_path: Path, problem: Problem, *, rounds: int, seed: int, say
     from harness.launch import triton as launch
     from harness.launch import triton_tutorial
     from harness.numerics import make_operands
+    from harness.records.file import load
     from harness.registry import get
     from harness.rounds import Entry, estimate_ms, interleave
-    from harness.run.results import load
 
     results = load(results_path)
     analysis = read_beside(results_path) or analyse(results.results, results_path.name)

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from harness import env
-from harness.run.results import Results, load
+from harness.records.file import Results, load
 from tests.recorded import recorded_gpu_run
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 
 from harness.problems import Problem
+from harness.records.lines import Result, Status
 from harness.run.messages import ImplKey, WorkerOptions
-from harness.run.records import Result, Status
 from harness.timing import Samples, Timing
 
 ROUNDS = 4

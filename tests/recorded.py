@@ -40,7 +40,7 @@ def with_rounds(results, jitter: float = 0.001):
     were reviewed on. The calls are the medians' order; nothing here is a measurement."""
     import dataclasses
 
-    from harness.run.results import Results
+    from harness.records.file import Results
     from harness.timing import Samples
 
     out = []

@@ -12,10 +12,10 @@ from harness.analysis.fp32_work import for_fp32_work, pareto_front, worst_error
 from harness.analysis.measured import Measured
 from harness.numerics import Verdict
 from harness.problems import Problem
+from harness.records.file import Results, load
+from harness.records.lines import Figures, Numerics, Result, RunHeader, Status
 from harness.registry import BY_ID, KERNELS
 from harness.report.plots.accuracy import accuracy
-from harness.run.records import Figures, Numerics, Result, RunHeader, Status
-from harness.run.results import Results, load
 from harness.timing import Timing
 from tests.recorded import recorded_run_before_the_scaled_layer
 

@@ -20,14 +20,14 @@ from harness.analysis.measured import Measured
 from harness.analysis.record import Analysis, Cause, Comparison, Finding, analysis_path, read_beside
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
+from harness.records.file import Results, load
+from harness.records.lines import Resources, Result, RunHeader, Status
 from harness.report import wording
 from harness.report.cause_text import because, pair_names, phrase
 from harness.report.doc import Bullets, plain
 from harness.report.finding_text import words
 from harness.report.render import findings_section
 from harness.roofline import Peaks
-from harness.run.records import Resources, Result, RunHeader, Status
-from harness.run.results import Results, load
 from harness.timing import Timing
 from tests.recorded import REPO
 

@@ -13,9 +13,9 @@ import pytest
 from harness.analysis.mapping import ProvenMapping, Row, Verdict, rows
 from harness.analysis.measured import Measured
 from harness.analysis.record import Analysis, analysis_path, read_beside
+from harness.records.file import load
 from harness.registry import IDEAS
 from harness.report.sections import UNPROVEN, mapping_table
-from harness.run.results import load
 from tests.recorded import REPO, recorded_gpu_run
 
 
@@ -73,7 +73,7 @@ def test_rendering_a_page_imports_neither_the_inspectors_nor_the_build_nor_a_com
     assert proc.returncode == 0, proc.stderr[-2000:]
     imported = proc.stdout.split()
     assert "harness.report.render" in imported
-    compilers = [m for m in imported if m.startswith(("harness.inspect", "harness.build", "harness.launch", "triton",
+    compilers = [m for m in imported if m.startswith(("harness.inspect", "harness.nvrtc", "harness.launch", "triton",
                                                       "cupy", "cuda.bindings.nvrtc"))]
     assert not compilers, compilers
 

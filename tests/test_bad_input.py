@@ -13,8 +13,8 @@ from harness.cli import main
 from harness.launch import cublas, cuda, triton
 from harness.operands import fits_in_memory
 from harness.problems import Problem, parse_shape
+from harness.records.file import load
 from harness.registry import KERNELS, get
-from harness.run.results import load
 
 TILED = get("s004.block_tiling_gemm<32>")
 ROWS = get("s003.coalesced_warp_sgemv")

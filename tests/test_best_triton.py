@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from harness.analysis.measured import Measured
+from harness.records.file import Results
 from harness.registry import BY_ID
-from harness.run.results import Results
 
 
 def _fastest_rank1(recorded: Results) -> tuple[Results, object, list]:

@@ -1,4 +1,4 @@
-"""The suite's own CUDA build (harness/build): NVRTC, the exact arch, declared fp32 semantics, a disk cache.
+"""The suite's own CUDA build (harness/nvrtc): NVRTC, the exact arch, declared fp32 semantics, a disk cache.
 
 CPU tier: NVRTC needs no GPU, so every property of the build that the comparison depends on is checked on the
 compiled code itself. The subnormal numerics layer is checked here against a CPU BLAS made to flush.
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness import build, numerics
-from harness.build import nvrtc as build_nvrtc
+from harness import numerics, nvrtc
 from harness.inspect.compile_cuda import built_resources
+from harness.nvrtc import compiler as build_nvrtc
 from harness.problems import Problem
 from harness.registry import KERNELS
 from kernels_cuda import includes, source_path
@@ -26,20 +26,20 @@ needs_nvrtc = pytest.mark.skipif(not build_nvrtc.available(),
 
 
 def test_hopper_gets_the_arch_specific_target_and_other_devices_the_plain_one():
-    assert build.arch_for(9, 0) == "sm_90a"
-    assert build.arch_for(8, 0) == "sm_80"
-    assert build.arch_for(8, 9) == "sm_89"
-    assert build.CPU_TIER_ARCH == "sm_90a"
+    assert nvrtc.arch_for(9, 0) == "sm_90a"
+    assert nvrtc.arch_for(8, 0) == "sm_80"
+    assert nvrtc.arch_for(8, 9) == "sm_89"
+    assert nvrtc.CPU_TIER_ARCH == "sm_90a"
 
 
 def test_default_options_keep_subnormals_and_the_study_variant_is_cupys_flag():
-    assert "-ftz=false" in build.DEFAULT.options and "-ftz=true" not in build.DEFAULT.options
-    assert "-ftz=true" in build.CUPY.options and build.CUPY.flushes and not build.DEFAULT.flushes
-    assert build.CUPY.arch("sm_90a") == "sm_90" and build.DEFAULT.arch("sm_90a") == "sm_90a"
-    described = build.describe("sm_90a") if build_nvrtc.available() else None
+    assert "-ftz=false" in nvrtc.DEFAULT.options and "-ftz=true" not in nvrtc.DEFAULT.options
+    assert "-ftz=true" in nvrtc.CUPY.options and nvrtc.CUPY.flushes and not nvrtc.DEFAULT.flushes
+    assert nvrtc.CUPY.arch("sm_90a") == "sm_90" and nvrtc.DEFAULT.arch("sm_90a") == "sm_90a"
+    described = nvrtc.describe("sm_90a") if build_nvrtc.available() else None
     if described:
         assert described["arch"] == "sm_90a"
-        assert described["variants"]["default"]["options"] == list(build.DEFAULT.options)
+        assert described["variants"]["default"]["options"] == list(nvrtc.DEFAULT.options)
 
 
 @needs_nvrtc
@@ -47,9 +47,9 @@ def test_every_registered_kernel_builds_for_sm_90a_with_a_resolved_entry():
     # One build per source, every instantiation of it inside: each name expression must have its mangled entry
     # and ptxas must have reported its registers (the CPU tier's resources come from exactly this cubin). The
     # sources are built in the background first, as a worker does; module() then waits for each.
-    build.prefetch(build.CPU_TIER_ARCH)
-    for source in build.sources():
-        built = build.module(source, build.CPU_TIER_ARCH)
+    nvrtc.prefetch(nvrtc.CPU_TIER_ARCH)
+    for source in nvrtc.sources():
+        built = nvrtc.module(source, nvrtc.CPU_TIER_ARCH)
         assert built.arch == "sm_90a" and built.cubin.is_file()
         for kernel in (k for k in KERNELS if k.source == source):
             res = built_resources(built, kernel.symbol)
@@ -61,16 +61,16 @@ def test_every_registered_kernel_builds_for_sm_90a_with_a_resolved_entry():
 def test_default_build_emits_no_flushing_instruction_and_cupys_default_build_does():
     # The compiled fact behind "fp32 semantics like Triton's ieee dot and cuBLAS": no FFMA.FTZ in the default build.
     kernel = next(k for k in KERNELS if k.id == "s000.gemm_naive")
-    default = built_resources(build.module(kernel.source, "sm_90a", "default"), kernel.symbol)
-    flushing = built_resources(build.module(kernel.source, "sm_90a", "cupy"), kernel.symbol)
+    default = built_resources(nvrtc.module(kernel.source, "sm_90a", "default"), kernel.symbol)
+    flushing = built_resources(nvrtc.module(kernel.source, "sm_90a", "cupy"), kernel.symbol)
     assert default.sass["FFMA"] > 0 and default.sass["FTZ"] == 0
     assert flushing.sass["FTZ"] >= flushing.sass["FFMA"] > 0
 
 
 @needs_nvrtc
 def test_every_kernel_of_the_default_build_is_free_of_flushing_instructions():
-    for source in build.sources():
-        built = build.module(source, build.CPU_TIER_ARCH)
+    for source in nvrtc.sources():
+        built = nvrtc.module(source, nvrtc.CPU_TIER_ARCH)
         for kernel in (k for k in KERNELS if k.source == source):
             assert built_resources(built, kernel.symbol).sass["FTZ"] == 0, kernel.id
 
@@ -80,8 +80,8 @@ def test_a_rejected_source_raises_with_nvrtcs_log(tmp_path, monkeypatch):
     monkeypatch.setenv("ROSETTA_CACHE_DIR", str(tmp_path / "cache"))
     src = tmp_path / "broken.cu"
     src.write_text("__global__ void broken(float* p) { p[0] = not_declared; }\n")
-    with pytest.raises(build.BuildError, match="not_declared"):
-        build_nvrtc.build(src, ["broken"], "sm_90a", build.DEFAULT.options)
+    with pytest.raises(nvrtc.BuildError, match="not_declared"):
+        build_nvrtc.build(src, ["broken"], "sm_90a", nvrtc.DEFAULT.options)
 
 
 @needs_nvrtc
@@ -89,9 +89,9 @@ def test_a_cached_module_is_reused_and_a_changed_option_is_rebuilt(tmp_path, mon
     monkeypatch.setenv("ROSETTA_CACHE_DIR", str(tmp_path / "cache"))
     src = tmp_path / "k.cu"
     src.write_text("template <int N> __global__ void k(float* p) { p[threadIdx.x] *= N; }\n")
-    first = build_nvrtc.build(src, ["k<3>"], "sm_90a", build.DEFAULT.options)
-    again = build_nvrtc.build(src, ["k<3>"], "sm_90a", build.DEFAULT.options)
-    other = build_nvrtc.build(src, ["k<3>"], "sm_90a", build.CUPY.options)
+    first = build_nvrtc.build(src, ["k<3>"], "sm_90a", nvrtc.DEFAULT.options)
+    again = build_nvrtc.build(src, ["k<3>"], "sm_90a", nvrtc.DEFAULT.options)
+    other = build_nvrtc.build(src, ["k<3>"], "sm_90a", nvrtc.CUPY.options)
     assert not first.cached and again.cached and not other.cached
     assert again.cubin == first.cubin != other.cubin
     assert again.lowered == {"k<3>": "_Z1kILi3EEvPf"}
@@ -127,18 +127,18 @@ def test_headers_reach_nvrtc_by_name_without_an_include_path(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     _, k, k2 = _with_headers(tmp_path / "src")
     for src, name in ((k, "k"), (k2, "k2")):
-        built = build_nvrtc.build(src, [name], "sm_90a", build.DEFAULT.options)
-        assert built.options == build.DEFAULT.options and built.cubin.is_file()
+        built = build_nvrtc.build(src, [name], "sm_90a", nvrtc.DEFAULT.options)
+        assert built.options == nvrtc.DEFAULT.options and built.cubin.is_file()
 
 
 @needs_nvrtc
 def test_a_header_change_rebuilds_every_source_that_includes_it(tmp_path, monkeypatch):
     monkeypatch.setenv("ROSETTA_CACHE_DIR", str(tmp_path / "cache"))
     header, k, k2 = _with_headers(tmp_path / "src")
-    first = [build_nvrtc.build(src, [name], "sm_90a", build.DEFAULT.options) for src, name in ((k, "k"), (k2, "k2"))]
+    first = [build_nvrtc.build(src, [name], "sm_90a", nvrtc.DEFAULT.options) for src, name in ((k, "k"), (k2, "k2"))]
     assert not any(b.cached for b in first)
     header.write_text(header.read_text().replace("3.0f", "5.0f"))
-    again = [build_nvrtc.build(src, [name], "sm_90a", build.DEFAULT.options) for src, name in ((k, "k"), (k2, "k2"))]
+    again = [build_nvrtc.build(src, [name], "sm_90a", nvrtc.DEFAULT.options) for src, name in ((k, "k"), (k2, "k2"))]
     assert not any(b.cached for b in again)  # k2 reaches scale.cuh through twice.cuh, and is rebuilt too
     assert {b.cubin for b in again}.isdisjoint({b.cubin for b in first})
 
@@ -148,14 +148,14 @@ def test_a_missing_header_is_a_build_error_that_names_it(tmp_path, monkeypatch):
     monkeypatch.setenv("ROSETTA_CACHE_DIR", str(tmp_path / "cache"))
     src = tmp_path / "k.cu"
     src.write_text('#include "absent.cuh"\n__global__ void k(float* p) { p[0] = 1.0f; }\n')
-    with pytest.raises(build.BuildError, match=r'includes "absent\.cuh"'):
-        build_nvrtc.build(src, ["k"], "sm_90a", build.DEFAULT.options)
+    with pytest.raises(nvrtc.BuildError, match=r'includes "absent\.cuh"'):
+        build_nvrtc.build(src, ["k"], "sm_90a", nvrtc.DEFAULT.options)
 
 
 def test_a_sources_cache_key_covers_its_headers_and_is_unchanged_without_any():
     if not build_nvrtc.available():
         pytest.skip("the digest names the NVRTC version")
-    args = ("src", ["k"], "sm_90a", build.DEFAULT.options)
+    args = ("src", ["k"], "sm_90a", nvrtc.DEFAULT.options)
     assert build_nvrtc.digest(*args) == build_nvrtc.digest(*args, {})
     assert build_nvrtc.digest(*args, {"a.cuh": "x"}) not in (build_nvrtc.digest(*args),
                                                             build_nvrtc.digest(*args, {"a.cuh": "y"}))
@@ -165,7 +165,7 @@ def test_the_package_ships_every_header_a_kernel_includes():
     tomllib = pytest.importorskip("tomllib")
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     shipped = patterns["kernels_cuda"]
-    headers = {name for source in build.sources() for name in includes(source_path(source))}
+    headers = {name for source in nvrtc.sources() for name in includes(source_path(source))}
     assert headers, "no kernel includes a header: the wgmma rungs share theirs"
     for name in sorted(headers):
         assert any(fnmatch(name, p) for p in shipped), f"{name} is not in kernels_cuda's package data {shipped}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness import build, numerics
+from harness import numerics, nvrtc
 from harness.launch import cuda as launch_cuda
 from harness.launch.implementations import Impl, cupy_build_study
 from harness.problems import Problem
@@ -32,9 +32,9 @@ def _subnormal_run(variant: str) -> tuple[torch.Tensor, numerics.Operands, torch
 
 def test_the_device_gets_its_exact_arch():
     major, minor = torch.cuda.get_device_capability()
-    assert build.device_arch() == build.arch_for(major, minor)
-    assert build.module(NAIVE.source).arch == build.device_arch()
-    assert build.module(NAIVE.source, variant="cupy").arch == build.device_arch().removesuffix("a")
+    assert nvrtc.device_arch() == nvrtc.arch_for(major, minor)
+    assert nvrtc.module(NAIVE.source).arch == nvrtc.device_arch()
+    assert nvrtc.module(NAIVE.source, variant="cupy").arch == nvrtc.device_arch().removesuffix("a")
 
 
 def test_default_build_keeps_subnormals_on_the_gpu():

@@ -18,11 +18,11 @@ from harness.analysis.measured import Measured
 from harness.analysis.record import Cause
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
+from harness.records.file import Results, load
+from harness.records.lines import Resources, Result, RunHeader, Status
 from harness.report.cause_text import because, despite, pair_names, phrase
 from harness.report.doc import plain
 from harness.roofline import Peaks
-from harness.run.records import Resources, Result, RunHeader, Status
-from harness.run.results import Results, load
 from harness.timing import Timing
 from tests.recorded import REPO, with_rounds
 

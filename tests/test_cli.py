@@ -15,8 +15,8 @@ import pytest
 from harness import env
 from harness.cli import main
 from harness.problems import Problem
+from harness.records.file import load
 from harness.registry import KERNELS
-from harness.run.results import load
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,7 +43,7 @@ def test_run_without_gpu_checks_counterparts_in_the_interpreter_and_compiles_cud
     for r in results.results:
         by_model.setdefault(r.model, []).append(r.status.value)
     assert set(by_model["triton"]) == {"ok"} and len(by_model["triton"]) == 4
-    from harness.build.nvrtc import available
+    from harness.nvrtc.compiler import available
 
     expected = "compiled" if available() else "skipped"  # the suite's NVRTC build: no toolkit needed
     assert set(by_model["cuda"]) == {expected}

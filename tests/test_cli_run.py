@@ -12,7 +12,7 @@ import pytest
 from harness import cli, cli_progress, cli_run, env
 from harness.cli_options import GPU_ONLY
 from harness.problems import Problem
-from harness.run.records import Result, Status
+from harness.records.lines import Result, Status
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_GPU = "no CUDA GPU is visible to torch"
@@ -176,7 +176,7 @@ def test_a_cold_cpu_runs_phases_add_up_to_its_wall_time_and_name_the_rest(tmp_pa
     # paid in full, and each must show as a phase rather than vanish into the wall time.
     import re
 
-    from harness.run.results import load
+    from harness.records.file import load
 
     caches = {"ROSETTA_CACHE_DIR": str(tmp_path / "cache"), "TRITON_CACHE_DIR": str(tmp_path / "triton")}
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--only", "s003.naive_sgemv", "--out",

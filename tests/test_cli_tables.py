@@ -9,8 +9,8 @@ import pytest
 from rich.console import Console
 
 from harness import cli, cli_kernels, term_table
+from harness.records.file import load
 from harness.registry import KERNELS
-from harness.run.results import load
 from harness.run.summary import print_summary
 from harness.term_table import Column, fit, render
 

@@ -9,9 +9,9 @@ import pytest
 from harness.analysis.compare import compare
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
+from harness.records.file import ResultsWriter
+from harness.records.lines import Figures, Result, RunEnd, RunHeader, Status
 from harness.report.compare import headline, held_headline, op_headline, render_compare
-from harness.run.records import Figures, Result, RunEnd, RunHeader, Status
-from harness.run.results import ResultsWriter
 from harness.timing import Samples, Timing
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -100,8 +100,8 @@ def test_two_recorded_h100_runs_compare_on_the_records_they_share():
 
 
 def test_merge_refuses_files_of_two_device_types_unless_told(tmp_path):
-    from harness.run.merge import merge
-    from harness.run.results import load
+    from harness.records.file import load
+    from harness.records.merge import merge
 
     a = _file(tmp_path / "a.jsonl", "GPU A", {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.0})
     b = _file(tmp_path / "b.jsonl", "GPU B", {(None, "cublas"): 0.5, ("s000.gemm_naive", "cuda"): 5.0})
@@ -114,9 +114,9 @@ def test_merge_refuses_files_of_two_device_types_unless_told(tmp_path):
 
 
 def test_merged_shards_keep_the_peaks_of_each_shards_gpu_even_when_the_names_agree(tmp_path):
+    from harness.records.file import load
+    from harness.records.merge import merge
     from harness.roofline import Peaks
-    from harness.run.merge import merge
-    from harness.run.results import load
 
     parts = []
     for i, tflops in enumerate((60.0, 61.0)):

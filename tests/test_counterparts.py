@@ -9,9 +9,9 @@ import torch
 from harness.launch.implementations import Impl, all_impls, baselines
 from harness.launch.triton import config
 from harness.problems import Problem
+from harness.records.lines import Numerics
 from harness.registry import KERNELS, Kernel
 from harness.registry.shapes import cpu_problem
-from harness.run.records import Numerics
 from harness.run.runner import ProblemContext, check_numerics
 
 SGEMV_SHAPES = (Problem("sgemv", 37, 45), Problem("sgemv", 5, 1031))

@@ -13,14 +13,14 @@ from harness.analysis.claims import claims_table, stride_sweep, unroll_check
 from harness.analysis.findings import MAX_FINDINGS, findings
 from harness.analysis.measured import Measured
 from harness.analysis.verdicts import Call
+from harness.records.file import Results, load
+from harness.records.lines import Result
 from harness.registry import BY_ID, UNROLL_CLAIM
 from harness.report import anchors
 from harness.report.doc import Link, Mono, plain
 from harness.report.finding_text import evidence, words
 from harness.report.overview import idea_table
 from harness.report.plots import all_plots
-from harness.run.records import Result
-from harness.run.results import Results, load
 from tests.recorded import with_rounds
 from tests.test_report import cpu_results_file
 

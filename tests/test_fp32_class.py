@@ -10,8 +10,8 @@ import pytest
 
 from harness.analysis.fp32_work import for_fp32_work, speed_intervals
 from harness.analysis.measured import Measured
+from harness.records.file import load
 from harness.report.overview import fp32_class_table, headline_table
-from harness.run.results import load
 
 SPLITS = Path(__file__).resolve().parents[1] / "results" / "nvidia-h100-80gb-hbm3-20261126T102636Z-splits.jsonl"
 

@@ -13,12 +13,12 @@ from functools import cache
 import numpy as np
 import pytest
 
-from harness.build.nvrtc import Built, build
-from harness.build.options import CPU_TIER_ARCH, DEFAULT_OPTIONS
 from harness.catalog.hopper import KERNELS, TENSOR_MAP_ARGS
 from harness.catalog_types.kernel import Kernel
 from harness.inspect.sass import sass_mix
 from harness.inspect.tools import has_tool
+from harness.nvrtc.compiler import Built, build
+from harness.nvrtc.options import CPU_TIER_ARCH, DEFAULT_OPTIONS
 from harness.problems import Problem
 from kernels_cuda import source_path
 
@@ -95,7 +95,7 @@ def _launch_cuda(kernel: Kernel, A, Bt, C, alpha: float, beta: float, grid: tupl
     import cupy as cp
     import torch
 
-    from harness import build as harness_build
+    from harness import nvrtc as harness_build
     from harness.launch.tensor_maps import tensor_map
 
     built = build(source_path(kernel.source), [kernel.symbol], harness_build.device_arch(), DEFAULT_OPTIONS)

@@ -14,11 +14,11 @@ from harness.catalog import CATALOG
 from harness.identity import ImplId
 from harness.launch.implementations import all_impls, baselines, cupy_build_study
 from harness.problems import Problem
+from harness.records.kernel_facts import KernelFacts
+from harness.records.lines import Result, Status
 from harness.registry import KERNELS, get
 from harness.report.results_tables import _kernel_cell
-from harness.run.kernel_facts import KernelFacts
 from harness.run.messages import NO_DEVICE_FACTS, Checked, Finished, ImplKey, Ready, Started, Task, WorkerOptions
-from harness.run.records import Result, Status
 from harness.run.work import impl_of, key_of
 from tests.recorded import REPO
 

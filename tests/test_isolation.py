@@ -7,10 +7,10 @@ import pytest
 
 from harness import env
 from harness.problems import CPU_SGEMV
+from harness.records.file import load
+from harness.records.lines import Status
+from harness.records.merge import merge
 from harness.registry import select
-from harness.run.merge import merge
-from harness.run.records import Status
-from harness.run.results import load
 from harness.run.session import RunSession, gpu_plan, shard
 from harness.run.worker import Worker, WorkerSpec
 

@@ -17,8 +17,8 @@ from harness.analysis.verdicts import Call
 from harness.cli import main
 from harness.launch.triton import launch_settings as takes_of
 from harness.problems import Problem
+from harness.records.file import load
 from harness.report.cause_text import knob_sentence
-from harness.run.results import load
 from harness.timing import Samples
 from tests.recorded import recorded_gpu_run
 

@@ -37,7 +37,7 @@ def test_the_analysis_never_imports_the_report() -> None:
 
 
 def test_the_report_imports_neither_the_inspectors_nor_the_build_nor_the_launchers() -> None:
-    below = ("harness.inspect", "harness.build", "harness.launch")
+    below = ("harness.inspect", "harness.nvrtc", "harness.launch")
     found = {name: sorted(m for m in _imports(p) if m.startswith(below))
              for name, p in MODULES.items() if name.startswith("harness.report")}
     assert not {k: v for k, v in found.items() if v}
@@ -74,3 +74,12 @@ def test_no_two_harness_modules_import_each_other_at_load_time() -> None:
         if name not in seen:
             visit(name, [name])
     assert not cycles, cycles[:3]
+
+
+def test_the_results_format_analysis_and_report_import_nothing_that_executes_a_run() -> None:
+    """A results file is read through harness.records alone: the analysis, the report and the format itself never
+    import harness.run (the worker, the session, the launchers of a run)."""
+    readers = ("harness.records", "harness.analysis", "harness.report")
+    found = {name: sorted(m for m in _imports(p) if m == "harness.run" or m.startswith("harness.run."))
+             for name, p in MODULES.items() if name.startswith(readers)}
+    assert not {k: v for k, v in found.items() if v}

@@ -12,9 +12,9 @@ from dataclasses import replace
 import pytest
 
 from harness.analysis import mapping
-from harness.build.nvrtc import available as nvrtc_available
 from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
 from harness.claims import CLAIMS, COMPILER, PROGRAMMER, ByForm, ByKernel, Check
+from harness.nvrtc.compiler import available as nvrtc_available
 from harness.registry import BY_ID, IDEAS, KERNELS, Role
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="needs NVRTC (cuda-bindings + nvidia-cuda-nvrtc) to "

@@ -51,8 +51,8 @@ def test_the_worker_reads_the_plans_cuda_compile_records_in_the_background_and_w
     """The worker starts reading every default-build CUDA kernel's compile record of the plan when it starts (the
     build-variant rows read none), and a row's record is the one that read produced, not a second read."""
     from harness.launch.implementations import Impl
+    from harness.records.lines import Resources
     from harness.run import work
-    from harness.run.records import Resources
     from harness.run.session import RunSession
 
     kernel = BY_ID["s000.gemm_naive"]

@@ -15,8 +15,8 @@ import pytest
 
 from harness.inspect import profile
 from harness.problems import Problem
+from harness.records import file as results
 from harness.registry import BY_ID
-from harness.run import results
 
 _HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
            '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
@@ -156,8 +156,8 @@ def test_the_configuration_a_profiled_launch_ran_is_read_back_and_checked(monkey
 
 
 def test_autotuned_configs_come_from_the_timed_records(tmp_path):
-    from harness.run.records import Resources, Result, RunHeader, Status
-    from harness.run.results import ResultsWriter
+    from harness.records.file import ResultsWriter
+    from harness.records.lines import Resources, Result, RunHeader, Status
 
     p = Problem("sgemm", 4096, 4096, 4096)
     chosen = {"block_m": 64, "num_warps": 8}

@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from harness.analysis.measured import Measured
-from harness.build.nvrtc import available as nvrtc_available
+from harness.nvrtc.compiler import available as nvrtc_available
+from harness.records.file import load
 from harness.registry import BY_ID, IDEAS, SEEDS
 from harness.report import render
 from harness.report.plots import MAX_WIDTH, all_plots, min_text_pt
 from harness.report.plots.common import DPI
 from harness.report.results_tables import markdown_results_table
-from harness.run.results import load
 from tests.recorded import REPO, recorded_gpu_run
 from tests.report_page import Page, parse
 
@@ -429,8 +429,8 @@ def test_the_roofline_palette_has_a_colour_for_every_idea() -> None:
 
 
 def test_stored_counters_appear_in_their_ideas_table_and_missing_ones_as_dashes(cpu_results: Path) -> None:
+    from harness.records.lines import Resources
     from harness.report.steps import counters_table
-    from harness.run.records import Resources
 
     m = Measured(load(cpu_results))
     kernels = [BY_ID[k] for k in sorted({r.kernel for r in m.file.results if r.kernel})]

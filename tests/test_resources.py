@@ -11,7 +11,6 @@ import pytest
 import triton
 import triton.language as tl
 
-from harness.build import nvrtc as build_nvrtc
 from harness.inspect import compile_triton, ptxas, sass, tools
 from harness.inspect.resources import (
     SASS_KEYS,
@@ -23,6 +22,7 @@ from harness.inspect.resources import (
     sm90_occupancy,
     triton_resources,
 )
+from harness.nvrtc import compiler as build_nvrtc
 
 needs_nvrtc = pytest.mark.skipif(not build_nvrtc.available(),
                                  reason="NVRTC (cuda-bindings + nvidia-cuda-nvrtc) not installed")
@@ -574,12 +574,12 @@ def test_sass_counts_store_and_async_copy_widths():
 @needs_nvrtc
 def test_typed_records_for_a_kernel_and_its_counterpart():
     from harness.inspect.resources import counterpart_record, kernel_record
+    from harness.records.lines import Resources
     from harness.registry import BY_ID
-    from harness.run.records import Resources
 
     kernel = BY_ID["s003.coalesced_warp_sgemv"]
     cuda = kernel_record(kernel)
-    from harness.build import CPU_TIER_ARCH, nvrtc_version
+    from harness.nvrtc import CPU_TIER_ARCH, nvrtc_version
 
     assert isinstance(cuda, Resources) and cuda.source == f"NVRTC {nvrtc_version()} {CPU_TIER_ARCH}"
     assert cuda.sass["SHFL"] == 5 and cuda.evidence["src.shuffles"] == 1 and cuda.evidence["barriers"] == 0

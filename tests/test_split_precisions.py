@@ -17,9 +17,9 @@ from harness import numerics
 from harness.catalog_types.kernel import TRITON_INPUT_PRECISION
 from harness.launch.implementations import Impl, all_impls
 from harness.problems import Problem
+from harness.records.file import load
+from harness.records.lines import Numerics
 from harness.registry import KERNELS, PRECISION_CLASSES, PRECISIONS, precision_label
-from harness.run.records import Numerics
-from harness.run.results import load
 from tests.recorded import recorded_run_before_the_scaled_layer
 
 SPLITS = ("bf16x3", "bf16x6")
@@ -39,9 +39,9 @@ def test_the_bf16_splits_are_precision_classes_with_their_triton_input_precision
 
 
 def test_the_report_names_each_class_by_its_label():
+    from harness.records.lines import Result, Status
     from harness.report.results_tables import precision_cell
     from harness.report.wording import PRECISION_TEXT
-    from harness.run.records import Result, Status
 
     assert {p: c.label for p, c in PRECISION_CLASSES.items()} == PRECISION_TEXT
     from harness.run.summary import row
@@ -253,7 +253,7 @@ def test_the_terminal_table_says_under_it_which_marked_class_is_not_fp32_accurat
 
     from rich.console import Console
 
-    from harness.run.records import Result, Status
+    from harness.records.lines import Result, Status
     from harness.run.summary import print_summary
 
     p = Problem("sgemm", 64, 64, 64)

@@ -18,10 +18,10 @@ from harness.launch import triton_tutorial
 from harness.launch.implementations import Impl, baselines
 from harness.numerics import error_bound
 from harness.problems import DEFAULT_SGEMM, Problem
+from harness.records.lines import Result, RunHeader, Status
+from harness.records.order import record_order
 from harness.registry import KERNELS
 from harness.run.messages import ImplKey
-from harness.run.order import record_order
-from harness.run.records import Result, RunHeader, Status
 from harness.run.runner import ProblemContext, check_numerics
 from harness.run.session import cpu_plan, gpu_plan
 from harness.timing import Timing
@@ -85,7 +85,7 @@ def test_records_list_cublas_then_the_triton_baseline_then_the_kernels():
 
 def test_a_faster_triton_baseline_never_becomes_the_cublas_a_row_is_measured_against():
     from harness.analysis.measured import Measured
-    from harness.run.results import Results
+    from harness.records.file import Results
 
     p = DEFAULT_SGEMM[0]
 

@@ -14,8 +14,8 @@ import pytest
 from harness.analysis.record import Analysis, across, analyse, analysis_path
 from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, call_of, compare, margin_for
 from harness.problems import Problem
+from harness.records.lines import Result, Status
 from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS, burst_plan
-from harness.run.records import Result, Status
 from harness.sm_clock import window_clock_mhz
 from harness.timing import Samples, Timing
 
@@ -171,8 +171,8 @@ def test_the_analysis_is_written_beside_its_results(tmp_path):
 def test_a_record_beside_a_file_that_grew_since_is_not_read(tmp_path):
     from harness.analysis.build import write_beside
     from harness.analysis.record import read_beside
-    from harness.run.records import RunHeader
-    from harness.run.results import Results
+    from harness.records.file import Results
+    from harness.records.lines import RunHeader
 
     results = tmp_path / "run.jsonl"
     results.write_text("x\n")
@@ -191,7 +191,7 @@ def _aa_residuals() -> dict[str, np.ndarray]:
     """The committed A/A run's per-round log ratios of each implementation against its twin, centred on their own
     median and pooled by regime: the tails a paired comparison meets on an H100."""
     from harness.analysis.verdicts import TENSOR_CORE_PRECISIONS, _round_medians
-    from harness.run.results import load
+    from harness.records.file import load
 
     pooled: dict[str, list] = {"tensor cores": [], "SIMT": [], "sgemv": []}
     for r in load(AA_FILE).results:

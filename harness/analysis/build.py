@@ -9,7 +9,7 @@ from harness.analysis.findings import findings
 from harness.analysis.mapping import prove
 from harness.analysis.measured import Measured
 from harness.analysis.record import Analysis, analyse, analysis_path
-from harness.run.results import Results
+from harness.records.file import Results
 
 
 def build(results: Results, prove_mapping: bool = True) -> Analysis:

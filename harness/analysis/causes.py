@@ -19,7 +19,7 @@ from collections.abc import Callable
 from harness.analysis.claims import TIE
 from harness.analysis.measured import Measured
 from harness.analysis.record import MIN_WEIGHT, Cause
-from harness.run.records import Result
+from harness.records.lines import Result
 
 __all__ = ["COUNTER_TOLERANCE", "MIN_GAP", "MIN_WEIGHT", "Cause", "against", "causes", "counters", "latency_bound",
            "stated", "tied"]

@@ -13,8 +13,8 @@ from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, pair, today
 from harness.catalog_types.kernel import Kernel, Published, PublishedRatio, Seed
 from harness.catalog_types.tables import Catalog
-from harness.run.records import Result
-from harness.run.results import Results
+from harness.records.file import Results
+from harness.records.lines import Result
 
 # Two kernels within 2% share a rank: a document's figures carry two or three digits, our medians a
 # few per cent of spread.

@@ -20,9 +20,9 @@ from pathlib import Path
 from harness.analysis.record import Analysis, across, analyse
 from harness.analysis.record import Comparison as Verdicted
 from harness.analysis.verdicts import Call
-from harness.run.order import record_order
-from harness.run.records import Result
-from harness.run.results import Results, load
+from harness.records.file import Results, load
+from harness.records.lines import Result
+from harness.records.order import record_order
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, pair
-from harness.run.records import Result
+from harness.records.lines import Result
 
 # A speed difference under this is run-to-run noise for one median (the run flags spreads over 5%).
 TOLERANCE = 0.03

@@ -16,7 +16,7 @@ from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
 from harness.analysis.record import Comparison, Finding, pair
 from harness.analysis.verdicts import Call
 from harness.identity import ImplId
-from harness.run.records import Result, Status
+from harness.records.lines import Result, Status
 
 MAX_FINDINGS = 10
 

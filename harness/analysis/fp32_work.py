@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from harness.analysis.measured import Measured, build_study
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.problems import Problem
-from harness.run.records import Result
+from harness.records.lines import Result
 
 # The layers whose errors count (the exact layer's is 0 by construction) and the two measures of each.
 ERROR_LAYERS = ("random", "subnormal", "scaled")

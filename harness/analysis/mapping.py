@@ -18,8 +18,8 @@ from typing import Literal
 from harness.analysis.proven import NO_EVIDENCE, ProvenMapping, Row, Verdict
 from harness.catalog_types.evidence import Evidence, KernelEvidence
 from harness.claims import Check, Claim, Side, claims, pick
+from harness.records.lines import Result
 from harness.registry import KERNELS, Kernel
-from harness.run.records import Result
 
 __all__ = ["NO_EVIDENCE", "ProvenMapping", "Row", "Verdict", "check_claim", "evaluate", "prove", "rows"]
 

@@ -19,9 +19,9 @@ from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.catalog_types.tables import Catalog
 from harness.occupancy import Occupancy, sm90_occupancy
 from harness.problems import Problem
-from harness.run.order import SEED_SGEMM, headline_problem, record_order
-from harness.run.records import Result
-from harness.run.results import Results
+from harness.records.file import Results
+from harness.records.lines import Result
+from harness.records.order import SEED_SGEMM, headline_problem, record_order
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class Measured:
         return sorted((r for r in self.all if r.problem == problem), key=self.order)
 
     def order(self, result: Result) -> tuple:
-        """A record's place on the page: harness/run/order.py, in the order of the file's catalog."""
+        """A record's place on the page: harness/records/order.py, in the order of the file's catalog."""
         return record_order(result, self.catalog)
 
     def headline(self, op: str) -> Problem | None:
@@ -234,7 +234,7 @@ class Measured:
 
 
 def build_study(result: Result) -> bool:
-    """A CUDA row built with other flags than the suite's (CuPy's default build, harness/build/options.py): shown in
+    """A CUDA row built with other flags than the suite's (CuPy's default build, harness/nvrtc/options.py): shown in
     the method section beside the default build, never an idea's best CUDA kernel."""
     return result.impl_id.is_build_study
 

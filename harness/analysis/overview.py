@@ -17,7 +17,7 @@ from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.identity import ImplId
 from harness.problems import Problem
-from harness.run.records import Result
+from harness.records.lines import Result
 from harness.timing import CLOCK_DROP_LIMIT
 
 # The classes the headline has a row for; Triton's bf16 splits are in the accuracy chart's table (the report's

@@ -30,7 +30,7 @@ from harness.analysis.verdicts import Call, Verdict, compare, margin_for
 from harness.baselines import cublas_of, triton_baseline_of
 from harness.catalog_types.tables import Catalog, Ladder
 from harness.problems import Problem
-from harness.run.records import Result
+from harness.records.lines import Result
 
 RELATIONS = ("cublas", "triton-baseline", "counterpart", "step", "aa", "runs")
 

@@ -15,8 +15,8 @@ from harness.catalog_types.evidence import KernelEvidence
 from harness.identity import ImplId
 from harness.inspect.evidence import cuda_numbers, triton_numbers
 from harness.kernel_resources import KernelResources
+from harness.records.lines import Resources, Result
 from harness.registry import Kernel
-from harness.run.records import Resources, Result
 
 # Launch settings a record's config may hold that the evidence names as `cfg.<key>`.
 _LAUNCH_KEYS = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")

@@ -25,7 +25,7 @@ from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Kernel
 from harness.problems import Problem
-from harness.run.records import Result
+from harness.records.lines import Result
 
 _HOPPER_CLASSES = ("tf32", "3xtf32")   # the Hopper rungs' classes, in the order the table shows them
 # Counters, and for Hopper compiled facts too: the first step of each chain changes the tensor-core instruction itself

@@ -1,6 +1,6 @@
 """What ptxas allocated for one CUDA kernel and the SASS it emitted, read from the suite's own NVRTC build.
 
-The numbers come from the very cubin a GPU run loads (harness/build): the build's `ptxas -v` log gives registers,
+The numbers come from the very cubin a GPU run loads (harness/nvrtc): the build's `ptxas -v` log gives registers,
 spills, stack and barriers per entry, NVRTC's lowered name says which entry a name expression is, and cuobjdump
 (Triton's bundled copy where no toolkit is installed) gives the SASS mix. No nvcc and no GPU are needed.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.build import CPU_TIER_ARCH, DEFAULT, Built
-from harness.build.nvrtc import build
 from harness.inspect import cache
 from harness.inspect.ptxas import parse_ptxas_log
 from harness.inspect.sass import sass_mix
 from harness.kernel_resources import KernelResources
+from harness.nvrtc import CPU_TIER_ARCH, DEFAULT, Built
+from harness.nvrtc.compiler import build
 
 __all__ = ["built_resources", "cuda_resources"]
 

@@ -10,7 +10,7 @@ per implementation is a flat ``dict[str, float]``, the shape of ``records.Resour
 
 An autotuned counterpart chooses its tile by timing, and under the profiler's replay it may choose another one
 than the timed run did, so its counters would describe another kernel. Given the configuration a results file
-recorded for it (``harness.run.results.autotuned_configs``), the launch under ncu is pinned to that
+recorded for it (``harness.records.file.autotuned_configs``), the launch under ncu is pinned to that
 configuration, and the counters
 carry ``config_pinned`` (1.0: the timed configuration ran; 0.0: it could not be pinned and another one ran).
 """
@@ -161,7 +161,7 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
     With `baselines`, the problem's baselines too (cuBLAS in each class, the Triton tutorial GEMM in each class),
     so that a kernel's counters stand beside the yardstick it is timed against.
 
-    `configs` ((kernel id, impl) -> configuration, see `harness.run.results.autotuned_configs`) pins autotuned
+    `configs` ((kernel id, impl) -> configuration, see `harness.records.file.autotuned_configs`) pins autotuned
     counterparts to the configuration their timed run chose. The JSON is rewritten after every implementation (and
     `on_row` called), so a profile cut short keeps every counter it read.
     """

@@ -45,9 +45,9 @@ AOT_NOTE = "compiled ahead of time for sm_90 (pointers and sizes marked divisibl
 
 def kernel_cuda_resources(kernel: Kernel, arch: str | None = None) -> KernelResources:
     """The kernel as the suite builds it (NVRTC, its source's module; sm_90a without a GPU), cached."""
-    from harness import build
+    from harness import nvrtc
 
-    return built_resources(build.module(kernel.source, arch or build.CPU_TIER_ARCH), kernel.symbol)
+    return built_resources(nvrtc.module(kernel.source, arch or nvrtc.CPU_TIER_ARCH), kernel.symbol)
 
 
 def counterpart_request(kernel: Kernel, counterpart: Counterpart, arch: int = 90) -> TritonRequest:
@@ -98,11 +98,11 @@ def _record(r: KernelResources, threads: int, source: str, extra_facts: dict[str
 
 def kernel_record(kernel: Kernel, arch: str | None = None) -> Resources:
     """The CUDA kernel's typed record (the suite's NVRTC build, no GPU needed), with its source facts as evidence."""
-    from harness import build
+    from harness import nvrtc
 
-    arch = arch or build.CPU_TIER_ARCH
+    arch = arch or nvrtc.CPU_TIER_ARCH
     src = {f"src.{k}": v for k, v in source_facts(source_path(kernel.source)).items()}
-    return _record(kernel_cuda_resources(kernel, arch), kernel.threads, f"NVRTC {build.nvrtc_version()} {arch}",
+    return _record(kernel_cuda_resources(kernel, arch), kernel.threads, f"NVRTC {nvrtc.nvrtc_version()} {arch}",
                    src, dynamic_shared=kernel.dynamic_smem)
 
 

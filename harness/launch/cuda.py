@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 import torch
 
-from harness import build
+from harness import nvrtc
 from harness.operands import check_alignment, pack_b, problem_of
 from harness.problems import Problem
 from harness.registry import Kernel
@@ -32,7 +32,7 @@ def _module(source: str, variant: str):
     """
     import cupy as cp
 
-    built = build.module(source, variant=variant)
+    built = nvrtc.module(source, variant=variant)
     return built, cp.RawModule(path=str(built.cubin))
 
 
@@ -68,7 +68,7 @@ def bind(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
          beta: float = 0.0, variant: str = "default") -> Callable[[], None]:
     """Check, then return a zero-argument launch of `kernel` on these tensors (nothing else in it).
 
-    `variant` names a build of harness/build/options.py: "default" for every measurement, "cupy" for the study of
+    `variant` names a build of harness/nvrtc/options.py: "default" for every measurement, "cupy" for the study of
     CuPy's default flags.
     """
     import cupy as cp

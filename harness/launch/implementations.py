@@ -40,13 +40,13 @@ class Impl:
 
     @property
     def variant(self) -> str:
-        """The CUDA build variant (harness/build/options.py): "default", or "cupy" for CuPy's default build."""
+        """The CUDA build variant (harness/nvrtc/options.py): "default", or "cupy" for CuPy's default build."""
         return self.id.build or "default"
 
     @property
     def declares_flush(self) -> bool:
         """Built to flush subnormals on purpose (the study of CuPy's -ftz=true): the subnormal layer expects it."""
-        from harness.build.options import VARIANTS
+        from harness.nvrtc.options import VARIANTS
 
         return self.id.is_cuda and VARIANTS[self.variant].flushes
 

@@ -12,10 +12,10 @@ from harness.analysis.knobs import ALL, PRODUCT, Effect, KnobFinding, Study
 from harness.analysis.measured import Measured
 from harness.analysis.verdicts import Call
 from harness.baselines import TRITON_BASELINE_LABELS
+from harness.records.lines import Result
 from harness.report import anchors, fmt
 from harness.report.doc import Cell, Inline, Link, Mono, Table
 from harness.report.wording import verdict_speed as speed
-from harness.run.records import Result
 
 # What each counter where fewer is better counts, as a sentence names it.
 COUNTED = {

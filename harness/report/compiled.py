@@ -8,9 +8,9 @@ from __future__ import annotations
 from harness.analysis.compiled import TOLERANCE, Uncompiled, build_pairs, subnormal_error
 from harness.analysis.measured import Measured
 from harness.analysis.verdicts import Call
+from harness.records.lines import Result
 from harness.report import fmt
 from harness.report.doc import Cell, Table
-from harness.run.records import Result
 
 # The SASS classes every table shows, even at zero: a zero is the finding (no LDG.128, no HMMA), so these
 # columns never disappear. Other classes appear only where some kernel emits them.

@@ -15,10 +15,10 @@ from harness.analysis.fp32_work import ERROR_LAYERS, fp32_rows, layer_error
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows, idea_rows, shared_modules
 from harness.catalog_types.kernel import PRECISION_CLASSES, Published, precision_label
+from harness.records.lines import Result
 from harness.report import anchors, fmt, wording
 from harness.report.doc import Cell, Inline, Mono, Table
 from harness.report.wording import PRECISION_TEXT, baseline_label, config_text
-from harness.run.records import Result
 
 
 def _rank_text(c: Claim | None) -> str:

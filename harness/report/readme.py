@@ -13,6 +13,7 @@ from pathlib import Path
 from harness.analysis import knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
+from harness.records.file import load
 from harness.report import anchors, markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro
 from harness.report.finding_text import words
@@ -21,7 +22,6 @@ from harness.report.method import command
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table
 from harness.report.plots import all_plots
 from harness.report.results_tables import markdown_results_table
-from harness.run.results import load
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 FP32_BEGIN, FP32_END = "<!-- fp32-class:begin -->", "<!-- fp32-class:end -->"

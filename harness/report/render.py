@@ -11,6 +11,7 @@ from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.analysis.overview import Part, parts
 from harness.analysis.record import read_beside
+from harness.records.file import load
 from harness.report import anchors, html, markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
@@ -22,7 +23,6 @@ from harness.report.results_tables import results_table
 from harness.report.sections import idea_section
 from harness.report.sources import SourcePlanner
 from harness.report.steps import HOPPER_TITLE, ladder_steps_table
-from harness.run.results import load
 
 
 def render(results_path: Path, out_dir: Path) -> tuple[Path, Path]:

@@ -8,11 +8,11 @@ from harness.analysis.measured import Measured
 from harness.catalog_types.kernel import precision_label
 from harness.catalog_types.tables import Catalog
 from harness.problems import Problem
+from harness.records.file import Results, load
+from harness.records.lines import Result, Status
 from harness.report import anchors, fmt
 from harness.report.doc import Cell, Table
 from harness.report.markdown import to_markdown
-from harness.run.records import Result, Status
-from harness.run.results import Results, load
 from harness.specs import spec
 
 LEGEND = {

@@ -12,9 +12,9 @@ from harness.analysis.verdicts import Call, Verdict
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.catalog_types.tables import Catalog
+from harness.records.lines import Result
 from harness.report import anchors, fmt
 from harness.report.doc import Inline, Link, Mono
-from harness.run.records import Result
 
 # How the report names each precision class: the registry's label, caveat included ("bf16x3 (not fp32-accurate)").
 PRECISION_TEXT = {p: c.label for p, c in PRECISION_CLASSES.items()}

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from harness.identity import ImplId
 from harness.problems import Problem
+from harness.records.lines import Result
 from harness.roofline import Peaks
-from harness.run.records import Result
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class WorkerOptions:
     rounds: int | None = None                       # None: the runner's default
     aa: bool = False
     peaks: bool = False                             # measure the GPU's peaks at start
-    build_variants: tuple[str, ...] = ("default",)  # the CUDA builds the plan loads (harness/build/options.py)
+    build_variants: tuple[str, ...] = ("default",)  # the CUDA builds the plan loads (harness/nvrtc/options.py)
     cuda_kernels: tuple[str, ...] = ()              # kernel ids whose compile records to read ahead
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from harness.run.records import Result
+from harness.records.lines import Result
 
 # A record's phases in the worker, in the order they run. "build" (a CPU-tier CUDA source) is the parent's, inside the
 # "CUDA builds" stage.

@@ -21,10 +21,10 @@ from harness import numerics
 from harness.identity import CUBLAS_FP32
 from harness.launch.implementations import Impl
 from harness.problems import Problem
+from harness.records.kernel_facts import KernelFacts
+from harness.records.lines import Beta0, Figures, Numerics, Resources, Result, Status
 from harness.roofline import Peaks, flops, intensity, operand_bytes, tile_bytes
 from harness.rounds import ROUNDS
-from harness.run.kernel_facts import KernelFacts
-from harness.run.records import Beta0, Figures, Numerics, Resources, Result, Status
 
 
 @dataclass

@@ -13,7 +13,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 from harness import env
@@ -21,22 +20,18 @@ from harness.identity import CUBLAS_FP32, ImplId
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
 from harness.problems import Problem
+from harness.records.file import ResultsWriter, load
+from harness.records.kernel_facts import KernelFacts
+from harness.records.lines import Result, RunEnd, RunHeader, Status, now
 from harness.registry import Kernel
 from harness.registry.shapes import cpu_problem, seed_problem
 from harness.rounds import ROUNDS
-from harness.run.kernel_facts import KernelFacts
 from harness.run.messages import ImplKey, WorkerOptions
 from harness.run.precompile import Precompiler
-from harness.run.records import Result, RunEnd, RunHeader, Status
-from harness.run.results import ResultsWriter, load
 from harness.run.work import key_of
 from harness.run.worker import DEFAULT_TIMEOUT_S, Worker, WorkerSpec, run_problem
 
 Plan = list[tuple[Problem, list[ImplKey]]]
-
-
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def gpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
@@ -313,24 +308,24 @@ def compile_problem(kernel: Kernel) -> Problem:
 
 def _prefetch_cpu_build() -> None:
     """CPU tier: build every CUDA source in the background while the worker runs the Triton interpreter."""
-    from harness import build
+    from harness import nvrtc
 
-    build.prefetch(build.CPU_TIER_ARCH)  # a missing NVRTC surfaces in each compile record, with its reason
+    nvrtc.prefetch(nvrtc.CPU_TIER_ARCH)  # a missing NVRTC surfaces in each compile record, with its reason
 
 
 def build_description(arch: str | None) -> dict | None:
     """The CUDA build a run used (compiler, arch, variants), for its header; None where NVRTC is missing."""
-    from harness import build
+    from harness import nvrtc
 
     try:
-        return build.describe(arch or build.CPU_TIER_ARCH)
+        return nvrtc.describe(arch or nvrtc.CPU_TIER_ARCH)
     except Exception:  # no NVRTC here: the records then say why nothing was compiled
         return None
 
 
 def compile_record(kernel: Kernel) -> Result:
     """CPU tier: the CUDA source built by the suite's NVRTC build for sm_90a, its resources recorded (not run)."""
-    from harness import build
+    from harness import nvrtc
     from harness.run.work import resources_of
 
     rec = Result.of(ImplId("cuda"), compile_problem(kernel), Status.COMPILED, kernel=kernel.id,
@@ -338,7 +333,7 @@ def compile_record(kernel: Kernel) -> Result:
     clock = time.perf_counter()
     try:
         rec.resources = resources_of({"gpu": False, "resources": {}}, Impl(ImplId("cuda"), kernel.op, kernel), None)
-        rec.reason = f"no GPU: built by NVRTC {build.nvrtc_version()} for {build.CPU_TIER_ARCH}, not run"
+        rec.reason = f"no GPU: built by NVRTC {nvrtc.nvrtc_version()} for {nvrtc.CPU_TIER_ARCH}, not run"
     except ImportError as e:  # cuda-bindings or the NVRTC library is not installed
         rec.status, rec.reason = Status.SKIPPED, f"no GPU and no NVRTC ({e}): cannot run or compile"
     except Exception as e:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.records.lines import Result, Status
+from harness.records.order import record_order
 from harness.registry import PRECISION_CLASSES, precision_caveat
 from harness.roofline import Peaks
-from harness.run.order import record_order
-from harness.run.records import Result, Status
 from harness.term_table import Column, print_table
 
 COLUMNS = (Column("kernel"), Column("implementation", short="impl"), Column("ms", drop=5, right=True),

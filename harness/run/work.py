@@ -11,9 +11,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from harness import env
 from harness.launch.implementations import Impl
 from harness.problems import Problem
+from harness.records.lines import Resources, Result
 from harness.roofline import Peaks
 from harness.run.messages import DeviceFacts, ImplKey, WorkerOptions
-from harness.run.records import Resources, Result
 from harness.run.runner import Pending
 
 SEED = 20261122
@@ -53,16 +53,16 @@ def setup(options: WorkerOptions) -> dict:
         state["device_obj"] = torch.device("cuda", torch.cuda.current_device())
         state["device"] = torch.cuda.get_device_name(state["device_obj"])
         props = torch.cuda.get_device_properties(state["device_obj"])
-        from harness import build
+        from harness import nvrtc
 
         # Every CUDA source compiles in the background from here on (cached on disk across runs), overlapping the
         # peaks, the baselines and the Triton compiles; a kernel whose module is not ready yet waits for it alone.
-        build.prefetch(variants=options.build_variants)
-        _prefetch_records(state, options.cuda_kernels, build.device_arch())
+        nvrtc.prefetch(variants=options.build_variants)
+        _prefetch_records(state, options.cuda_kernels, nvrtc.device_arch())
         # What the parent needs to know of this GPU; it asks here so that it never opens a context itself.
         state["facts"] = DeviceFacts(sms=props.multi_processor_count, l2_bytes=getattr(props, "L2_cache_size", None),
                                      free_bytes=torch.cuda.mem_get_info(state["device_obj"])[0],
-                                     arch=build.device_arch())
+                                     arch=nvrtc.device_arch())
         if options.peaks:
             from harness.run.peaks import measure_peaks
 
@@ -151,11 +151,11 @@ def resources_of(state: dict, impl: Impl, handle: object) -> Resources | None:
         if impl.id.is_build_study:
             return None  # a build-study row: its time and numerics are the point, its resources are the default's
         if key not in cache:
-            from harness import build
+            from harness import nvrtc
 
             ahead: Future | None = state.get("records", {}).get(impl.kernel.id)
             out = ahead.result() if ahead is not None else kernel_record(
-                impl.kernel, build.device_arch() if state["gpu"] else None)
+                impl.kernel, nvrtc.device_arch() if state["gpu"] else None)
             if state["gpu"]:
                 from harness.launch.cuda import attributes
 

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
 from harness.problems import Problem
+from harness.records.kernel_facts import facts_of_id
+from harness.records.lines import Result, Status
 from harness.roofline import Peaks
-from harness.run.kernel_facts import facts_of_id
 from harness.run.messages import (
     NO_DEVICE_FACTS,
     Checked,
@@ -40,7 +41,6 @@ from harness.run.messages import (
     Task,
     WorkerOptions,
 )
-from harness.run.records import Result, Status
 
 # Within the default limit: compile, autotune, both numerics layers and ~100 ms of timing, with margin.
 DEFAULT_TIMEOUT_S = 300.0

@@ -18,6 +18,7 @@ from harness.analysis.steps import hopper_points, ladder_rungs
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS, precision_caveat
 from harness.identity import ImplId
+from harness.records.lines import Result
 from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
@@ -34,7 +35,6 @@ from harness.report.plots.common import (
     style,
 )
 from harness.report.wording import PRECISION_TEXT, baseline_label
-from harness.run.records import Result
 
 ROW_IN = 0.19           # inches per bar row: the longest chart (130 rows) stays under two screens
 

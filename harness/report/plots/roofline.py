@@ -10,9 +10,9 @@ from matplotlib.ticker import NullFormatter
 from harness.analysis.measured import Measured
 from harness.analysis.overview import best_points, parts
 from harness.identity import CUBLAS_FP32
+from harness.records.lines import Result
 from harness.report import anchors
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, marker_key, missing, png, sizes, style
-from harness.run.records import Result
 from harness.specs import spec
 
 MARKER = {"cuda": "o", "triton": "^"}

@@ -10,9 +10,9 @@ from matplotlib.lines import Line2D
 
 from harness.analysis.measured import Measured
 from harness.problems import Problem
+from harness.records.lines import Result
 from harness.report import anchors
 from harness.report.plots.common import CUDA, TRITON, Plot, figure, legend_columns, missing, png, sizes, style
-from harness.run.records import Result
 
 MARKERS = ("o", "s", "D", "v", "P", "*", "h", "X", "<", ">")
 # Within one colour: the first Triton counterpart dashed, a second dash-dotted.

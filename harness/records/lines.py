@@ -10,17 +10,23 @@ identity (harness/identity.py ImplId), so that tables, plots and the terminal na
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from enum import Enum
 
 from harness.identity import ImplId
 from harness.kernel_resources import Resources  # the record's field type, defined beside what it is read from
 from harness.numerics import Verdict
 from harness.problems import Problem
+from harness.records.kernel_facts import KernelFacts, facts_of_id
 from harness.roofline import Peaks
-from harness.run.kernel_facts import KernelFacts, facts_of_id
 from harness.timing import Timing
 
 SCHEMA = 1
+
+
+def now() -> str:
+    """The time stamp a run header and a run end carry: UTC, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 class Status(str, Enum):
@@ -272,7 +278,7 @@ class RunHeader:
     peaks_by_device: dict[str, Peaks] | None = None
     shard: str | None = None                # "i/n" when this file holds one shard of a run
     timeout_s: float | None = None          # per-implementation limit of the isolated workers
-    build: dict | None = None               # the CUDA build: compiler, arch, each variant's options (harness/build)
+    build: dict | None = None               # the CUDA build: compiler, arch, each variant's options (harness/nvrtc)
     rounds: int | None = None               # interleaved timing rounds per problem (None: single bursts, older files)
     aa: bool = False                        # every implementation also timed as a second entry: the A/A control
     schema: int = SCHEMA

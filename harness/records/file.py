@@ -1,7 +1,7 @@
 """Results files: JSON Lines, one record per measurement, appended and flushed as it is measured.
 
 A run killed at any point leaves every finished measurement on disk. Reading validates every line
-(run/records.py) and names the file and line that is wrong; a torn last line (the kill landed
+(lines.py) and names the file and line that is wrong; a torn last line (the kill landed
 mid-write) is dropped with a note.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.problems import Problem
-from harness.run.records import SCHEMA, Result, RunEnd, RunHeader
+from harness.records.lines import SCHEMA, Result, RunEnd, RunHeader
 
 __all__ = ["SCHEMA", "Results", "ResultsWriter", "load"]
 
@@ -125,7 +125,7 @@ def attach_profiles(path: str | Path, metrics: dict[tuple, dict[str, float]]) ->
     for r in results.results:
         if r.key in metrics:
             if r.resources is None:
-                from harness.run.records import Resources
+                from harness.records.lines import Resources
 
                 r.resources = Resources()
             r.resources.profile = metrics[r.key]

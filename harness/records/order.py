@@ -5,7 +5,7 @@ from __future__ import annotations
 from harness.baselines import BASELINE_ORDER
 from harness.catalog_types.tables import Catalog
 from harness.problems import Problem
-from harness.run.records import Result
+from harness.records.lines import Result
 
 
 def record_order(result: Result, catalog: Catalog | None = None) -> tuple:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.run.records import Result, RunEnd, RunHeader, Status
-from harness.run.results import ResultsWriter, load
-from harness.run.session import now
+from harness.records.file import ResultsWriter, load
+from harness.records.lines import Result, RunEnd, RunHeader, Status, now
 
 
 def merge(paths: list[Path], out: Path, allow_mixed: bool = False) -> Path:

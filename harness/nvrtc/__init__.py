@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 
-from harness.build.nvrtc import BuildError, Built, build, nvrtc_version
-from harness.build.options import CPU_TIER_ARCH, CUPY, DEFAULT, VARIANTS, Variant, arch_for
+from harness.nvrtc.compiler import BuildError, Built, build, nvrtc_version
+from harness.nvrtc.options import CPU_TIER_ARCH, CUPY, DEFAULT, VARIANTS, Variant, arch_for
 from harness.registry import KERNELS
 from kernels_cuda import source_path
 
