@@ -36,6 +36,12 @@ class Ladder:
     # "plain": a rung's own plain form (the SIMT ladder's gemm_ladder); "alike": every form that moves data as its
     # CUDA kernel does (Hopper's chains)
     forms: Literal["plain", "alike"]
+    # the rung its catalog declares the summit (one of `rungs`, not by its place there); () where none is declared
+    summit: tuple[Kernel, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.summit and self.summit not in self.rungs:
+            raise ValueError(f"the {self.name} ladder's summit {[k.id for k in self.summit]} is none of its rungs")
 
     def stands(self, c: Counterpart) -> bool:
         """Whether a Triton form stands on a rung of this ladder."""
@@ -88,7 +94,8 @@ class Catalog:
                 "seeds": [asdict(s) for s in self.seeds.values()],
                 "section_en": dict(self.section_en), "unroll_claim": asdict(self.unroll_claim),
                 "ladders": [{"name": lad.name, "precision": lad.precision, "forms": lad.forms,
-                             "rungs": [[k.id for k in rung] for rung in lad.rungs]} for lad in self.ladders],
+                             "rungs": [[k.id for k in rung] for rung in lad.rungs],
+                             "summit": [k.id for k in lad.summit]} for lad in self.ladders],
                 "claims": {idea: [asdict(c) for c in texts] for idea, texts in self.claims.items()}}
 
     @classmethod
@@ -97,12 +104,20 @@ class Catalog:
         by_id = {k.id: k for k in kernels}
         seeds = [Seed(**{**s, "cublas": Published(**s["cublas"]) if s.get("cublas") else None})
                  for s in data["seeds"]]
-        ladders = tuple(Ladder(lad["name"], lad["precision"], tuple(tuple(by_id[i] for i in rung)
-                                                                    for rung in lad["rungs"]), lad["forms"])
-                        for lad in data["ladders"])
+        ladders = tuple(_ladder(lad, by_id) for lad in data["ladders"])
         return cls(kernels, {i["key"]: Idea(**i) for i in data["ideas"]}, {s.key: s for s in seeds},
                    dict(data["section_en"]), PublishedRatio(**data["unroll_claim"]), ladders,
                    {idea: tuple(ClaimText(**c) for c in texts) for idea, texts in (data.get("claims") or {}).items()})
+
+
+def _ladder(data: dict, by_id: dict[str, Kernel]) -> Ladder:
+    rungs = tuple(tuple(by_id[i] for i in rung) for rung in data["rungs"])
+    if "summit" in data:
+        summit = tuple(by_id[i] for i in data["summit"])
+    else:
+        # A record from before ladders kept their summit: then the summit's kernel alone carried the Triton ceiling.
+        summit = next((rung for rung in rungs if any(c.role is Role.CEILING for k in rung for c in k.counterparts)), ())
+    return Ladder(data["name"], data["precision"], rungs, data["forms"], summit)
 
 
 def _fields(pairs: list[tuple[str, object]]) -> dict:

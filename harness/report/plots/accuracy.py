@@ -1,7 +1,7 @@
 """Accuracy against speed for users who need fp32: every fp32-class sgemm implementation's worst error over the
 numerics layers against its TFLOP/s, the Pareto front of the two, and cuBLAS TF32 for reference.
 
-The points are cuBLAS fp32, the SIMT summit (the SIMT ladder's top rung, CUDA and its Triton forms), every 3xTF32 row
+The points are cuBLAS fp32, the SIMT summit (the rung declared so, CUDA and its Triton forms), every 3xTF32 row
 and every row of Triton's bf16 splits, the Triton tutorial GEMM of each fp32 class, and cuBLAS TF32 (drawn, never on
 the front: it is no fp32 answer). The error is the worst a record carries: normwise and componentwise, on the random,
 subnormal and scaled layers (older files hold fewer; the caption says which were there). A caller with a speed

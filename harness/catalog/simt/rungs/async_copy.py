@@ -28,4 +28,4 @@ CLAIMS = (
                 ("src.syncthreads", "BAR")),
           Check("BAR", lambda ev: ev.triton["BAR"] >= 1, ("BAR",))),
 )
-RUNG = Rung(5, IDEA, KERNELS, CLAIMS)
+RUNG = Rung(IDEA, KERNELS, CLAIMS, after="warptile")

@@ -12,4 +12,4 @@ KERNELS = (
            notes="Seed 004's kernel 03 as its author's repository configures it (BM = BN = 128, BK = 32, "
                  "TM = TN = 8); the text names the kernel but never writes it."),
 )
-RUNG = Rung(1, KEY, KERNELS)
+RUNG = Rung(KEY, KERNELS, after=None)

@@ -30,4 +30,4 @@ CLAIMS = (
              "tile"),
     COPY_WIDTH,
 )
-RUNG = Rung(6, IDEA, KERNELS, CLAIMS)
+RUNG = Rung(IDEA, KERNELS, CLAIMS, after="async_copy")

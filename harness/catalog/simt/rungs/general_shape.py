@@ -61,4 +61,4 @@ CLAIMS = (
           ByForm({Role.PLAIN: PIPELINED,
                   Role.TUNED: TUNED_STAGES, Role.CEILING: TUNED_STAGES})),
 )
-RUNG = Rung(8, IDEA, KERNELS, CLAIMS)
+RUNG = Rung(IDEA, KERNELS, CLAIMS, after="split_copy", summit=True)

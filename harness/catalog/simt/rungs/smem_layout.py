@@ -53,4 +53,4 @@ CLAIMS = (
     synchronisation(),
     single_buffer(),
 )
-RUNG = Rung(3, IDEA, KERNELS, CLAIMS)
+RUNG = Rung(IDEA, KERNELS, CLAIMS, after="vectorize")

@@ -42,4 +42,4 @@ CLAIMS = (
                                and ev.triton["ttgir.async_copy"] > 0, ("cfg.num_stages", "ttgir.async_copy")),
                   Role.TUNED: TUNED_STAGES})),
 )
-RUNG = Rung(7, IDEA, KERNELS, CLAIMS)
+RUNG = Rung(IDEA, KERNELS, CLAIMS, after="frag_prefetch")

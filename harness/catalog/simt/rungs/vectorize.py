@@ -51,4 +51,4 @@ CLAIMS = (
     synchronisation(),
     single_buffer(),
 )
-RUNG = Rung(2, IDEA, KERNELS, CLAIMS)
+RUNG = Rung(IDEA, KERNELS, CLAIMS, after="coarsen_2d")

@@ -45,4 +45,4 @@ CLAIMS = (
     synchronisation(),
     single_buffer(),
 )
-RUNG = Rung(4, IDEA, KERNELS, CLAIMS)
+RUNG = Rung(IDEA, KERNELS, CLAIMS, after="smem_layout")
