@@ -35,6 +35,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
         raise UserError(f"profile needs a GPU and ncu ({env.gpu_reason()})")
     on_row, configs = None, None
     if args.results:
+        from harness.identity import RecordKey
         from harness.records.file import attach_profiles, autotuned_configs, load
 
         load(args.results)  # a bad file is refused before any profiling
@@ -42,7 +43,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
         def on_row(row) -> None:
             if row.metrics:
-                attach_profiles(args.results, {(row.kernel, row.impl, problem.key): row.metrics})
+                attach_profiles(args.results, {RecordKey.of(row.kernel, row.impl, problem): row.metrics})
 
     profile(select(args.only, problem.op), problem, Path(args.out), console(), on_row, configs, args.baselines)
     return 0
@@ -124,7 +125,6 @@ def cmd_knobs(args: argparse.Namespace) -> int:
     from harness import knob_study as knobs
     from harness.analysis import knobs as found
     from harness.report.cause_text import knob_sentence
-    from harness.run.work import SEED
 
     problem = parse_shape(args.shape)
     path = Path(args.results)
@@ -138,7 +138,7 @@ def cmd_knobs(args: argparse.Namespace) -> int:
         raise UserError(f"knobs needs a GPU ({env.gpu_reason()})")
     out = console()
     # markup off: kernel ids and implementations hold brackets ("[triton:dot]") that rich would read as styles
-    written = knobs.measure(path, problem, rounds=args.rounds, seed=SEED,
+    written = knobs.measure(path, problem, rounds=args.rounds, seed=problem.seed(),
                             say=lambda line: out.print(line, markup=False))
     study = found.read_beside(path)
     for f in study.findings:

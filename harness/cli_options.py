@@ -15,7 +15,6 @@ from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, SWEEP_SGEMM, Problem,
 # Where user runs, reports and comparisons go by default: a folder of the current directory, kept out of git
 # (.gitignore), not the checkout's committed results/.
 DEFAULT_OUT = "runs"
-DEFAULT_REP_MS = 100.0
 
 # `run` options that mean something only with a GPU: each is refused on a machine without one, never ignored.
 # The others apply to the CPU tier too: --only/--op choose kernels, --seed the random inputs, --timeout

@@ -13,7 +13,6 @@ from harness import env
 from harness.cli_console import console as make_console
 from harness.cli_options import (
     DEFAULT_OUT,
-    DEFAULT_REP_MS,
     UserError,
     add_only,
     device_name,
@@ -25,9 +24,9 @@ from harness.cli_options import (
     shard_spec,
 )
 from harness.cli_progress import Reporter
-from harness.problems import CPU_SGEMM, CPU_SGEMV
+from harness.problems import CPU_SGEMM, CPU_SGEMV, SEED
 from harness.registry import select
-from harness.rounds import MIN_ROUNDS, ROUNDS
+from harness.rounds import MIN_ROUNDS, REP_MS, ROUNDS
 from harness.run.worker import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
@@ -47,13 +46,13 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--sweep", action="store_true", help="sgemm at 256..8192 and LLM-shaped problems. GPU only")
     s.add_argument("--out", help=f"folder for a new results file and its report (default: {DEFAULT_OUT}/)")
     s.add_argument("--results", type=Path, help="append to this results file instead of a new one")
-    s.add_argument("--rep-ms", type=float, help=f"measured time per implementation (ms, default {DEFAULT_REP_MS:g}). "
+    s.add_argument("--rep-ms", type=float, help=f"measured time per implementation (ms, default {REP_MS:g}). "
                    "GPU only: the CPU tier does not time")
     s.add_argument("--rounds", type=int, help=f"interleaved timing rounds per problem (default {ROUNDS}; at "
                    f"least {MIN_ROUNDS} for a call). GPU only")
     s.add_argument("--aa", action="store_true", help="the A/A control: time every implementation twice, as two "
                    "entries of the same rounds; their calls must be SAME. GPU only")
-    s.add_argument("--seed", type=int, default=20261122, help="seed of the random inputs")
+    s.add_argument("--seed", type=int, default=SEED, help="seed of the random inputs")
     s.add_argument("--no-report", action="store_true", help="write the results file only")
     s.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
                    help="seconds an implementation may take before its worker is killed and it is recorded as "
@@ -100,7 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out or DEFAULT_OUT)
     out_path = Path(args.resume) if args.resume else args.results or results_path(out_dir, device_name())
     session = RunSession(kernels, problems, out_path, sys.argv[1:], gpus=gpus,
-                         rep_ms=args.rep_ms if args.rep_ms is not None else DEFAULT_REP_MS, seed=args.seed,
+                         rep_ms=args.rep_ms if args.rep_ms is not None else REP_MS, seed=args.seed,
                          timeout_s=args.timeout, shard=shard_spec(args.shard), resume=bool(args.resume),
                          rounds=args.rounds or ROUNDS, aa=args.aa)
     console.print(f"results: {out_path} (written as each implementation finishes)", markup=False)
@@ -109,14 +108,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.analysis.build import write_beside
     from harness.records.file import load
     from harness.report.wording import terminal_cells
-    from harness.run.phases import phases_line
+    from harness.run.phases import phases_line, timed
     from harness.run.summary import print_summary
 
     # Every verdict of the file and its proven mapping, made once and written beside it: the table below and the
     # report read it.
-    started = time.perf_counter()
-    analysis = write_beside(out_path, load(out_path))
-    session.phase_s["analysis"] = time.perf_counter() - started
+    with timed(session.phase_s, "analysis"):
+        analysis = write_beside(out_path, load(out_path))
     print_summary(session.results, None, console, terminal_cells(analysis))
     for line in aa_lines(analysis):
         console.print(line, markup=False)
@@ -124,20 +122,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(compiled_line(reporter.results), markup=False)
     console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s); results: {out_path}",
                   markup=False)
-    report_s = 0.0
+    report: dict[str, float] = {}
     if not args.no_report:
-        started = time.perf_counter()
-        try:
-            from harness.report import render
+        with timed(report, "report"):
+            try:
+                from harness.report import render
 
-            html, md = render(out_path, report_dir(out_path, out_path.parent))
-            console.print(f"report: {html}\n        {md}", markup=False)
-        except Exception as e:  # a report problem must not hide the measurements
-            console.print(f"[red]report not written:[/] {type(e).__name__}: {e}")
-        report_s = time.perf_counter() - started
+                html, md = render(out_path, report_dir(out_path, out_path.parent))
+                console.print(f"report: {html}\n        {md}", markup=False)
+            except Exception as e:  # a report problem must not hide the measurements
+                console.print(f"[red]report not written:[/] {type(e).__name__}: {e}")
     # One line in a log however long (a pipe has no width to fold it to)
-    console.print(phases_line(reporter.results, session.phase_s, report_s, time.perf_counter() - wall, len(gpus)),
-                  markup=False, soft_wrap=True)
+    console.print(phases_line(reporter.results, session.phase_s, report.get("report", 0.0), time.perf_counter() - wall,
+                              len(gpus)), markup=False, soft_wrap=True)
     if failures:
         console.print(f"[red]{len(failures)} implementation(s) failed:[/]")
         for rec in failures:

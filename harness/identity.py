@@ -1,4 +1,5 @@
-"""What an implementation is, typed: a family (CUDA, Triton, or a baseline's) and the variant within it.
+"""What an implementation is, typed: a family (CUDA, Triton, or a baseline's) and the variant within it; and what
+identifies one of its measurements (RecordKey).
 
 Records, worker messages and tables name an implementation by one string, its JSON form: "cuda", "cuda:cupy" (a CUDA
 build variant, harness/nvrtc/options.py), "triton:<form>" (a counterpart), or a baseline's name from
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from harness.baselines import BASELINE_ORDER, TRITON_BASELINE_LABELS, baseline_precision
 from harness.catalog_types.kernel import PRECISION_CLASSES, Precision
+from harness.problems import Problem
 
 Family = Literal["cuda", "triton", "cublas", "triton-tutorial"]
 # A kernel's implementations write "<family>:<variant>"; a baseline's name is "<family>[-<variant>]" (baselines.py).
@@ -119,6 +121,20 @@ class ImplId:
 
 # The fp32 library's row: the random layer's reference error and every fp32-class row's yardstick.
 CUBLAS_FP32 = ImplId("cublas")
+
+
+class RecordKey(NamedTuple):
+    """What identifies a measurement across runs and files: its kernel (None for a baseline), its implementation (the
+    JSON form) and its problem (Problem.key). A record's key (Result.key), a plan's implementations on a problem and
+    the analysis's rows are all built by `of`; as a tuple it equals and hashes as the plain triple."""
+
+    kernel: str | None
+    impl: str
+    problem: tuple
+
+    @classmethod
+    def of(cls, kernel: str | None, impl: ImplId | str, problem: Problem) -> RecordKey:
+        return cls(kernel, str(impl), problem.key)
 
 
 @cache

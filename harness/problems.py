@@ -8,6 +8,8 @@ from typing import Literal
 
 Op = Literal["sgemm", "sgemv"]
 OPS: tuple[Op, ...] = ("sgemm", "sgemv")
+# A run's seed of its random inputs unless it is given another (`rosetta run --seed`); each problem derives its own.
+SEED = 20261122
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,11 @@ class Problem:
     def flops(self) -> float:
         """2*M*N*K for sgemm (the alpha/beta epilogue is not counted), 2*M*N for sgemv."""
         return 2.0 * self.M * self.N * (self.K if self.op == "sgemm" else 1)
+
+    def seed(self, run_seed: int = SEED) -> int:
+        """This problem's seed in a run of `run_seed`: its operands and the order of its interleaved rounds are drawn
+        from it, so that two problems of one run draw different inputs and a run repeated with its seed the same."""
+        return run_seed + (self.M + self.N + self.K) % 1000
 
     def with_scalars(self, alpha: float, beta: float) -> Problem:
         return replace(self, alpha=alpha, beta=beta)

@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # torch loads where something is timed, not where a record is
 # interval wider than +-1% (at most 1.32%) while in cycles none passed 0.75% (results/...20261125T085429Z). 20 rounds
 # of one run or more cost the same device time and narrow the interval by about sqrt(2).
 ROUNDS = 20
+# Device time one implementation is measured for over its rounds, unless a run asks otherwise (`rosetta run --rep-ms`).
+REP_MS = 100.0
 MIN_ROUNDS = 3           # fewer rounds than this make no call (harness/analysis/verdicts.py)
 BURST_MIN_RUNS = 1
 # A run of tens of microseconds (sgemv 4096x4096) has a long tail (0.034 to 0.14 ms in one burst, measured on an
@@ -70,7 +72,7 @@ def estimate_ms(fn: Callable[[], object], device: torch.device, flush_l2: bool =
     return estimate
 
 
-def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float = 100.0, seed: int = 0,
+def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float = REP_MS, seed: int = 0,
                twins: bool = False, device: torch.device | None = None, flush_l2: bool = True,
                on_burst: Callable[[Hashable, int], None] | None = None) -> dict[Hashable, Samples]:
     """Time every entry in `rounds` rounds, each round in its own shuffled order, one burst per entry per round.

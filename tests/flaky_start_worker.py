@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 
 from harness.run.messages import WorkerOptions
-from harness.run.work import measure_one, time_pending  # noqa: F401 - the worker's measuring functions
+from harness.run.work import WorkerState, measure_one, time_pending  # noqa: F401 - the worker's measuring functions
 from harness.run.work import setup as real_setup
 
 
-def setup(options: WorkerOptions) -> dict:
+def setup(options: WorkerOptions) -> WorkerState:
     marker = Path(os.environ["ROSETTA_TEST_START_MARKER"])
     if os.environ.get("ROSETTA_TEST_START_ALWAYS") or not marker.exists():
         marker.touch()

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import os
 
+import torch
+
 from harness.problems import Problem
 from harness.records.lines import Result, Status
 from harness.run.messages import ImplKey, WorkerOptions
+from harness.run.runner import RunOptions
+from harness.run.work import ResourceCache, WorkerState
 from harness.timing import Samples, Timing
 
 ROUNDS = 4
 
 
-def setup(options: WorkerOptions) -> dict:
-    return {"device": "made up"}
+def setup(options: WorkerOptions) -> WorkerState:
+    return WorkerState(RunOptions(time=False, device_type="cpu"), torch.device("cpu"), "made up",
+                       ResourceCache(gpu=False))
 
 
 class Waiting:
@@ -25,11 +30,11 @@ class Waiting:
         self.result = result
 
 
-def measure_one(state: dict, problem: Problem, key: ImplKey) -> Waiting:
+def measure_one(state: WorkerState, problem: Problem, key: ImplKey) -> Waiting:
     return Waiting(Result.of(key.impl, problem, Status.OK, kernel=key.kernel))
 
 
-def time_pending(state: dict, problem: Problem, pending: list[Waiting], peaks, on_burst) -> list[Result]:
+def time_pending(state: WorkerState, problem: Problem, pending: list[Waiting], peaks, on_burst) -> list[Result]:
     crash = os.environ.get("ROSETTA_TEST_CRASH_IN_ROUNDS")
     for r in range(ROUNDS):
         for i, w in enumerate(pending):

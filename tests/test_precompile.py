@@ -66,8 +66,8 @@ def test_the_worker_reads_the_plans_cuda_compile_records_in_the_background_and_w
         return Resources(source=f"read for {arch}")
 
     monkeypatch.setattr("harness.inspect.resources.kernel_record", record)
-    state = {"gpu": False, "resources": {}, "records": {}}
-    work._prefetch_records(state, RunSession.cuda_kernels(plan), "sm_90a")
-    got = work.resources_of(state, Impl("cuda", "sgemm", kernel), None)
-    again = work.resources_of(state, Impl("cuda", "sgemm", kernel), None)
+    cache = work.ResourceCache(gpu=False)
+    cache.read_ahead(RunSession.cuda_kernels(plan), "sm_90a")
+    got = cache.of(Impl("cuda", "sgemm", kernel), None)
+    again = cache.of(Impl("cuda", "sgemm", kernel), None)
     assert got is again and got.source == "read for sm_90a" and read == [(kernel.id, "sm_90a")]

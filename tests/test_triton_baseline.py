@@ -195,14 +195,12 @@ def test_the_triton_baseline_passes_the_numerics_layers_in_the_interpreter(shape
 
 def test_the_chosen_configuration_lands_in_the_record(device):
     from harness.run.runner import RunOptions, measure
-    from harness.run.work import resources_of
+    from harness.run.work import ResourceCache
     from kernels_triton import gemm_tutorial
 
     impl = Impl("triton-tutorial", "sgemm")
-    state = {"gpu": False, "resources": {}}
     ctx = ProblemContext(triton_tutorial.CPU_PROBLEM, torch.device(device), seed=7)
-    rec = measure(impl, ctx, RunOptions(time=False, device_type=device),
-                  resources=lambda i, handle: resources_of(state, i, handle))
+    rec = measure(impl, ctx, RunOptions(time=False, device_type=device), resources=ResourceCache(gpu=False).of)
     assert isinstance(rec, Result) and rec.ok, rec.reason
     chosen = rec.resources.config["autotuned"]
     tiles = gemm_tutorial.CONFIGS + gemm_tutorial.INTERPRETER_CONFIGS
@@ -260,14 +258,14 @@ def test_on_the_gpu_only_the_tf32_baseline_computes_in_tf32():
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", NAMES)
 def test_on_the_gpu_the_record_keeps_the_tuners_choice_and_the_compiled_kernel(name):
-    from harness.run.work import resources_of
+    from harness.run.work import ResourceCache
     from kernels_triton import gemm_tutorial
 
     impl = Impl(name, "sgemm")
     ctx = _ctx(GPU_SHAPES[1])
     ops = ctx.operands(GPU_SHAPES[1], "random")
     handle = impl.bind(ops.tensors(ops.fresh_output(0.0)))()
-    res = resources_of({"gpu": True, "resources": {}}, impl, handle)
+    res = ResourceCache(gpu=True).of(impl, handle)
     assert res.registers and res.registers > 0
     assert res.config["input_precision"] == triton_tutorial.input_precision(name)
     assert res.config["autotuned"] in [gemm_tutorial.config_dict(c) for c in gemm_tutorial.CONFIGS]

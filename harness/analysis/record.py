@@ -29,12 +29,9 @@ from harness.analysis.proven import ProvenMapping
 from harness.analysis.verdicts import Call, Verdict, compare, margin_for
 from harness.baselines import cublas_of, triton_baseline_of
 from harness.catalog_types.tables import Catalog, Ladder
+from harness.identity import RecordKey
 from harness.problems import Problem
 from harness.records.lines import Result
-
-RELATIONS = ("cublas", "triton-baseline", "counterpart", "step", "aa", "runs")
-
-RowKey = tuple[str | None, str, tuple]   # (kernel id or None, impl, problem key): Result.key
 
 
 @dataclass(frozen=True)
@@ -51,12 +48,12 @@ class Comparison:
         return self.verdict.call if self.verdict else None
 
     @property
-    def subject_key(self) -> RowKey:
-        return (*self.subject, self.problem.key)
+    def subject_key(self) -> RecordKey:
+        return RecordKey.of(*self.subject, self.problem)
 
     @property
-    def reference_key(self) -> RowKey:
-        return (*self.reference, self.problem.key)
+    def reference_key(self) -> RecordKey:
+        return RecordKey.of(*self.reference, self.problem)
 
     def pct(self) -> tuple[float, float | None, float | None]:
         """The subject's speed as % of the reference's, with the interval (None, None without a verdict)."""
@@ -123,7 +120,7 @@ class Finding:
     rests on and the causes it states; the report words it (harness/report/finding_text.py)."""
 
     kind: str                                     # the rule: "headline-sgemm", "gaps-sgemm", "rank", ...
-    subjects: tuple[RowKey, ...] = ()             # the records it names, in the order it names them
+    subjects: tuple[RecordKey, ...] = ()             # the records it names, in the order it names them
     figures: dict = field(default_factory=dict)   # the numbers (and ids) it rests on, by name
     comparisons: tuple[Comparison, ...] = ()      # the verdicts it rests on, with their intervals
     causes: tuple[Cause, ...] = ()                # the measured causes it states, the faster side's

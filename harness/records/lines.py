@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 
-from harness.identity import ImplId
+from harness.identity import ImplId, RecordKey
 from harness.kernel_resources import Resources  # the record's field type, defined beside what it is read from
 from harness.numerics import Verdict
 from harness.problems import Problem
@@ -205,9 +205,9 @@ class Result:
         return self.impl_id.label(self.device)
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> RecordKey:
         """What identifies a measurement across runs: implementation and problem."""
-        return (self.kernel, self.impl, self.problem.key)
+        return RecordKey.of(self.kernel, self.impl, self.problem)
 
     def to_json(self) -> dict:
         out: dict = {"record": "result", "kernel": self.kernel, "impl": self.impl, "model": self.model,

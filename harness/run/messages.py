@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.identity import ImplId
-from harness.problems import Problem
+from harness.identity import ImplId, RecordKey
+from harness.problems import SEED, Problem
 from harness.records.lines import Result
 from harness.roofline import Peaks
+from harness.rounds import REP_MS, ROUNDS
 
 
 @dataclass(frozen=True)
@@ -25,9 +26,13 @@ class ImplKey:
     impl: ImplId
     op: str
 
+    def on(self, problem: Problem) -> RecordKey:
+        """The key of this implementation's record of `problem` (Result.key)."""
+        return RecordKey.of(self.kernel, self.impl, problem)
+
     def same_as(self, result: Result) -> bool:
         """Is this the implementation the record measured?"""
-        return (self.kernel, self.impl.to_json(), self.op) == (result.kernel, result.impl, result.op)
+        return self.on(result.problem) == result.key
 
     def __str__(self) -> str:
         return f"{self.kernel or self.impl} [{self.impl}]"
@@ -37,9 +42,9 @@ class ImplKey:
 class WorkerOptions:
     """How a worker measures: the run's timing settings, and what to prepare before the first task."""
 
-    rep_ms: float = 100.0
-    seed: int | None = None                         # None: the worker's default (run/work.py SEED)
-    rounds: int | None = None                       # None: the runner's default
+    rep_ms: float = REP_MS
+    seed: int = SEED
+    rounds: int = ROUNDS
     aa: bool = False
     peaks: bool = False                             # measure the GPU's peaks at start
     build_variants: tuple[str, ...] = ("default",)  # the CUDA builds the plan loads (harness/nvrtc/options.py)
@@ -111,5 +116,4 @@ class Done:
     """Every implementation of the task has its record."""
 
 
-ToWorker = Task | Stop
 FromWorker = Ready | Started | Checked | Finished | Poisoned | Done

@@ -1,14 +1,18 @@
 """Where a `rosetta run`'s wall time went, in parts that add up to it.
 
 The session times its stages in the parent process (RunSession.phase_s: starting the workers, the implementations,
-stopping the workers, the CPU tier's CUDA builds); each record carries what its implementation spent in the worker
-(Result.phase_s: compile, numerics, resources, timing), which breaks the implementations' stage down. The report is
-timed by the command, and what none of these covers is named as "other".
+stopping the workers, the CPU tier's CUDA builds; the command adds the analysis); each record carries what its
+implementation spent in the worker (Result.phase_s: compile, numerics, resources, timing; a CPU tier's CUDA source
+its build), which breaks the implementations' stage down. The report is timed by the command, and what none of these
+covers is named as "other". Each phase is timed by `timed`; the interleaved rounds add each burst's time to its
+record's "timing" as they go (run/runner.py time_pending).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 from harness.records.lines import Result
 
@@ -45,3 +49,12 @@ def phases_line(results: list[Result], stages: Mapping[str, float], report_s: fl
     other = max(0.0, wall_s - sum(stages.values()) - report_s)
     parts += [f"report {report_s:.1f} s", f"other {other:.1f} s ({OTHER})"]
     return "phases: " + ", ".join(parts) + f" (wall {wall_s:.1f} s)"
+
+
+@contextmanager
+def timed(phases: dict[str, float], name: str) -> Iterator[None]:
+    """Add the wall seconds of the `with` block to phases[name] (a record's phase_s, or the session's): the one way a
+    phase is timed. A block that raises adds nothing: its time belongs to no phase that finished."""
+    start = time.perf_counter()
+    yield
+    phases[name] = phases.get(name, 0.0) + time.perf_counter() - start

@@ -23,6 +23,7 @@ import torch
 
 from harness.launch.implementations import Impl
 from harness.problems import Problem
+from harness.rounds import REP_MS
 
 # nvbench's own stopping rule, bounded so that a slow kernel costs seconds, not its default 15 s per benchmark
 NVBENCH_TIMEOUT_S = 6.0
@@ -63,7 +64,7 @@ class _Stream:
         return (0, self._stream.cuda_stream)
 
 
-def referee(impls: list[Impl], problem: Problem, *, rounds: int = 10, rep_ms: float = 100.0, seed: int = 5
+def referee(impls: list[Impl], problem: Problem, *, rounds: int = 10, rep_ms: float = REP_MS, seed: int = 5
             ) -> list[Row]:
     """Time each implementation with the suite's interleaved rounds, then with nvbench, on one bound closure each."""
     from harness.rounds import Entry, estimate_ms, interleave

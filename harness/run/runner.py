@@ -20,11 +20,12 @@ import torch
 from harness import numerics
 from harness.identity import CUBLAS_FP32
 from harness.launch.implementations import Impl
-from harness.problems import Problem
+from harness.problems import SEED, Problem
 from harness.records.kernel_facts import KernelFacts
 from harness.records.lines import Beta0, Figures, Numerics, Resources, Result, Status
 from harness.roofline import Peaks, flops, intensity, operand_bytes, tile_bytes
-from harness.rounds import ROUNDS
+from harness.rounds import REP_MS, ROUNDS
+from harness.run.phases import timed
 
 
 @dataclass
@@ -147,8 +148,8 @@ def figures(impl: Impl, problem: Problem, median_ms: float, peaks: Peaks | None)
 @dataclass
 class RunOptions:
     time: bool = True
-    rep_ms: float = 100.0        # timed device time per implementation, spread over the rounds
-    seed: int = 20261122
+    rep_ms: float = REP_MS       # timed device time per implementation, spread over the rounds
+    seed: int = SEED             # the run's; each problem's is derived from it (Problem.seed)
     device_type: str = "cuda"
     rounds: int = ROUNDS         # interleaved rounds per problem (harness/rounds.py)
     aa: bool = False             # time every implementation twice, as two entries: the A/A control
@@ -181,37 +182,33 @@ def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resour
         rec.status, rec.reason = Status.SKIPPED, "; ".join(failed)
         return rec
     try:
-        clock = time.perf_counter()
-        warm_up(impl, ctx, opts.device_type)
-        rec.phase_s["compile"] = time.perf_counter() - clock
-        clock = time.perf_counter()
-        rec.numerics = check_numerics(impl, ctx, opts.device_type)
-        rec.phase_s["numerics"] = time.perf_counter() - clock
+        with timed(rec.phase_s, "compile"):
+            warm_up(impl, ctx, opts.device_type)
+        with timed(rec.phase_s, "numerics"):
+            rec.numerics = check_numerics(impl, ctx, opts.device_type)
         if not rec.numerics.passed:
             rec.status, rec.reason = Status.FAILED, "numerics: " + "; ".join(rec.numerics.failure_reasons())
             return rec
         handle = None
         pending = None
         if opts.time:
-            clock = time.perf_counter()
-            ops = ctx.operands(problem, "random")
-            out = ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))
-            launch = impl.bind(ops.tensors(out), problem.alpha, problem.beta, opts.device_type)
-            handle = launch()  # compiles, loads, autotunes: outside the measurement, and gives the compiled handle
-            if impl.kernel is not None and impl.kernel.b_layout == "kmajor":
-                from harness.timing import time_gpu
+            with timed(rec.phase_s, "timing"):
+                ops = ctx.operands(problem, "random")
+                out = ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))
+                launch = impl.bind(ops.tensors(out), problem.alpha, problem.beta, opts.device_type)
+                handle = launch()  # compiles, loads, autotunes: outside the measurement, and gives the compiled handle
+                if impl.kernel is not None and impl.kernel.b_layout == "kmajor":
+                    from harness.timing import time_gpu
 
-                rec.pack_ms = time_gpu(lambda: ops.B.t().contiguous(), rep_ms=20).median_ms
-            pending = Pending(impl, rec, launch, estimate_ms(launch, ctx.device))
-            rec.phase_s["timing"] = time.perf_counter() - clock
+                    rec.pack_ms = time_gpu(lambda: ops.B.t().contiguous(), rep_ms=20).median_ms
+                pending = Pending(impl, rec, launch, estimate_ms(launch, ctx.device))
         if resources and not impl.vendor:  # cuBLAS has no compiled kernel of ours to describe
             # A phase of its own: without a GPU it is an sm_90 compile of the counterpart, most of a CPU run's time
-            clock = time.perf_counter()
-            try:
-                rec.resources = resources(impl, handle)
-            except Exception as e:  # what the compiler chose is a report detail, not the result
-                rec.resources = Resources(error=f"{type(e).__name__}: {e}"[:500])
-            rec.phase_s["resources"] = time.perf_counter() - clock
+            with timed(rec.phase_s, "resources"):
+                try:
+                    rec.resources = resources(impl, handle)
+                except Exception as e:  # what the compiler chose is a report detail, not the result
+                    rec.resources = Resources(error=f"{type(e).__name__}: {e}"[:500])
         return pending or rec
     except Exception as e:  # the kernel's failure is a result, not the run's end
         rec.status, rec.reason = Status.FAILED, f"{type(e).__name__}: {e}".strip()
@@ -242,7 +239,7 @@ def time_pending(pending: list[Pending], ctx: ProblemContext, opts: RunOptions, 
             on_burst(index, r)
 
     samples = interleave([Entry(i, p.launch, p.estimate_ms) for i, p in enumerate(pending)], rounds=opts.rounds,
-                         rep_ms=opts.rep_ms, seed=opts.seed + sum(ctx.problem.key[1:4]), twins=opts.aa,
+                         rep_ms=opts.rep_ms, seed=ctx.problem.seed(opts.seed), twins=opts.aa,
                          device=ctx.device, on_burst=burst)
     if last[0] is not None:
         seconds[last[0]] += time.perf_counter() - last[1]

@@ -19,16 +19,17 @@ from harness import env
 from harness.identity import CUBLAS_FP32, ImplId
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
-from harness.problems import Problem
+from harness.problems import SEED, Problem
 from harness.records.file import ResultsWriter, load
 from harness.records.kernel_facts import KernelFacts
 from harness.records.lines import Result, RunEnd, RunHeader, Status, now
 from harness.registry import Kernel
 from harness.registry.shapes import cpu_problem, seed_problem
-from harness.rounds import ROUNDS
+from harness.rounds import REP_MS, ROUNDS
 from harness.run.messages import ImplKey, WorkerOptions
+from harness.run.phases import timed
 from harness.run.precompile import Precompiler
-from harness.run.work import key_of
+from harness.run.work import ResourceCache, key_of
 from harness.run.worker import DEFAULT_TIMEOUT_S, Worker, WorkerSpec, run_problem
 
 Plan = list[tuple[Problem, list[ImplKey]]]
@@ -100,7 +101,7 @@ def without_done(plan: Plan, done: set[tuple]) -> Plan:
     """Resume: drop every implementation already recorded as ok (a failed one is tried again)."""
     out: Plan = []
     for problem, keys in plan:
-        left = [k for k in keys if (k.kernel, k.impl.to_json(), problem.key) not in done]
+        left = [k for k in keys if k.on(problem) not in done]
         if left:
             baseline_keys = [k for k in keys if k.kernel is None]
             # A kernel measured now is compared with its baselines round by round: time them again beside it.
@@ -115,8 +116,8 @@ class RunSession:
     out_path: Path
     argv: list[str]
     gpus: list[str | None] = field(default_factory=lambda: [None])
-    rep_ms: float = 100.0
-    seed: int = 20261122
+    rep_ms: float = REP_MS
+    seed: int = SEED
     rounds: int = ROUNDS
     aa: bool = False                        # the A/A control: every implementation timed as two entries
     timeout_s: float = DEFAULT_TIMEOUT_S
@@ -154,19 +155,19 @@ class RunSession:
                                 build_variants=self.build_variants(plan), cuda_kernels=tuple(self.cuda_kernels(plan)))
         workers = [Worker(WorkerSpec(gpu=g, measure=self.measure, options=options)) for g in self.gpus]
         lock = threading.Lock()
-        clock = time.perf_counter()
-        # Triton's compiles and autotuning configurations, in other processes, ahead of the worker (run/precompile.py)
-        precompiler = Precompiler(plan, self.gpus[0]) if self.gpu else None
-        _start_all(workers)
-        try:
-            self.check_memory(plan, workers)
-        except ValueError:
-            for w in workers:
-                w.stop()
-            if precompiler is not None:
-                precompiler.close()
-            raise
-        self.phase_s["worker start"] = time.perf_counter() - clock
+        with timed(self.phase_s, "worker start"):
+            # Triton's compiles and autotuning configurations, in other processes, ahead of the worker
+            # (run/precompile.py)
+            precompiler = Precompiler(plan, self.gpus[0]) if self.gpu else None
+            _start_all(workers)
+            try:
+                self.check_memory(plan, workers)
+            except ValueError:
+                for w in workers:
+                    w.stop()
+                if precompiler is not None:
+                    precompiler.close()
+                raise
         with ResultsWriter(self.out_path) as out:
             if not self.resume:
                 out.write(self.header(plan, workers))
@@ -177,7 +178,7 @@ class RunSession:
 
             def begin(key: ImplKey, problem: Problem, what: str) -> None:
                 with lock:
-                    started[(key.kernel, key.impl.to_json(), problem.key)] = time.monotonic()
+                    started[key.on(problem)] = time.monotonic()
                     if progress:
                         progress(Progress(done, total, starting=what))
 
@@ -213,28 +214,25 @@ class RunSession:
                 except BaseException as e:  # surfaced in the parent once the other workers finish
                     errors.append(e)
 
-            clock = time.perf_counter()
-            threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            self.phase_s["implementations"] = time.perf_counter() - clock
-            clock = time.perf_counter()
-            for w in workers:
-                w.stop()
-            if precompiler is not None:
-                precompiler.close()  # waits for the compiles under way
-            self.phase_s["worker stop"] = time.perf_counter() - clock
+            with timed(self.phase_s, "implementations"):
+                threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+            with timed(self.phase_s, "worker stop"):
+                for w in workers:
+                    w.stop()
+                if precompiler is not None:
+                    precompiler.close()  # waits for the compiles under way
             if errors:
                 raise errors[0]
             if not self.gpu:
-                clock = time.perf_counter()
-                for kernel in self.kernels:
-                    begin(ImplKey(kernel.id, ImplId("cuda"), kernel.op), compile_problem(kernel),
-                          f"compiling {kernel.id}")
-                    emit(compile_record(kernel))
-                self.phase_s["CUDA builds"] = time.perf_counter() - clock
+                with timed(self.phase_s, "CUDA builds"):
+                    for kernel in self.kernels:
+                        begin(ImplKey(kernel.id, ImplId("cuda"), kernel.op), compile_problem(kernel),
+                              f"compiling {kernel.id}")
+                        emit(compile_record(kernel))
             failures = [r for r in self.results if r.status is Status.FAILED]
             out.write(RunEnd(now(), len(failures), len(self.results)))
         return failures
@@ -326,18 +324,16 @@ def build_description(arch: str | None) -> dict | None:
 def compile_record(kernel: Kernel) -> Result:
     """CPU tier: the CUDA source built by the suite's NVRTC build for sm_90a, its resources recorded (not run)."""
     from harness import nvrtc
-    from harness.run.work import resources_of
 
     rec = Result.of(ImplId("cuda"), compile_problem(kernel), Status.COMPILED, kernel=kernel.id,
                     precision=kernel.precision, tf32=kernel.precision == "tf32", facts=KernelFacts.of(kernel))
-    clock = time.perf_counter()
-    try:
-        rec.resources = resources_of({"gpu": False, "resources": {}}, Impl(ImplId("cuda"), kernel.op, kernel), None)
-        rec.reason = f"no GPU: built by NVRTC {nvrtc.nvrtc_version()} for {nvrtc.CPU_TIER_ARCH}, not run"
-    except ImportError as e:  # cuda-bindings or the NVRTC library is not installed
-        rec.status, rec.reason = Status.SKIPPED, f"no GPU and no NVRTC ({e}): cannot run or compile"
-    except Exception as e:
-        rec.status, rec.reason = Status.FAILED, f"compile: {type(e).__name__}: {e}"
     # waiting for the background build of the source (begun as the run started), then reading its ptxas report
-    rec.phase_s["build"] = time.perf_counter() - clock
+    with timed(rec.phase_s, "build"):
+        try:
+            rec.resources = ResourceCache(gpu=False).of(Impl(ImplId("cuda"), kernel.op, kernel), None)
+            rec.reason = f"no GPU: built by NVRTC {nvrtc.nvrtc_version()} for {nvrtc.CPU_TIER_ARCH}, not run"
+        except ImportError as e:  # cuda-bindings or the NVRTC library is not installed
+            rec.status, rec.reason = Status.SKIPPED, f"no GPU and no NVRTC ({e}): cannot run or compile"
+        except Exception as e:
+            rec.status, rec.reason = Status.FAILED, f"compile: {type(e).__name__}: {e}"
     return rec

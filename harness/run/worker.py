@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from harness.problems import Problem
 from harness.records.kernel_facts import facts_of_id
@@ -42,6 +43,9 @@ from harness.run.messages import (
     WorkerOptions,
 )
 
+if TYPE_CHECKING:  # the parent imports no torch through the worker's state; only the worker process builds one
+    from harness.run.work import WorkerState
+
 # Within the default limit: compile, autotune, both numerics layers and ~100 ms of timing, with margin.
 DEFAULT_TIMEOUT_S = 300.0
 # A new worker first imports torch/CuPy/Triton and creates its context (and may measure peaks).
@@ -55,7 +59,9 @@ _SPAWN_LOCK = threading.Lock()
 
 @dataclass
 class WorkerSpec:
-    """How to start a worker: its GPU, its measuring function ("module:function"), its options."""
+    """How to start a worker: its GPU, its measuring function ("module:function": the module also holds `setup`,
+    which makes the WorkerState every call is given, and `time_pending` where a call returns records to time), its
+    options."""
 
     gpu: str | None = None                  # a CUDA_VISIBLE_DEVICES value; None: inherit
     measure: str = "harness.run.work:measure_one"
@@ -68,8 +74,8 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
 
     A task is one problem and the implementations to measure on it. Each is checked first (Started, then Finished
     where it fails or is not timed, Checked where it waits for the rounds); then every checked one is timed in the
-    problem's interleaved rounds (a Burst before each burst, so that the parent can blame a crash or a hang on the
-    burst that was running), and its Finished follows the rounds.
+    problem's interleaved rounds (a Started with its round before each burst, so that the parent can blame a crash or
+    a hang on the burst that was running), and its Finished follows the rounds.
     """
     if spec.gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = spec.gpu
@@ -78,10 +84,8 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
     module = importlib.import_module(module_name)
     measure: Callable = getattr(module, name)
     time_pending: Callable | None = getattr(module, "time_pending", None)
-    setup = getattr(module, "setup", None)
-    state = setup(spec.options) if setup else {}
-    peaks = Peaks.from_json(state["peaks"]) if state.get("peaks") else None
-    conn.send(Ready(peaks, state.get("device"), state.get("facts") or NO_DEVICE_FACTS))
+    state: WorkerState = module.setup(spec.options)
+    conn.send(Ready(state.peaks, state.device_name, state.facts))
     while True:
         try:
             task = conn.recv()
@@ -112,7 +116,7 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
     conn.close()
 
 
-def _send_result(conn: Connection, result: Result, state: dict) -> None:
+def _send_result(conn: Connection, result: Result, state: WorkerState) -> None:
     conn.send(Finished(result))
     if result.status is Status.FAILED and _poisoned(result.reason, state):
         conn.send(Poisoned(result.reason))
@@ -120,15 +124,14 @@ def _send_result(conn: Connection, result: Result, state: dict) -> None:
         os._exit(3)  # skip atexit: a dead context makes CuPy print pages of tracebacks at exit
 
 
-def _poisoned(reason: str, state: dict) -> bool:
+def _poisoned(reason: str, state: WorkerState) -> bool:
     """Is the context still usable after this failure? A sticky error says no; so does a failing probe."""
     if any(s.lower() in reason.lower() for s in STICKY_CUDA_ERRORS):
         return True
-    probe = state.get("probe")
-    if probe is None:
+    if state.probe is None:
         return False
     try:
-        probe()
+        state.probe()
         return False
     except Exception:
         return True
