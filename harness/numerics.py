@@ -40,7 +40,6 @@ if TYPE_CHECKING:  # torch loads where operands are made and checked, not where 
     import torch
 
 U_FP32 = 2.0**-24
-U_TF32 = 2.0**-11
 # TF32 by truncation (the tensor core reading an fp32 operand's top 19 bits) is off by up to 2^-10 of the value
 U_TF32_TRUNCATED = 2.0**-10
 # bf16 keeps 8 significant bits; Triton's split rounds to nearest (arith.truncf, cvt.rn.bf16.f32 in the PTX)
@@ -164,11 +163,6 @@ def magnitudes(ops: Operands) -> torch.Tensor:
             scale = scale + abs(p.beta) * ops.C_in.double().abs()
         ops._magnitudes = scale
     return ops._magnitudes
-
-
-def error_scale(ops: Operands) -> float:
-    """max(|alpha|*|A|@|B| + |beta|*|C|): the forward-error unit of this problem."""
-    return float(magnitudes(ops).max()) or 1.0
 
 
 def forward_error(out: torch.Tensor, ref: torch.Tensor, scale: float) -> float:

@@ -6,7 +6,7 @@ sample is kept (spread, min, max) and a minimum number of runs is guaranteed: do
 slow kernel once. The SM clock is read before and after, so a throttled measurement is flagged
 rather than silently reported.
 
-CuPy launches go to torch's current stream (harness.cuda.torch_stream), so these events enclose them:
+CuPy launches go to torch's current stream (harness.launch.cuda.torch_stream), so these events enclose them:
 tests/test_gpu.py::test_a_cupy_launch_is_enclosed_by_the_timer_events compares this timer with CuPy's
 own events on a CUDA kernel and requires agreement within 10% (it passes on the H100).
 

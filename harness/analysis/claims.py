@@ -1,5 +1,6 @@
 """The documents' published figures beside ours: % of cuBLAS on each side's own GPU, ranks within each
-document, seed 000's unroll ratio and seed 001's stride sweep (said by harness/report/claims.py).
+document, seed 000's unroll ratio and seed 001's stride sweep (said by the report, harness/report/overview.py and
+sections.py, and by `rosetta claims`).
 
 A document's figures are for its own GPU, so they are compared as shapes (which kernel beats which, by
 how much relative to cuBLAS), never as absolute speeds.

@@ -3,8 +3,8 @@
 Each entry is one CUDA function with fixed template arguments, its launch geometry, what it needs of a
 problem, whether it honours BLAS beta == 0 semantics, its Triton counterparts and what its document
 published. Tests, the CLI and the report iterate over KERNELS; nothing else lists kernels. The entries are declared
-in the catalog, each family's beside its ideas and claims; this package hands them on, with the ladders (rungs) and
-the default problems of a kernel (shapes).
+in the catalog, each family's beside its ideas and claims; this package hands them on, with the default problems of
+a kernel (shapes). The ladders are the catalog's (harness/catalog/ladders.py).
 """
 
 from __future__ import annotations
