@@ -23,8 +23,8 @@ from harness.registry import IDEAS, KERNELS
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# A rung as CONTRIBUTING.md writes one. Its module name sorts first and it stands on the summit: the ladder follows
-# `after`, not the file's name, and a rung above the summit does not become it.
+# A rung as CONTRIBUTING.md writes one. Its module name sorts first and it stands on the top rung (today the summit's):
+# the ladder follows `after`, not the file's name, and a rung above the summit does not become it.
 _THROWAWAY = '''
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ CLAIMS = (
           Check("some FFMA", lambda ev: ev.triton["FFMA"] > 0, ("FFMA",))),
     synchronisation(),
 )
-RUNG = Rung(IDEA, KERNELS, CLAIMS, after="general_shape")
+RUNG = Rung(IDEA, KERNELS, CLAIMS, after="{top}")
 '''
 
 _READ_BACK = '''
@@ -67,7 +67,8 @@ def test_a_rung_module_dropped_on_the_rungs_search_path_is_a_kernel_a_rung_an_id
         tmp_path: Path) -> None:
     folder = tmp_path / "harness" / "catalog" / "simt" / "rungs"
     folder.mkdir(parents=True)
-    (folder / "a_throwaway_step.py").write_text(textwrap.dedent(_THROWAWAY), encoding="utf-8")
+    (folder / "a_throwaway_step.py").write_text(textwrap.dedent(_THROWAWAY).replace("{top}", simt.RUNGS[-1].name),
+                                                encoding="utf-8")
     # The suite's tree first (the harness package itself); the temporary folder adds only its rungs module.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(tmp_path)))}
     done = subprocess.run([sys.executable, "-c", _READ_BACK], env=env, cwd=tmp_path, capture_output=True,
