@@ -12,12 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from harness.analysis.record import Analysis, Comparison, analyse, pair, today
+from harness.analysis.record import Analysis, Comparison, RowKey, analyse, pair, today
 from harness.baselines import cublas_of
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.catalog_types.tables import Catalog
-from harness.identity import RecordKey
 from harness.occupancy import Occupancy, sm90_occupancy
 from harness.problems import Problem
 from harness.records.file import Results
@@ -143,7 +142,7 @@ class Measured:
         c = self.vs(result, "cublas") if result.timed else None
         return c.pct() if c is not None else (self.pct(result), None, None)
 
-    def record(self, key: RecordKey) -> Result:
+    def record(self, key: RowKey) -> Result:
         """The record of a row key (Result.key), as a finding names it."""
         return next(r for r in self.all if r.key == key)
 

@@ -33,6 +33,8 @@ from harness.identity import RecordKey
 from harness.problems import Problem
 from harness.records.lines import Result
 
+RowKey = RecordKey   # (kernel id or None, impl, problem key): Result.key, made by RecordKey.of
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -48,11 +50,11 @@ class Comparison:
         return self.verdict.call if self.verdict else None
 
     @property
-    def subject_key(self) -> RecordKey:
+    def subject_key(self) -> RowKey:
         return RecordKey.of(*self.subject, self.problem)
 
     @property
-    def reference_key(self) -> RecordKey:
+    def reference_key(self) -> RowKey:
         return RecordKey.of(*self.reference, self.problem)
 
     def pct(self) -> tuple[float, float | None, float | None]:
@@ -120,7 +122,7 @@ class Finding:
     rests on and the causes it states; the report words it (harness/report/finding_text.py)."""
 
     kind: str                                     # the rule: "headline-sgemm", "gaps-sgemm", "rank", ...
-    subjects: tuple[RecordKey, ...] = ()             # the records it names, in the order it names them
+    subjects: tuple[RowKey, ...] = ()             # the records it names, in the order it names them
     figures: dict = field(default_factory=dict)   # the numbers (and ids) it rests on, by name
     comparisons: tuple[Comparison, ...] = ()      # the verdicts it rests on, with their intervals
     causes: tuple[Cause, ...] = ()                # the measured causes it states, the faster side's
