@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from harness import env
 from harness.cli_console import console as make_console
+from harness.cli_ids import choose
 from harness.cli_options import (
     DEFAULT_OUT,
     DEFAULT_REP_MS,
@@ -26,7 +27,6 @@ from harness.cli_options import (
 )
 from harness.cli_progress import Reporter
 from harness.problems import CPU_SGEMM, CPU_SGEMV
-from harness.registry import select
 from harness.rounds import MIN_ROUNDS, ROUNDS
 from harness.run.worker import DEFAULT_TIMEOUT_S
 
@@ -69,7 +69,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
     gpu = env.has_gpu()
-    kernels = select(args.only, args.op)
+    kernels = choose(args.only, args.op)
     problems = problems_of(args)  # a malformed --shape is named as such, even where --shape is refused
     refuse_what_cannot_apply(args, gpu, env.gpu_reason())  # before anything runs or is written
     interpreting = env.use_interpreter_without_gpu()

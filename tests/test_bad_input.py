@@ -104,8 +104,8 @@ def _cli(capsys, *argv: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["explain", "no_such_kernel"], "unknown kernel id"),
-    (["run", "--only", "no_such_kernel"], "no kernel id matches"),
+    (["explain", "no_such_kernel"], "no kernel id holds 'no_such_kernel'"),
+    (["run", "--only", "no_such_kernel"], "no kernel id holds 'no_such_kernel'"),
     (["run", "--shape", "12x"], "malformed shape"),
     (["run", "--op", "sgemv", "--shape", "4x4x4"], "sgemv takes MxN"),
 ])
