@@ -34,10 +34,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as a run's header records it
     try:
         return args.func(args)
     except (UserError, ValueError) as e:
         print(f"rosetta {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a path the checks could not foresee (a full disk, a file removed meanwhile): one line too
+        where = f": {e.filename}" if e.filename else ""
+        print(f"rosetta {args.command}: error: {e.strerror or e}{where}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"rosetta {args.command}: interrupted; results measured so far are on disk", file=sys.stderr)

@@ -11,6 +11,7 @@ from harness import env
 from harness.cli_console import console
 from harness.cli_ids import choose
 from harness.cli_options import DEFAULT_OUT, UserError, add_only
+from harness.cli_paths import beside, output_folder, results_in
 from harness.knob_study import STUDY_ROUNDS
 from harness.problems import parse_shape
 from harness.rounds import MIN_ROUNDS
@@ -32,20 +33,23 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     problem = parse_shape(args.shape)  # as `run` reads it: a malformed shape is named as such, GPU or not
     kernels = choose(args.only, problem.op)
+    out = output_folder(args.out, "--out", default=args.out == DEFAULT_OUT)
+    if args.results:
+        results_in(args.results, "profile", "--results")  # a bad file is refused before any profiling
+        beside(args.results, "--results", Path(args.results))  # its counters are written into it
     if not env.has_gpu():
         raise UserError(f"profile needs a GPU and ncu ({env.gpu_reason()})")
     on_row, configs = None, None
     if args.results:
-        from harness.records.file import attach_profiles, autotuned_configs, load
+        from harness.records.file import attach_profiles, autotuned_configs
 
-        load(args.results)  # a bad file is refused before any profiling
         configs = autotuned_configs(args.results, problem)  # autotuned rows are profiled in their timed config
 
         def on_row(row) -> None:
             if row.metrics:
                 attach_profiles(args.results, {(row.kernel, row.impl, problem.key): row.metrics})
 
-    profile(kernels, problem, Path(args.out), console(), on_row, configs, args.baselines)
+    profile(kernels, problem, out, console(), on_row, configs, args.baselines)
     return 0
 
 
@@ -65,10 +69,10 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     from harness.inspect.sanitize import sanitize
 
     kernels = choose(args.only)
+    out = output_folder(args.out, "--out", default=args.out == DEFAULT_OUT)
     if not env.has_gpu():
         raise UserError(f"sanitize needs a GPU and compute-sanitizer ({env.gpu_reason()})")
-    return sanitize(kernels, tools=args.tool, out_dir=Path(args.out), console=console(),
-                    jobs=args.jobs)
+    return sanitize(kernels, tools=args.tool, out_dir=out, console=console(), jobs=args.jobs)
 
 
 def add_referee(sub: argparse._SubParsersAction) -> None:
@@ -135,10 +139,10 @@ def cmd_knobs(args: argparse.Namespace) -> int:
     if problem.op != "sgemm":
         raise UserError(f"knobs studies sgemm problems (the Triton baseline's op), not {problem.label}")
     only = {k.id for k in choose(args.only, problem.op)} if args.only else None
-    if not path.is_file():
-        raise UserError(f"{path}: no such results file")
     if args.rounds < MIN_ROUNDS:
         raise UserError(f"--rounds {args.rounds}: a verdict needs at least {MIN_ROUNDS} rounds")
+    results_in(path, "knobs")
+    beside(path, "", found.study_path(path))
     if not env.has_gpu():
         raise UserError(f"knobs needs a GPU ({env.gpu_reason()})")
     out = console()

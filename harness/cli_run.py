@@ -4,7 +4,6 @@ printed by cli_progress."""
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +24,7 @@ from harness.cli_options import (
     results_path,
     shard_spec,
 )
+from harness.cli_paths import output_folder, results_in
 from harness.cli_progress import Reporter
 from harness.problems import CPU_SGEMM, CPU_SGEMV
 from harness.rounds import MIN_ROUNDS, ROUNDS
@@ -78,17 +78,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.rounds is not None and args.rounds < MIN_ROUNDS:
         raise UserError(f"--rounds {args.rounds}: a call needs at least {MIN_ROUNDS} rounds")
-    if args.resume and not Path(args.resume).exists():
-        raise UserError(f"--resume {args.resume}: no such results file")
+    if args.out:
+        output_folder(args.out, "--out")
     if args.resume:
-        from harness.records.file import load
-
-        load(args.resume)  # a one-line error for a file that is not a results file, before anything runs
+        results_in(args.resume, "run", "--resume")  # a file that is not a results file, before anything runs
     if not gpu:
-        # What is attempted, not what happened: the end of the run says how many sources were compiled.
-        console.print(f"[yellow]No GPU ({env.gpu_reason()}):[/] running the CPU tier instead: Triton counterparts "
-                      f"in the interpreter on small odd shapes (numerics only, no timing), beside torch's CPU "
-                      f"matmul; then each CUDA source is compiled if this machine can, not run.")
         problems = [p for p in (CPU_SGEMM, CPU_SGEMV) if any(k.op == p.op for k in kernels)]
         gpus: list[str | None] = [None]
     elif interpreting:
@@ -99,10 +93,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     out_dir = Path(args.out or DEFAULT_OUT)
     out_path = Path(args.resume) if args.resume else args.results or results_path(out_dir, device_name())
-    session = RunSession(kernels, problems, out_path, sys.argv[1:], gpus=gpus,
+    if out_path.parent == out_dir:  # checked above (or the default, runs/ under the current folder): a new file's home
+        out_dir.mkdir(parents=not args.out, exist_ok=True)
+    session = RunSession(kernels, problems, out_path, args.argv, gpus=gpus,
                          rep_ms=args.rep_ms if args.rep_ms is not None else DEFAULT_REP_MS, seed=args.seed,
                          timeout_s=args.timeout, shard=shard_spec(args.shard), resume=bool(args.resume),
                          rounds=args.rounds or ROUNDS, aa=args.aa)
+    session.check_target()  # the file it writes, before the first line is (the device is checked once known)
+    if not gpu:
+        # What is attempted, not what happened: the end of the run says how many sources were compiled.
+        console.print(f"[yellow]No GPU ({env.gpu_reason()}):[/] running the CPU tier instead: Triton counterparts "
+                      f"in the interpreter on small odd shapes (numerics only, no timing), beside torch's CPU "
+                      f"matmul; then each CUDA source is compiled if this machine can, not run.")
     console.print(f"results: {out_path} (written as each implementation finishes)", markup=False)
     with Reporter(console) as reporter:
         failures = session.run(reporter)

@@ -151,7 +151,7 @@ def test_truncated_results_file_keeps_what_was_written(tmp_path):
 
 def test_missing_results_file_is_refused(tmp_path, capsys):
     code, err = _cli(capsys, "report", str(tmp_path / "nope.jsonl"))
-    assert code == 2 and "no results file" in err
+    assert code == 2 and "no such results file" in err
 
 
 def _violating_shape(kernel) -> Problem | None:
