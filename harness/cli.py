@@ -5,7 +5,8 @@ a traceback; a run in which any implementation failed ends with exit code 1 afte
 
 Each verb, its options and its command are in the module of its group: cli_run (run; its arguments read by
 cli_options, its progress printed by cli_progress), cli_results (compare, merge, analyse, report, claims),
-cli_kernels (list, explain, trace) and cli_gpu_tools (profile, sanitize, referee, knobs).
+cli_kernels (list, explain, trace) and cli_gpu_tools (profile, sanitize, referee, knobs). Every verb reads kernel ids
+through cli_ids and checks every path it is given through cli_paths, before it writes anything.
 """
 
 from __future__ import annotations
