@@ -5,7 +5,8 @@ a traceback; a run in which any implementation failed ends with exit code 1 afte
 
 Each verb, its options and its command are in the module of its group: cli_run (run; its arguments read by
 cli_options, its progress printed by cli_progress), cli_results (compare, merge, analyse, report, claims),
-cli_kernels (list, explain, trace) and cli_gpu_tools (profile, sanitize, referee, knobs).
+cli_kernels (list, explain, trace) and cli_gpu_tools (profile, sanitize, referee, knobs). Every verb reads kernel ids
+through cli_ids and checks every path it is given through cli_paths, before it writes anything.
 """
 
 from __future__ import annotations
@@ -34,10 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as a run's header records it
     try:
         return args.func(args)
     except (UserError, ValueError) as e:
         print(f"rosetta {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a path the checks could not foresee (a full disk, a file removed meanwhile): one line too
+        where = f": {e.filename}" if e.filename else ""
+        print(f"rosetta {args.command}: error: {e.strerror or e}{where}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"rosetta {args.command}: interrupted; results measured so far are on disk", file=sys.stderr)

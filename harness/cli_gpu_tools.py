@@ -9,10 +9,11 @@ from pathlib import Path
 
 from harness import env
 from harness.cli_console import console
+from harness.cli_ids import choose
 from harness.cli_options import DEFAULT_OUT, UserError, add_only
+from harness.cli_paths import beside, output_folder, results_in
 from harness.knob_study import STUDY_ROUNDS
 from harness.problems import parse_shape
-from harness.registry import select
 from harness.rounds import MIN_ROUNDS
 
 
@@ -31,21 +32,25 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from harness.inspect.profile import profile
 
     problem = parse_shape(args.shape)  # as `run` reads it: a malformed shape is named as such, GPU or not
+    kernels = choose(args.only, problem.op)
+    out = output_folder(args.out, "--out", default=args.out == DEFAULT_OUT)
+    if args.results:
+        results_in(args.results, "profile", "--results")  # a bad file is refused before any profiling
+        beside(args.results, "--results", Path(args.results))  # its counters are written into it
     if not env.has_gpu():
         raise UserError(f"profile needs a GPU and ncu ({env.gpu_reason()})")
     on_row, configs = None, None
     if args.results:
         from harness.identity import RecordKey
-        from harness.records.file import attach_profiles, autotuned_configs, load
+        from harness.records.file import attach_profiles, autotuned_configs
 
-        load(args.results)  # a bad file is refused before any profiling
         configs = autotuned_configs(args.results, problem)  # autotuned rows are profiled in their timed config
 
         def on_row(row) -> None:
             if row.metrics:
                 attach_profiles(args.results, {RecordKey.of(row.kernel, row.impl, problem): row.metrics})
 
-    profile(select(args.only, problem.op), problem, Path(args.out), console(), on_row, configs, args.baselines)
+    profile(kernels, problem, out, console(), on_row, configs, args.baselines)
     return 0
 
 
@@ -64,10 +69,11 @@ def add_sanitize(sub: argparse._SubParsersAction) -> None:
 def cmd_sanitize(args: argparse.Namespace) -> int:
     from harness.inspect.sanitize import sanitize
 
+    kernels = choose(args.only)
+    out = output_folder(args.out, "--out", default=args.out == DEFAULT_OUT)
     if not env.has_gpu():
         raise UserError(f"sanitize needs a GPU and compute-sanitizer ({env.gpu_reason()})")
-    return sanitize(select(args.only, None), tools=args.tool, out_dir=Path(args.out), console=console(),
-                    jobs=args.jobs)
+    return sanitize(kernels, tools=args.tool, out_dir=out, console=console(), jobs=args.jobs)
 
 
 def add_referee(sub: argparse._SubParsersAction) -> None:
@@ -86,13 +92,14 @@ def cmd_referee(args: argparse.Namespace) -> int:
     from harness.term_table import Column, print_table
 
     problem = parse_shape(args.shape)
+    kernels = choose(args.only, problem.op)
     if not env.has_gpu():
         raise UserError(f"referee needs a GPU ({env.gpu_reason()})")
     why = referee.missing()
     if why:
         raise UserError(why)
     impls = [*(b for b in baselines(problem.op) if b.vendor),
-             *(i for i in all_impls(select(args.only, problem.op)) if not i.unmet(problem))]
+             *(i for i in all_impls(kernels) if not i.unmet(problem))]
     rows = referee.referee(impls, problem)
     out = console()
 
@@ -116,6 +123,7 @@ def add_knobs(sub: argparse._SubParsersAction) -> None:
                        "autotuner's choice, in interleaved rounds. Writes RESULTS.knobs.json beside the file; the "
                        "report's findings then say which knob explains each gap.")
     s.add_argument("results", help="a results file with its analysis beside it (a GPU run)")
+    add_only(s, "study (of those the file calls SLOW)")
     s.add_argument("--shape", default="4096x4096x4096", help="the sgemm problem studied (default: %(default)s)")
     s.add_argument("--rounds", type=int, default=STUDY_ROUNDS, help="interleaved rounds (default: %(default)s)")
     s.set_defaults(func=cmd_knobs)
@@ -130,16 +138,17 @@ def cmd_knobs(args: argparse.Namespace) -> int:
     path = Path(args.results)
     if problem.op != "sgemm":
         raise UserError(f"knobs studies sgemm problems (the Triton baseline's op), not {problem.label}")
-    if not path.is_file():
-        raise UserError(f"{path}: no such results file")
+    only = {k.id for k in choose(args.only, problem.op)} if args.only else None
     if args.rounds < MIN_ROUNDS:
         raise UserError(f"--rounds {args.rounds}: a verdict needs at least {MIN_ROUNDS} rounds")
+    results_in(path, "knobs")
+    beside(path, "", found.study_path(path))
     if not env.has_gpu():
         raise UserError(f"knobs needs a GPU ({env.gpu_reason()})")
     out = console()
     # markup off: kernel ids and implementations hold brackets ("[triton:dot]") that rich would read as styles
     written = knobs.measure(path, problem, rounds=args.rounds, seed=problem.seed(),
-                            say=lambda line: out.print(line, markup=False))
+                            say=lambda line: out.print(line, markup=False), only=only)
     study = found.read_beside(path)
     for f in study.findings:
         out.print(f"{f.kernel} [{f.impl}] ({f.precision}): {knob_sentence(f)}", markup=False)

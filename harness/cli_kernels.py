@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from harness import env
 from harness.cli_console import console
-from harness.registry import IDEAS, SEEDS, Kernel, get, select
+from harness.cli_ids import choose, resolve
+from harness.registry import IDEAS, SEEDS, Kernel
 
 if TYPE_CHECKING:
     from harness.analysis.mapping import Row
@@ -31,7 +32,7 @@ def add_list(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    kernels = select(None, args.op)
+    kernels = choose(None, args.op)
     if args.json:
         rows = [{"id": k.id, "op": k.op, "idea": k.idea, "seed": k.seed, "precision": k.precision,
                  "b_layout": k.b_layout, "seed_file": SEEDS[k.seed].file if k.seed else None, "section": k.section,
@@ -45,15 +46,17 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     from harness.term_table import Column, print_table
 
-    # Left out first when narrow: the source file (its name is the kernel id, README "Layout"), then the Triton
-    # modules, preconditions, beta=0, tile, threads, idea, seed; the kernel id is never left out or cut. The
-    # idea is its key (as in --json): one short word that never wraps.
-    columns = [Column("kernel"), Column("seed", drop=8), Column("idea", drop=7), Column("threads", drop=6, short="thr"),
-               Column("tile", drop=5), Column("preconditions", drop=3, wrap=16), Column("beta=0", drop=4),
-               Column("kernels_cuda/", drop=1), Column("kernels_triton/", drop=2)]
+    # What a kernel needs of a problem comes before what it is: left out first when narrow are the tile, the threads,
+    # the idea, the seed, then the Triton modules and the source file (whose name is the kernel id, README "Layout");
+    # the preconditions and the beta=0 behaviour stay. The kernel id is never left out or cut. A precondition shows
+    # its condition; its reason is in --json and `rosetta explain`.
+    columns = [Column("kernel"), Column("seed", drop=4), Column("idea", drop=3), Column("threads", drop=2, short="thr"),
+               Column("tile", drop=1), Column("preconditions", drop=8, wrap=17), Column("beta=0", drop=7),
+               Column("kernels_cuda/", drop=6), Column("kernels_triton/", drop=5)]
     rows = [[k.id, k.seed or "ours", k.idea, "x".join(map(str, k.block[:2])),
              f"{k.tile_m}x{k.tile_n}x{k.tile_k}" if k.tile_n else f"{k.tile_m} row(s)",
-             "\n".join(c.text for c in k.preconditions), "reads C" if k.reads_c_when_beta_zero else "honours",
+             "\n".join(c.text.split(" (", 1)[0] for c in k.preconditions),
+             "reads C" if k.reads_c_when_beta_zero else "honours",
              k.source, "\n".join(f"{c.name}: {c.module}.py" for c in k.counterparts)] for k in kernels]
     print_table(console(), f"tile-rosetta: {len(kernels)} kernels", columns, rows,
                 "a wider terminal or `rosetta list --json` shows them")
@@ -63,14 +66,15 @@ def cmd_list(args: argparse.Namespace) -> int:
 def add_explain(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("explain", help=f"a kernel's CUDA source beside its Triton counterpart (side by side from "
                        f"{SIDE_BY_SIDE} columns, stacked below)")
-    s.add_argument("kernel", help="a kernel id as `rosetta list` shows it (a part of one lists the ids it matches)")
+    s.add_argument("kernel", help="a kernel id as `rosetta list` shows it, or any part of one that no other id holds "
+                   "(… stands for anything: an id a table shortened works as shown)")
     s.set_defaults(func=cmd_explain)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from harness.analysis import mapping
 
-    kernel = get(args.kernel)
+    kernel = resolve(args.kernel)
     try:
         rows, unproven = mapping.rows(kernel.idea), ""
     except KeyError:  # an idea with no claims written

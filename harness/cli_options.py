@@ -28,9 +28,9 @@ class UserError(Exception):
 
 
 def add_only(parser: argparse.ArgumentParser, verb: str) -> None:
-    """--only, as `run`, `profile` and `sanitize` take it."""
-    parser.add_argument("--only", nargs="+", metavar="ID", help=f"kernel ids (or parts of ids) to {verb}; "
-                        "`rosetta list` names them")
+    """--only, as `run`, `profile`, `sanitize`, `referee` and `knobs` take it (read by harness/cli_ids.py)."""
+    parser.add_argument("--only", nargs="+", metavar="ID", help=f"kernel ids to {verb}, or parts of ids: each takes "
+                        "every kernel whose id holds it (… stands for anything); `rosetta list` names them")
 
 
 def given(args: argparse.Namespace, dest: str) -> bool:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from harness.cli_console import console
 from harness.cli_options import DEFAULT_OUT, report_dir
+from harness.cli_paths import beside, output_file, output_folder, results_in
 
 if TYPE_CHECKING:  # the verbs load what they read when they run, so that `rosetta --help` stays quick
     from harness.analysis.claims import Claim
@@ -24,14 +25,25 @@ def add_compare(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=cmd_compare)
 
 
+# What the compare page begins with: an existing file that holds it is a page of ours, and is replaced.
+COMPARE_PAGE = "<title>tile-rosetta: compare</title>"
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
+    a, b = Path(args.a), Path(args.b)
+    out = Path(args.html) if args.html else Path(DEFAULT_OUT) / f"compare-{a.stem}-vs-{b.stem}.html"
+    # Every path first: a page that cannot be written is said before the tables, not after them.
+    if args.html:
+        output_file(out, "--html", replaces=COMPARE_PAGE)
+    else:
+        output_folder(out.parent, "--html", default=True)
+    results_in(a, "compare")
+    results_in(b, "compare")
     from harness.analysis.compare import compare
     from harness.report.compare import print_compare, render_compare
 
-    cmp = compare(Path(args.a), Path(args.b))
+    cmp = compare(a, b)
     print_compare(cmp, console())
-    a, b = Path(args.a), Path(args.b)
-    out = Path(args.html) if args.html else Path(DEFAULT_OUT) / f"compare-{a.stem}-vs-{b.stem}.html"
     out.parent.mkdir(parents=True, exist_ok=True)  # runs/ does not exist in a fresh clone
     print(f"compare: {render_compare(cmp, out)}")
     return 0
@@ -48,6 +60,9 @@ def add_merge(sub: argparse._SubParsersAction) -> None:
 def cmd_merge(args: argparse.Namespace) -> int:
     from harness.records.merge import merge
 
+    output_file(args.out, "--out")
+    for path in args.files:
+        results_in(path, "merge")
     out = merge([Path(p) for p in args.files], Path(args.out), allow_mixed=args.allow_mixed)
     print(out)
     return 0
@@ -63,10 +78,11 @@ def add_analyse(sub: argparse._SubParsersAction) -> None:
 def cmd_analyse(args: argparse.Namespace) -> int:
     from harness.analysis.build import write_beside
     from harness.analysis.record import analysis_path
-    from harness.records.file import load
 
     path = Path(args.results)
-    an = write_beside(path, load(path))
+    results = results_in(path, "analyse")
+    beside(path, "", analysis_path(path))
+    an = write_beside(path, results)
     proven = an.mapping
     verdicts = [v for rows in proven.rows.values() for row in rows for v in row.verdicts] if proven else []
     print(f"analysis: {len(an.comparisons)} comparisons; mapping: {len(proven.rows) if proven else 0} ideas proven "
@@ -84,14 +100,14 @@ def add_report(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.records.file import load
-
-    load(args.results)  # a clear one-line error for a bad file before anything is imported or written
+    path = Path(args.results)
+    out = output_folder(args.out, "--out") if args.out else output_folder(report_dir(path, Path(DEFAULT_OUT)),
+                                                                            "--out", default=True)
+    results_in(path, "report")  # a clear one-line error for a bad file before anything is imported or written
     from harness.analysis.record import read_beside
     from harness.report import render
 
-    path = Path(args.results)
-    html, md = render(path, Path(args.out) if args.out else report_dir(path, Path(DEFAULT_OUT)))
+    html, md = render(path, out)
     print(f"report: {html}\n        {md}")
     analysed = read_beside(path)
     if analysed is None or analysed.mapping is None:
@@ -109,9 +125,8 @@ def add_claims(sub: argparse._SubParsersAction) -> None:
 
 def cmd_claims(args: argparse.Namespace) -> int:
     from harness.analysis.claims import claims_table
-    from harness.records.file import load
 
-    results = load(args.results) if args.results else None
+    results = results_in(args.results, "claims") if args.results else None
     print_claims(claims_table(results), console(), results)
     return 0
 
@@ -137,9 +152,10 @@ def print_claims(rows: list[Claim], console, results: Results | Measured | None 
     m = as_measured(results)
     where = m.header.device if m else "ours"
     print_table(console, "The documents' figures beside ours (% of cuBLAS, each on its own GPU)",
-                [Column("kernel"), Column("document GPU", drop=2, wrap=12), Column("published", drop=1, wrap=14),
+                # the published figure is the last to go: it is what the table is for
+                [Column("kernel"), Column("document GPU", drop=1, wrap=12), Column("published", drop=4, wrap=14),
                  Column("doc % cuBLAS", right=True, short="doc %"), Column(f"ours ({where})", drop=3, wrap=14),
-                 Column("our % cuBLAS", right=True, short="our %"), Column("order", drop=4, wrap=12)],
+                 Column("our % cuBLAS", right=True, short="our %"), Column("order", drop=2, wrap=12)],
                 [[c.kernel.id, c.seed.gpu, published_text(c.published), fmt.pct(c.published_pct),
                   _ours_text(c.ours), fmt.pct(c.ours_pct), c.order] for c in rows], "a wider terminal shows them")
     points = stride_sweep(m)

@@ -4,13 +4,13 @@ printed by cli_progress."""
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import env
 from harness.cli_console import console as make_console
+from harness.cli_ids import choose
 from harness.cli_options import (
     DEFAULT_OUT,
     UserError,
@@ -23,9 +23,9 @@ from harness.cli_options import (
     results_path,
     shard_spec,
 )
+from harness.cli_paths import output_folder, results_in
 from harness.cli_progress import Reporter
 from harness.problems import CPU_SGEMM, CPU_SGEMV, SEED
-from harness.registry import select
 from harness.rounds import MIN_ROUNDS, REP_MS, ROUNDS
 from harness.run.worker import DEFAULT_TIMEOUT_S
 
@@ -68,7 +68,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
     gpu = env.has_gpu()
-    kernels = select(args.only, args.op)
+    kernels = choose(args.only, args.op)
     problems = problems_of(args)  # a malformed --shape is named as such, even where --shape is refused
     refuse_what_cannot_apply(args, gpu, env.gpu_reason())  # before anything runs or is written
     interpreting = env.use_interpreter_without_gpu()
@@ -77,17 +77,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.rounds is not None and args.rounds < MIN_ROUNDS:
         raise UserError(f"--rounds {args.rounds}: a call needs at least {MIN_ROUNDS} rounds")
-    if args.resume and not Path(args.resume).exists():
-        raise UserError(f"--resume {args.resume}: no such results file")
+    if args.out:
+        output_folder(args.out, "--out")
     if args.resume:
-        from harness.records.file import load
-
-        load(args.resume)  # a one-line error for a file that is not a results file, before anything runs
+        results_in(args.resume, "run", "--resume")  # a file that is not a results file, before anything runs
     if not gpu:
-        # What is attempted, not what happened: the end of the run says how many sources were compiled.
-        console.print(f"[yellow]No GPU ({env.gpu_reason()}):[/] running the CPU tier instead: Triton counterparts "
-                      f"in the interpreter on small odd shapes (numerics only, no timing), beside torch's CPU "
-                      f"matmul; then each CUDA source is compiled if this machine can, not run.")
         problems = [p for p in (CPU_SGEMM, CPU_SGEMV) if any(k.op == p.op for k in kernels)]
         gpus: list[str | None] = [None]
     elif interpreting:
@@ -98,10 +92,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     out_dir = Path(args.out or DEFAULT_OUT)
     out_path = Path(args.resume) if args.resume else args.results or results_path(out_dir, device_name())
-    session = RunSession(kernels, problems, out_path, sys.argv[1:], gpus=gpus,
+    if out_path.parent == out_dir:  # checked above (or the default, runs/ under the current folder): a new file's home
+        out_dir.mkdir(parents=not args.out, exist_ok=True)
+    session = RunSession(kernels, problems, out_path, args.argv, gpus=gpus,
                          rep_ms=args.rep_ms if args.rep_ms is not None else REP_MS, seed=args.seed,
                          timeout_s=args.timeout, shard=shard_spec(args.shard), resume=bool(args.resume),
                          rounds=args.rounds or ROUNDS, aa=args.aa)
+    session.check_target()  # the file it writes, before the first line is (the device is checked once known)
+    if not gpu:
+        # What is attempted, not what happened: the end of the run says how many sources were compiled.
+        console.print(f"[yellow]No GPU ({env.gpu_reason()}):[/] running the CPU tier instead: Triton counterparts "
+                      f"in the interpreter on small odd shapes (numerics only, no timing), beside torch's CPU "
+                      f"matmul; then each CUDA source is compiled if this machine can, not run.")
     console.print(f"results: {out_path} (written as each implementation finishes)", markup=False)
     with Reporter(console) as reporter:
         failures = session.run(reporter)

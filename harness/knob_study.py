@@ -143,8 +143,10 @@ def launch_form(kernel_id: str, impl: str, config: dict) -> tuple[str, dict]:
     return counterpart.module, settings
 
 
-def measure(results_path: Path, problem: Problem, *, rounds: int, seed: int, say: Callable[[str], None]) -> Path:
-    """Plan and time the study on this GPU; write it beside the results file and return its path."""
+def measure(results_path: Path, problem: Problem, *, rounds: int, seed: int, say: Callable[[str], None],
+            only: set[str] | None = None) -> Path:
+    """Plan and time the study on this GPU; write it beside the results file and return its path. `only`: the
+    kernel ids whose rows may be studied (None: all)."""
     import torch
 
     from harness.analysis.record import analyse, read_beside
@@ -157,7 +159,7 @@ def measure(results_path: Path, problem: Problem, *, rounds: int, seed: int, say
 
     results = load(results_path)
     analysis = read_beside(results_path) or analyse(results.results, results_path.name)
-    todo = subjects(results.results, analysis, problem, launch_form)
+    todo = [s for s in subjects(results.results, analysis, problem, launch_form) if only is None or s.kernel in only]
     device = torch.device("cuda", torch.cuda.current_device())
     ops = make_operands(problem, "random", seed, device)
     A, B = ops.A, ops.B

@@ -10,10 +10,15 @@ order, each step only as far as needed:
 3. columns are left out in their stated drop order (drop=1 first, then 2, ...); once the table fits, a
    column left out comes back if it fits in the room left (the one left out last is tried first);
 4. columns with drop=None are never left out; those that do not wrap (kernel ids, implementation names)
-   are never cut or wrapped either: an id is always whole and can be copied. If they alone are wider than
+   are never cut or wrapped either: an id is whole and can be copied. If they alone are wider than
    the width, the lines are longer than it.
-What was left out is named in a last line, with where the full table is (the caller says: --json, a
-wider terminal).
+A column of ids that may be shortened (elide=True: a table whose numbers matter more than whole ids, such as
+`rosetta compare`'s) is narrowed with step 2, before any column is left out, by `shorten`: the middle of the
+template arguments goes first (`<128,256,…,16,8>`), then the middle of the name, the template arguments last; never
+so far that two ids of the column read the same. `rosetta explain` and --only take a shortened id as shown
+(harness/cli_ids.py reads "…" as "anything here").
+What was left out or shortened is named in a last line, with where the full table is (the caller says: --json,
+a wider terminal).
 
 Output is fixed-width text, columns two spaces apart, no box drawing: on a terminal the title and header
 are bold, anywhere else (a file, a pipe, a CI log) it is plain text.
@@ -23,7 +28,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MIN_WRAP = 8
 GAP = 2
@@ -32,6 +37,9 @@ GAP = 2
 # $COLUMNS, when set, wins (a user who pipes into `less -S` can ask for more).
 DEFAULT_PLAIN_WIDTH = 100
 EMPTY = ("-", "")
+ELLIPSIS = "…"
+# An id is not shortened below this many characters: past it, the name is no longer recognisable.
+MIN_ELIDED = 12
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,7 @@ class Column:
     right: bool = False         # right-aligned (numbers)
     wrap: int | None = None     # free text: may wrap at word boundaries down to this width
     short: str | None = None    # a shorter header, used when the table is too wide
+    elide: bool = False         # ids that may be shortened (see the module), never below what tells them apart
 
 
 @dataclass
@@ -51,6 +60,7 @@ class Fitted:
     rows: list[list[list[str]]]  # row -> cell -> lines
     left_out: list[str]          # headers of columns not shown, in the order they were dropped
     empty: list[str]             # headers of columns left out because nothing was in them
+    shortened: list[str] = field(default_factory=list)  # headers of elide columns whose ids were shortened
 
     @property
     def width(self) -> int:
@@ -81,6 +91,78 @@ def _wrap(cell: str, width: int) -> list[str]:
     return out
 
 
+def reads_as(pattern: str, text: str) -> bool:
+    """Whether `pattern` is a part of `text`, "…" (or "...") standing for anything: the pieces in order, any case.
+    A shortened id reads as the id it was made from; harness/cli_ids.py resolves ids by the same rule."""
+    at = 0
+    text = text.lower()
+    for piece in pattern.lower().replace("...", ELLIPSIS).split(ELLIPSIS):
+        found = text.find(piece, at)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
+
+
+def _elided_name(name: str, width: int) -> str:
+    """The name in at most `width` characters, its middle elided (the origin prefix and the last word stay)."""
+    if len(name) <= width:
+        return name
+    keep = max(width - 1, 2)
+    head = (keep + 1) // 2
+    return name[:head] + ELLIPSIS + name[len(name) - (keep - head):]
+
+
+def _forms(text: str, width: int) -> list[str]:
+    """The shortened forms of an id that fit `width`, the preferred first (see `shorten`)."""
+    if len(text) <= width:
+        return [text]
+    name, bracket, rest = text.partition("<")
+    if not bracket or not rest.endswith(">"):
+        return [_elided_name(text, width)] if width >= min(len(text), 4) else []
+    args = rest[:-1].split(",")
+    n = len(args)
+    kept = [f"<{','.join(args[:(keep + 1) // 2])},{ELLIPSIS},{','.join(args[n - keep // 2:])}>"
+            for keep in range(n - 1, 1, -1)] or [f"<{rest}"]
+    forms = [name + a for a in kept if len(name) + len(a) <= width]
+    # then the name's middle too: as much of the name as room leaves, beside the fewest arguments first
+    forms += [_elided_name(name, width - len(a)) + a for a in [*reversed(kept), f"<{ELLIPSIS}>"]
+              if width - len(a) >= min(len(name), 4)]
+    return forms
+
+
+def shorten(text: str, width: int, among: tuple[str, ...] | list[str] = ()) -> str:
+    """An id in at most `width` characters where it can be: the middle of its template arguments elided first
+    (`<128,256,…,16,8>`, down to the first and last argument), then the middle of its name as well, the template
+    arguments last (`name<…>`). The first such form that reads as no other id of `among` (reads_as) is taken;
+    an id with no form that fits is cut, with an ellipsis."""
+    forms = _forms(text, width)
+    for form in forms:
+        if not any(reads_as(form, other) for other in among if other != text):
+            return form
+    return forms[0] if forms else text[: max(width - 1, 1)] + ELLIPSIS
+
+
+def least_unique(cells: list[str], floor: int) -> int:
+    """The narrowest width (not below `floor`) at which every distinct cell has a shortened form that reads as no
+    other (more room never takes a form away, so the search halves)."""
+    distinct = sorted({c for c in cells if c.strip() not in EMPTY})
+    high = max([floor, *(len(c) for c in cells)])
+
+    def unique(width: int) -> bool:
+        return all(any(not any(reads_as(f, o) for o in distinct if o != c) for f in _forms(c, width))
+                   for c in distinct)
+
+    low = floor
+    while low < high:
+        mid = (low + high) // 2
+        if unique(mid):
+            high = mid
+        else:
+            low = mid + 1
+    return high
+
+
 def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
     """Choose headers, columns and column widths so that the table is at most `width` wide (see the module)."""
     n = len(columns)
@@ -98,6 +180,8 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
 
     def least(i: int) -> int:
         w = natural(i)
+        if columns[i].elide:
+            w = min(w, least_unique(cells[i], max(MIN_ELIDED, len(headers[i]))))
         if columns[i].wrap is not None:
             w = min(w, max(MIN_WRAP, columns[i].wrap, len(headers[i]), longest_word[i]))
         return w
@@ -117,12 +201,22 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
             dropped.remove(i)
     left_out = [columns[i].header for i in dropped]
     widths = {i: least(i) for i in keep}
-    # Give the room left back to the wrapped columns, the one kept longest first.
-    for i in sorted((i for i in keep if widths[i] < natural(i)), key=lambda i: -(columns[i].drop or 10**6)):
+    # Give the room left back to the narrowed columns: shortened ids first (a whole id can be copied), then the
+    # wrapped ones, the one kept longest first.
+    for i in sorted((i for i in keep if widths[i] < natural(i)),
+                    key=lambda i: (not columns[i].elide, -(columns[i].drop or 10**6))):
         widths[i] = min(natural(i), widths[i] + max(0, width - total(widths)))
-    fitted_rows = [[_wrap(r[i], widths[i]) if widths[i] < natural(i) else _lines(r[i]) for i in keep] for r in rows]
+    distinct = {i: sorted({c for c in cells[i] if c.strip() not in EMPTY}) for i in keep if columns[i].elide}
+
+    def cell(i: int, text: str) -> list[str]:
+        if widths[i] >= natural(i):
+            return _lines(text)
+        return [shorten(text, widths[i], distinct[i])] if columns[i].elide else _wrap(text, widths[i])
+
+    fitted_rows = [[cell(i, r[i]) for i in keep] for r in rows]
+    shortened = [columns[i].header for i in keep if columns[i].elide and widths[i] < natural(i)]
     return Fitted([columns[i] for i in keep], [headers[i] for i in keep], [widths[i] for i in keep], fitted_rows,
-                  left_out, [columns[i].header for i in empty])
+                  left_out, [columns[i].header for i in empty], shortened)
 
 
 def lines(fitted: Fitted) -> tuple[str, list[str]]:
@@ -146,6 +240,9 @@ def note(fitted: Fitted, width: int, more: str = "") -> str | None:
         parts.append(f"not shown at {width} columns: {', '.join(fitted.left_out)}" + (f" ({more})" if more else ""))
     if fitted.empty:
         parts.append(f"empty, not shown: {', '.join(fitted.empty)}")
+    if fitted.shortened:
+        parts.append(f"{', '.join(fitted.shortened)}: ids shortened ({ELLIPSIS} stands for what is left out, and "
+                     f"`rosetta explain` and --only read it so)")
     return "\n".join(textwrap.wrap("; ".join(parts), max(width, 20), break_on_hyphens=False)) or None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from harness import cli, cli_kernels, term_table
 from harness.records.file import load
 from harness.registry import KERNELS
 from harness.run.summary import print_summary
-from harness.term_table import Column, fit, render
+from harness.term_table import Column, fit, reads_as, render, shorten
 
 ROOT = Path(__file__).resolve().parents[1]
 BOX = set("│┃┆┊║─━═┌┐└┘├┤┬┴┼╭╮╯╰╷╵╴╶ ")
@@ -51,7 +52,7 @@ def test_list_piped_fits_the_width_with_every_id_whole(width, monkeypatch, capsy
     out = capsys.readouterr().out
     check_fits(out, width, [k.id for k in KERNELS], box_allowed=False)
     header = out.splitlines()[1].split()
-    assert len(header) >= (4 if width == 80 else 6), header
+    assert len(header) >= (3 if width == 80 else 5), header
 
 
 def test_list_on_an_80_column_terminal_fits_with_every_id_whole(monkeypatch, capsys) -> None:
@@ -65,7 +66,81 @@ def test_list_says_which_columns_it_left_out(monkeypatch, capsys) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     cli.main(["list"])
     out = capsys.readouterr().out
-    assert "not shown at 80 columns: kernels_cuda/, kernels_triton/" in " ".join(out.split())
+    assert "not shown at 80 columns: tile, threads, idea, seed, kernels_triton/, kernels_cuda/" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_list_keeps_the_preconditions_and_the_beta_zero_behaviour(width, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    check_fits(out, width, [k.id for k in KERNELS], box_allowed=False)
+    header = out.splitlines()[1].split()
+    assert {"preconditions", "beta=0"} <= set(header), header
+    text = " ".join(out.split())
+    for k in KERNELS:  # each condition is there, whatever the wrapping made of its words
+        assert all(" ".join(c.text.split(" (", 1)[0].split()) in text for c in k.preconditions), k.id
+
+
+# The ids the compare table finds hardest to shorten: long, and alike but for a template argument or two.
+ALIKE = ("rosetta.sgemm_general<", "rosetta.tc_gemm<3xtf32,")
+
+
+@pytest.fixture(scope="module")
+def comparison(tmp_path_factory):
+    """The committed full GPU run's baselines and its most alike long ids on one problem, against themselves (the
+    verdicts of the whole run would take half a minute on a small machine, and the table's width is all this tests)."""
+    from harness.analysis.compare import compare
+    from tests.recorded import recorded_gpu_run
+
+    path = recorded_gpu_run()
+    if path is None:
+        pytest.skip("no recorded GPU run under results/")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    problem = json.loads(lines[0])["problems"][0]
+
+    def kept(line: str) -> bool:
+        record = json.loads(line)
+        return record["record"] != "result" or (record["problem"] == problem and (
+            record["kernel"] is None or record["kernel"].startswith(ALIKE)))
+
+    small = tmp_path_factory.mktemp("compare") / "alike.jsonl"
+    small.write_text("\n".join(filter(kept, lines)) + "\n", encoding="utf-8")
+    return compare(small, small)
+
+
+@pytest.mark.parametrize("width, kept", [(80, ["B %cuB"]), (100, ["call", "A %cuB", "B %cuB"])])
+def test_compare_keeps_the_numbers_and_shortens_the_ids_instead(width, kept, comparison) -> None:
+    from harness.report.compare import print_compare
+
+    console, buf = terminal(width)
+    print_compare(comparison, console)
+    lines = buf.getvalue().splitlines()
+    title = lines.index("per implementation and problem (MxNxK: sgemm, MxN: sgemv)")
+    header = lines[title + 1]
+    assert all(f"  {h}" in header for h in kept), header
+    body = lines[title + 2: title + 2 + len(comparison.rows)]
+    assert all(len(line) <= width for line in body)
+    start = header.index("kernel")
+    ids = {r.kernel for r in comparison.rows if r.kernel}
+    assert len(ids) == 4
+    for line, row in zip(body, comparison.rows, strict=True):
+        cell = line[start:].split("  ")[0]
+        if row.kernel:  # a shortened id reads as its kernel's id and as no other of the table
+            assert [i for i in ids if reads_as(cell, i)] == [row.kernel], (cell, row.kernel)
+    assert "ids shortened" in buf.getvalue()
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_claims_keeps_the_published_figure(width) -> None:
+    from harness.analysis.claims import claims_table
+    from harness.cli_results import print_claims
+
+    console, buf = terminal(width)
+    print_claims(claims_table(None), console, None)  # the published figures alone: `rosetta claims`
+    lines = buf.getvalue().splitlines()
+    assert {"kernel", "published", "doc", "our"} <= set(lines[1].split()), lines[1]
+    assert all(len(line) <= width for line in lines[: lines.index("") if "" in lines else None])
 
 
 @pytest.mark.parametrize("tty", [False, True], ids=["piped", "terminal"])
@@ -126,6 +201,34 @@ def test_columns_with_nothing_in_them_are_left_out_at_any_width_and_named() -> N
 def test_ids_are_never_cut_even_when_wider_than_the_width() -> None:
     text = render(None, COLS, [ROW], 30)
     assert ID in text
+
+
+def test_an_id_is_shortened_in_the_middle_of_its_template_arguments_first_and_reads_as_itself() -> None:
+    other = "rosetta.sgemm_general<128,128,8,32,64,8,8,16>"
+    assert shorten(ID, len(ID)) == ID
+    assert shorten(ID, 45) == "rosetta.sgemm_frag_prefetch<128,128,8,…,8,4>"  # the name whole, arguments' middle
+    assert shorten(ID, 36) == "rosetta.sgemm_frag_prefetch<128,…,4>"
+    assert shorten(ID, 24).endswith("<128,…,4>") and len(shorten(ID, 24)) == 24  # then the name's middle
+    assert shorten(ID, 10).endswith("<…>")  # the template arguments last
+    for width in range(10, len(ID)):
+        assert len(shorten(ID, width)) <= width and reads_as(shorten(ID, width), ID)
+    # Where the short form would also read as another id of the column, more of the id is kept.
+    assert shorten(other, 31, [ID, other]) == "rosetta.sgemm_general<128,…,16>"
+    assert shorten("rosetta.tc_gemm<tf32,128,128,32,2,4,3,row>", 32,
+                   ["rosetta.tc_gemm<tf32,256,128,32,4,2,3,row>"]) == "rosetta.tc_gemm<tf32,128,…,row>"
+
+
+def test_a_column_of_ids_is_never_narrowed_past_telling_them_apart() -> None:
+    ids = [k.id for k in KERNELS]
+    cols = [Column("kernel", elide=True), Column("value", right=True)]
+    f = fit(cols, [[i, "1.0%"] for i in ids], 30)
+    shown = [cell[0] for row in f.rows for cell in row[:1]]
+    assert len(set(shown)) == len(ids) and max(map(len, shown)) < max(map(len, ids))
+    assert f.shortened == ["kernel"]
+    from harness.cli_ids import resolve
+
+    for short, whole in zip(shown, ids, strict=True):  # each one `rosetta explain` takes as shown
+        assert resolve(short).id == whole, short
 
 
 def test_no_column_is_zero_wide_and_no_cell_folds_one_character_per_line() -> None:

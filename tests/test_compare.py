@@ -131,7 +131,7 @@ def test_merged_shards_keep_the_peaks_of_each_shards_gpu_even_when_the_names_agr
         "GPU A (shard 0/2)": 60.0, "GPU A (shard 1/2)": 61.0}
 
 
-def test_compare_in_a_fresh_clone_creates_the_folder_its_page_goes_to(tmp_path, monkeypatch, capsys):
+def test_compare_in_a_fresh_clone_makes_its_default_folder_and_refuses_a_missing_one(tmp_path, monkeypatch, capsys):
     from harness.cli import main
 
     times = {(None, "cublas"): 1.0, ("s000.gemm_naive", "cuda"): 10.0}
@@ -142,5 +142,9 @@ def test_compare_in_a_fresh_clone_creates_the_folder_its_page_goes_to(tmp_path, 
     assert main(["compare", str(a), str(b)]) == 0
     assert (clone / "runs" / "compare-a-vs-b.html").is_file()
     assert "compare: runs/compare-a-vs-b.html" in capsys.readouterr().out
-    assert main(["compare", str(a), str(b), "--html", "new/folder/c.html"]) == 0
-    assert (clone / "new" / "folder" / "c.html").is_file()
+    # A page named by --html goes into a folder that is there: a missing one is more often a typo than a wish.
+    assert main(["compare", str(a), str(b), "--html", "new/folder/c.html"]) == 2
+    assert "the folder" in capsys.readouterr().err and not (clone / "new").exists()
+    (clone / "new").mkdir()
+    assert main(["compare", str(a), str(b), "--html", "new/c.html"]) == 0
+    assert (clone / "new" / "c.html").is_file()

@@ -26,8 +26,36 @@ class ResultsWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
 
+    @classmethod
+    def new(cls, path: Path, header: RunHeader) -> ResultsWriter:
+        """A new results file that holds its header from the moment it exists: the header is written to a file
+        beside it and renamed into place, so that no kill leaves a file without a whole header."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "x", encoding="utf-8") as fh:
+                fh.write(_line(header))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return cls(path)
+
+    @classmethod
+    def continuing(cls, path: Path) -> ResultsWriter:
+        """Append to a results file (--resume): a last line cut off mid-write (load leaves it out) is dropped first,
+        so that the next record starts a line of its own rather than turning the cut line into a broken one."""
+        path = Path(path)
+        with open(path, "rb+") as fh:
+            data = fh.read()
+            if data and not data.endswith(b"\n"):
+                fh.truncate(data.rfind(b"\n") + 1)
+        return cls(path)
+
     def write(self, record: RunHeader | Result | RunEnd) -> None:
-        self._fh.write(json.dumps(record.to_json(), sort_keys=True, ensure_ascii=False) + "\n")
+        self._fh.write(_line(record))
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
@@ -39,6 +67,10 @@ class ResultsWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _line(record: RunHeader | Result | RunEnd) -> str:
+    return json.dumps(record.to_json(), sort_keys=True, ensure_ascii=False) + "\n"
 
 
 @dataclass
@@ -68,10 +100,16 @@ def load(path: str | Path) -> Results:
         raise ValueError(f"no results file at {path}")
     if path.is_dir():
         raise ValueError(f"{path} is a folder: give a results .jsonl file inside it")
-    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise ValueError(f"{path} cannot be read ({e.strerror or e})") from None
     lines = [(i, ln) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
     if not lines:
         raise ValueError(f"{path} is empty: not a results file (a run writes its header record first)")
+    what = foreign(text)
+    if what:
+        raise ValueError(f"{path} is {what}")
     header: RunHeader | None = None
     results: list[Result] = []
     end: RunEnd | None = None
@@ -82,7 +120,7 @@ def load(path: str | Path) -> Results:
             data = json.loads(line)
         except json.JSONDecodeError as e:
             if last and not text.endswith("\n") and header is not None:
-                notes.append(f"line {lineno} was cut off mid-write (the run was interrupted) and is left out")
+                notes.append(f"line {lineno} cut off mid-write, left out (the run was interrupted)")
                 break
             if last and not text.endswith("\n"):
                 raise ValueError(f"{path}, line {lineno}: cut off mid-write before the run header was complete: "
@@ -111,6 +149,46 @@ def load(path: str | Path) -> Results:
     if end is None:
         notes.append("the run did not finish: this file holds what it measured before it stopped")
     return Results(path, header, results, end, notes)
+
+
+# The JSON files of the suite and its tools that are not results files, told apart by their keys: what each is.
+NOT_RESULTS = "not a results file (the .jsonl that `rosetta run` writes)"
+BESIDE = {"analysis": ("an analysis record", "analyse"), "knob-study": ("a knob study", "knobs")}
+KNOWN_JSON = ((("started", "problem", "metrics", "rows"), "an ncu profile (`rosetta profile` writes it)"),
+              (("finished", "rows"), "a compute-sanitizer summary (`rosetta sanitize` writes it)"),
+              (("machine_info", "benchmarks"), "a pytest-benchmark file (pytest --benchmark-json writes it)"))
+
+
+def foreign(text: str) -> str | None:
+    """What a file that is not a results file is, where that can be told, as "<what>, not a results file": a JSON
+    file by its keys (an analysis record or a knob study, with the results file it belongs to; a profile, a sanitizer
+    summary, a pytest-benchmark file; other JSON), an HTML page. None for a file that may be a results file (its
+    lines are then checked one by one)."""
+    head = text.lstrip()[:100].lower()
+    if head.startswith(("<!doctype html", "<html")):
+        return f"an HTML page, {NOT_RESULTS}"
+    first = next(ln for ln in text.splitlines() if ln.strip())
+    try:
+        data = json.loads(first)
+    except json.JSONDecodeError:
+        try:
+            data = json.loads(text)  # a JSON document over several lines is no JSON Lines file
+        except json.JSONDecodeError:
+            return None
+    if isinstance(data, dict) and data.get("record") in ("run", "result", "end"):
+        return None
+    if not isinstance(data, dict):
+        return f"JSON ({type(data).__name__}), {NOT_RESULTS}"
+    if data.get("record") in BESIDE:
+        what, verb = BESIDE[data["record"]]
+        source = data.get("source")
+        return (f"{what} (`rosetta {verb}` writes it beside the results file it reads), not a results file"
+                + (f": give {source} itself" if source else ""))
+    for keys, what in KNOWN_JSON:
+        if all(k in data for k in keys):
+            return f"{what}, {NOT_RESULTS}"
+    return (f"JSON with the keys {', '.join(sorted(map(str, data))[:6])}{', ...' if len(data) > 6 else ''}, "
+            f"{NOT_RESULTS}")
 
 
 def attach_profiles(path: str | Path, metrics: dict[tuple, dict[str, float]]) -> int:

@@ -76,12 +76,16 @@ def print_compare(cmp: Comparison, console) -> None:
     from harness.term_table import Column, print_table
 
     console.print(f"A: {cmp.name_a}\nB: {cmp.name_b}\n{headline(cmp)}", markup=False)
-    # Fitted to the console (harness.term_table); ids and implementations are never left out.
-    drops = {"A ms": 4, "B ms": 5, "B speed / A": 6, "call": 3, "A % cuBLAS": 1, "B % cuBLAS": 2}
+    # Fitted to the console (harness.term_table): the numbers before the names. The times go first, then the
+    # interval; the call and both % of cuBLAS stay, with the ids shortened (never left out) to make room for them.
+    drops = {"A ms": 1, "B ms": 2, "B speed / A": 3, "call": 4, "A % cuBLAS": 5, "B % cuBLAS": 6}
     shorts = {"implementation": "impl", "B speed / A": "B/A", "A % cuBLAS": "A %cuB", "B % cuBLAS": "B %cuB"}
-    columns = [Column(h, drop=drops.get(h), right=h in drops, short=shorts.get(h), wrap=14 if h == "problem" else None)
-               for h in HEADERS]
-    print_table(console, "per implementation and problem", columns, table_rows(cmp), "the HTML page has them")
+    columns = [Column(h, drop=drops.get(h), right=h in drops, short=shorts.get(h), wrap=14 if h == "problem" else None,
+                      elide=h == "kernel") for h in HEADERS]
+    # The op is read from the shape (MxNxK or MxN): six characters more for the ids.
+    rows = [[row[0].split(" ", 1)[-1], *row[1:]] for row in table_rows(cmp)]
+    print_table(console, "per implementation and problem (MxNxK: sgemm, MxN: sgemv)", columns, rows,
+                "the HTML page has them")
     if cmp.rank_changes:
         print_table(console, "rank changes within an idea (1 = fastest)",
                     [Column("idea", drop=2), Column("problem", drop=1), Column("implementation"),

@@ -9,6 +9,7 @@ problem is then paired round by round.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -129,6 +130,7 @@ class RunSession:
     # Wall seconds of the run's stages in this process (harness/run/phases.py STAGES); the records' phase_s say what
     # each implementation spent inside them
     phase_s: dict[str, float] = field(default_factory=dict)
+    _versions: dict[str, str] | None = field(default=None, repr=False)
 
     @property
     def gpu(self) -> bool:
@@ -162,15 +164,16 @@ class RunSession:
             _start_all(workers)
             try:
                 self.check_memory(plan, workers)
+                self.check_target(workers[0].device)  # again, now that the device is known; still before any write
             except ValueError:
                 for w in workers:
                     w.stop()
                 if precompiler is not None:
                     precompiler.close()
                 raise
-        with ResultsWriter(self.out_path) as out:
-            if not self.resume:
-                out.write(self.header(plan, workers))
+        writer = (ResultsWriter.continuing(self.out_path) if self.resume
+                  else ResultsWriter.new(self.out_path, self.header(plan, workers)))
+        with writer as out:
 
             total = sum(len(keys) for _, keys in plan) + (0 if self.gpu else len(self.kernels))
             started: dict[tuple, float] = {}
@@ -237,6 +240,79 @@ class RunSession:
             out.write(RunEnd(now(), len(failures), len(self.results)))
         return failures
 
+    def check_target(self, device: str | None = None) -> None:
+        """Refuse, before anything is written, a results file this run may not write: a folder, a place that cannot
+        be written, or a file that holds anything (a new run writes a new file); with resume, anything but a results
+        file of this same run (device, toolchain, seed, shard, settings, chosen kernels and problems as its header
+        records them). `device`: the workers' GPU (or CPU), once they have started."""
+        path = self.out_path
+        folder = path.absolute().parent
+        if path.is_dir():
+            raise ValueError(f"{path} is a folder: a run writes a results file")
+        if not folder.is_dir():
+            raise ValueError(f"{path}: " + (f"{folder} is not a folder" if folder.exists() else
+                                            f"the folder {folder} does not exist"))
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ValueError(f"{path}: {folder} cannot be written into")
+        if not self.resume:
+            if path.exists() and (not path.is_file() or path.stat().st_size):
+                raise ValueError(f"{path} exists: a run writes only a new results file (--resume {path} continues "
+                                 f"one that the same run wrote)")
+            return
+        if not path.is_file():
+            raise ValueError(f"{path}: no results file to resume")
+        if not os.access(path, os.W_OK):
+            raise ValueError(f"{path}: cannot be written")
+        differs = self.differences(load(path).header, device)
+        if differs:
+            raise ValueError(f"{path} was written by another run ({'; '.join(differs)}): --resume continues only "
+                             f"the run that wrote the file")
+
+    def differences(self, header: RunHeader, device: str | None = None) -> list[str]:
+        """How a results file's run differs from this one, each as "what: there, here" (none: this run continues it).
+        The kernels are compared as both runs chose them (--only, --op), the problems as both planned them."""
+        out = []
+
+        def differ(what: str, there: object, here: object) -> None:
+            if there != here:
+                out.append(f"{what}: {there} there, {here} here")
+
+        differ("mode", header.mode, "gpu" if self.gpu else "cpu")
+        if device is not None:
+            differ("device", header.device, device)
+        versions = self.versions()
+        changed = sorted(k for k in {*header.versions, *versions} if header.versions.get(k) != versions.get(k))
+        if changed:
+            out.append("versions: " + ", ".join(f"{k} {header.versions.get(k, 'absent')} there, "
+                                                f"{versions.get(k, 'absent')} here" for k in changed))
+        differ("seed", header.seed, self.seed)
+        differ("shard", header.shard, f"{self.shard[0]}/{self.shard[1]}" if self.shard else None)
+        if self.gpu:
+            differ("rep_ms", header.rep_ms, self.rep_ms)
+            differ("rounds", header.rounds, self.rounds)
+            differ("A/A control", header.aa, self.aa)
+        differ("kernels chosen", _choice(header.argv) or "all", _choice(self.argv) or "all")
+        planned = set(self.planned_problems(self.plan()))
+        if set(header.problems) != planned:
+            missing, extra = set(header.problems) - planned, planned - set(header.problems)
+            out.append("problems: " + "; ".join(
+                [*([f"{', '.join(sorted(p.label for p in missing))} there only"] if missing else []),
+                 *([f"{', '.join(sorted(p.label for p in extra))} here only"] if extra else [])]))
+        return out
+
+    def versions(self) -> dict[str, str]:
+        """The toolchain's versions (env.versions), read once per run: the header records them, resume compares."""
+        if self._versions is None:
+            self._versions = env.versions()
+        return self._versions
+
+    def planned_problems(self, plan: Plan) -> list[Problem]:
+        """The problems a header records for `plan`: the plan's, and without a GPU the compile records' too."""
+        problems = [p for p, _ in plan]
+        if not self.gpu:
+            problems += sorted({compile_problem(k) for k in self.kernels}, key=str)
+        return problems
+
     @staticmethod
     def check_memory(plan: Plan, workers: list[Worker]) -> None:
         """Refuse, before any launch, a problem that does not fit on the GPU with the least free memory."""
@@ -264,18 +340,35 @@ class RunSession:
                  for i, w in enumerate(workers) if w.peaks}
         devices = [w.device or "?" for w in workers]
         first = workers[0]
-        problems = [p for p, _ in plan]
-        if not self.gpu:
-            problems += sorted({compile_problem(k) for k in self.kernels}, key=str)
+        problems = self.planned_problems(plan)
         sms, l2 = first.facts.sms, first.facts.l2_bytes
         return RunHeader(started=now(), mode="gpu" if self.gpu else "cpu", device=first.device or "?",
-                         versions=env.versions(), argv=self.argv, seed=self.seed, problems=problems,
+                         versions=self.versions(), argv=self.argv, seed=self.seed, problems=problems,
                          rep_ms=self.rep_ms, sms=sms, l2_bytes=l2, peaks=first.peaks,
                          devices=devices if len(workers) > 1 else None,
                          peaks_by_device=peaks if len(workers) > 1 else None,
                          shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s,
                          build=build_description(first.facts.arch),
                          rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu)
+
+
+# The options of `rosetta run` that choose its kernels; --resume compares them as the file's header recorded them.
+CHOICE = ("--only", "--op")
+
+
+def _choice(argv: list[str]) -> str:
+    """The options of an argv that choose kernels, as one string, their values sorted ("" for all kernels)."""
+    chosen: dict[str, list[str]] = {}
+    option = None
+    for arg in argv:
+        if arg.startswith("-"):
+            option, _, value = arg.partition("=")
+            option = option if option in CHOICE else None
+            if option is not None:
+                chosen.setdefault(option, []).extend([value] if value else [])
+        elif option is not None:
+            chosen[option].append(arg)
+    return " ".join(f"{o} {' '.join(sorted(v))}" for o, v in sorted(chosen.items()))
 
 
 def _start_all(workers: list[Worker]) -> None:
