@@ -107,8 +107,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     with Reporter(console) as reporter:
         failures = session.run(reporter)
     from harness.analysis.build import write_beside
+    from harness.analysis.wording import terminal_cells
     from harness.records.file import load
-    from harness.report.wording import terminal_cells
     from harness.run.phases import phases_line
     from harness.run.summary import print_summary
 
@@ -168,7 +168,7 @@ def compiled_line(results: list[Result]) -> str:
 def aa_lines(analysis: Analysis) -> list[str]:
     """The A/A control in the terminal: how many implementations timed twice were called SAME, then each one that was
     not, with its call and interval, so that a reader sees which and by how much (nothing for a run without --aa)."""
-    from harness.report.wording import speed
+    from harness.analysis.wording import speed
 
     controls = [c for c in analysis.where("aa") if c.call is not None]
     if not controls:

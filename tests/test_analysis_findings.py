@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis import wording
 from harness.analysis.build import build
 from harness.analysis.causes import causes, stated
 from harness.analysis.findings import findings, recorded
@@ -22,7 +23,6 @@ from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.records.lines import Resources, Result, RunHeader, Status
-from harness.report import wording
 from harness.report.cause_text import because, pair_names, phrase
 from harness.report.doc import Bullets, plain
 from harness.report.finding_text import words

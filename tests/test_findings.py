@@ -9,6 +9,7 @@ from itertools import combinations
 
 import pytest
 
+from harness.analysis import anchors
 from harness.analysis.claims import claims_table, stride_sweep, unroll_check
 from harness.analysis.findings import MAX_FINDINGS, findings
 from harness.analysis.measured import Measured
@@ -16,7 +17,6 @@ from harness.analysis.verdicts import Call
 from harness.records.file import Results, load
 from harness.records.lines import Result
 from harness.registry import BY_ID, UNROLL_CLAIM
-from harness.report import anchors
 from harness.report.doc import Link, Mono, plain
 from harness.report.finding_text import evidence, words
 from harness.report.overview import idea_table

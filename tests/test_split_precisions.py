@@ -39,9 +39,9 @@ def test_the_bf16_splits_are_precision_classes_with_their_triton_input_precision
 
 
 def test_the_report_names_each_class_by_its_label():
+    from harness.analysis.wording import PRECISION_TEXT
     from harness.records.lines import Result, Status
     from harness.report.results_tables import precision_cell
-    from harness.report.wording import PRECISION_TEXT
 
     assert {p: c.label for p, c in PRECISION_CLASSES.items()} == PRECISION_TEXT
     from harness.run.summary import row

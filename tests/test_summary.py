@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from harness.analysis.record import analyse
-from harness.report.wording import terminal_cells
+from harness.analysis.wording import terminal_cells
 from harness.run.summary import CAVEAT_MARK, HEADERS, print_summary
 from tests.recorded import with_rounds
 

@@ -7,15 +7,15 @@ again, and the launch setting that closes the most of it."""
 
 from __future__ import annotations
 
+from harness.analysis import anchors, fmt
 from harness.analysis.causes import Cause, against, stated
 from harness.analysis.knobs import ALL, PRODUCT, Effect, KnobFinding, Study
 from harness.analysis.measured import Measured
 from harness.analysis.verdicts import Call
+from harness.analysis.wording import verdict_speed as speed
 from harness.baselines import TRITON_BASELINE_LABELS
 from harness.records.lines import Result
-from harness.report import anchors, fmt
 from harness.report.doc import Cell, Inline, Link, Mono, Table
-from harness.report.wording import verdict_speed as speed
 
 # What each counter where fewer is better counts, as a sentence names it.
 COUNTED = {

@@ -8,10 +8,10 @@ import base64
 import statistics
 from pathlib import Path
 
+from harness.analysis import fmt
 from harness.analysis.compare import Comparison, Row
 from harness.analysis.verdicts import Call
-from harness.report import fmt
-from harness.report.wording import verdict_speed
+from harness.analysis.wording import verdict_speed
 
 
 def op_headline(cmp: Comparison, op: str) -> str:

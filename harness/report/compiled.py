@@ -5,11 +5,11 @@ Why one kernel is faster is not read off these tables: causes.py weighs their fa
 
 from __future__ import annotations
 
+from harness.analysis import fmt
 from harness.analysis.compiled import TOLERANCE, Uncompiled, build_pairs, subnormal_error
 from harness.analysis.measured import Measured
 from harness.analysis.verdicts import Call
 from harness.records.lines import Result
-from harness.report import fmt
 from harness.report.doc import Cell, Table
 
 # The SASS classes every table shows, even at zero: a zero is the finding (no LDG.128, no HMMA), so these

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.analysis import anchors, fmt, wording
 from harness.analysis.claims import published_pct
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, Finding
 from harness.analysis.verdicts import Call
+from harness.analysis.wording import PRECISION_TEXT, baseline_label, config_text, idea_link, who
 from harness.problems import Problem
 from harness.records.lines import Result
-from harness.report import anchors, fmt, wording
 from harness.report.cause_text import said
 from harness.report.doc import Inline, Link, Mono
-from harness.report.wording import PRECISION_TEXT, baseline_label, config_text, idea_link, who
 
 _CLAIMS = Link("the documents' figures beside ours", anchors.href(anchors.CLAIMS))
 _RESULTS = Link("All results", anchors.href(anchors.RESULTS))

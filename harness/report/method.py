@@ -5,12 +5,12 @@ from __future__ import annotations
 import shlex
 from datetime import datetime
 
+from harness.analysis import anchors, fmt
 from harness.analysis.measured import Measured
 from harness.analysis.overview import TimingSummary, timing_summary
 from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES
 from harness.numerics import VENDOR_MULTIPLE
 from harness.records.lines import Status
-from harness.report import anchors, fmt
 from harness.report.compiled import build_study_table, build_text
 from harness.report.doc import Cell, Inline, Notice, Para, Section, Table, TableBlock
 from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS

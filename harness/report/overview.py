@@ -10,15 +10,15 @@ class says so (registry PRECISION_CLASSES); a bf16x3 row is labelled as not fp32
 
 from __future__ import annotations
 
+from harness.analysis import anchors, fmt, wording
 from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
 from harness.analysis.fp32_work import ERROR_LAYERS, fp32_rows, layer_error
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows, idea_rows, shared_modules
+from harness.analysis.wording import PRECISION_TEXT, baseline_label, config_text
 from harness.catalog_types.kernel import PRECISION_CLASSES, Published, precision_label
 from harness.records.lines import Result
-from harness.report import anchors, fmt, wording
 from harness.report.doc import Cell, Inline, Mono, Table
-from harness.report.wording import PRECISION_TEXT, baseline_label, config_text
 
 
 def _rank_text(c: Claim | None) -> str:

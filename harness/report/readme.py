@@ -10,11 +10,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from harness.analysis import knobs
+from harness.analysis import anchors, knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.records.file import load
-from harness.report import anchors, markdown
+from harness.report import markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro
 from harness.report.finding_text import words
 from harness.report.markdown import to_markdown

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.analysis import knobs
+from harness.analysis import anchors, knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.analysis.overview import Part, parts
 from harness.analysis.record import read_beside
 from harness.records.file import load
-from harness.report import anchors, html, markdown
+from harness.report import html, markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.finding_text import evidence, words

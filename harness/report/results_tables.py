@@ -4,13 +4,13 @@ each with its explanation as a legend line (LEGEND), printed under the tables th
 
 from __future__ import annotations
 
+from harness.analysis import anchors, fmt
 from harness.analysis.measured import Measured
 from harness.catalog_types.kernel import precision_label
 from harness.catalog_types.tables import Catalog
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.records.lines import Result, Status
-from harness.report import anchors, fmt
 from harness.report.doc import Cell, Table
 from harness.report.markdown import to_markdown
 from harness.specs import spec

@@ -7,16 +7,17 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 
 from __future__ import annotations
 
+from harness.analysis import anchors, fmt, wording
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.compiled import compiled_records
 from harness.analysis.measured import Measured, ideas_of, triton_modules
 from harness.analysis.proven import Row
 from harness.analysis.steps import hopper_ideas
 from harness.analysis.verdicts import Call
+from harness.analysis.wording import baseline_label, config_text, who
 from harness.catalog_types.idea import COMPILER, Idea
 from harness.catalog_types.kernel import Kernel
 from harness.catalog_types.tables import Catalog
-from harness.report import anchors, fmt, wording
 from harness.report.cause_text import because, despite
 from harness.report.compiled import missing_text, resources_table, sass_table
 from harness.report.doc import Bullets, Cell, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
@@ -24,7 +25,6 @@ from harness.report.overview import published_text
 from harness.report.results_tables import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.sources import SourcePlanner
 from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
-from harness.report.wording import baseline_label, config_text, who
 
 
 def section_title(catalog: Catalog, section: str) -> str:

@@ -16,9 +16,9 @@ import difflib
 import importlib.util
 from pathlib import Path
 
+from harness.analysis.wording import config_text
 from harness.catalog_types.kernel import Kernel
 from harness.report.doc import Inline, Mono, Source
-from harness.report.wording import config_text
 from kernels_cuda import expanded, source_path
 
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.analysis import fmt, wording
 from harness.analysis.causes import COUNTER_TOLERANCE, MIN_GAP, tied
 from harness.analysis.measured import Measured
 from harness.analysis.steps import Moved, Step, hopper_steps, ladder_steps
 from harness.analysis.verdicts import Call
+from harness.analysis.wording import baseline_label
 from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel
-from harness.report import fmt, wording
 from harness.report.doc import Cell, Table
-from harness.report.wording import baseline_label
 
 __all__ = ["COLUMNS", "HOPPER_TITLE", "counters_table", "hopper_steps_table", "ladder_steps_table", "moved_text"]
 

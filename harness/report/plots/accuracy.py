@@ -17,11 +17,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
+from harness.analysis import anchors, fmt
 from harness.analysis.fp32_work import ERROR_LAYERS, accuracy_front, summit
 from harness.analysis.measured import Measured
+from harness.analysis.wording import PRECISION_TEXT
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
-from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -34,7 +35,6 @@ from harness.report.plots.common import (
     sizes,
     style,
 )
-from harness.report.wording import PRECISION_TEXT
 
 SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D", "bf16x6": "s", "bf16x3": "v"}
 SHAPE_NAME = {"o": "circle", "^": "triangle", "D": "diamond", "s": "square", "v": "downward triangle"}

@@ -12,14 +12,15 @@ import textwrap
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from harness.analysis import anchors, fmt
 from harness.analysis.claims import published_pct
 from harness.analysis.measured import Measured
 from harness.analysis.steps import hopper_points, ladder_rungs
+from harness.analysis.wording import PRECISION_TEXT, baseline_label
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS, precision_caveat
 from harness.identity import ImplId
 from harness.records.lines import Result
-from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -34,7 +35,6 @@ from harness.report.plots.common import (
     sizes,
     style,
 )
-from harness.report.wording import PRECISION_TEXT, baseline_label
 
 ROW_IN = 0.19           # inches per bar row: the longest chart (130 rows) stays under two screens
 

@@ -7,11 +7,11 @@ import math
 
 from matplotlib.ticker import NullFormatter
 
+from harness.analysis import anchors
 from harness.analysis.measured import Measured
 from harness.analysis.overview import best_points, parts
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
-from harness.report import anchors
 from harness.report.plots.common import CUBLAS, CUDA, TRITON, Plot, figure, marker_key, missing, png, sizes, style
 from harness.specs import spec
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from matplotlib.lines import Line2D
 
+from harness.analysis import anchors
 from harness.analysis.measured import Measured
 from harness.problems import Problem
 from harness.records.lines import Result
-from harness.report import anchors
 from harness.report.plots.common import CUDA, TRITON, Plot, figure, legend_columns, missing, png, sizes, style
 
 MARKERS = ("o", "s", "D", "v", "P", "*", "h", "X", "<", ">")

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.analysis import anchors, fmt
+from harness.analysis.fmt import Inline, Link, Mono
 from harness.analysis.record import Analysis, Comparison
 from harness.analysis.verdicts import Call, Verdict
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.catalog_types.tables import Catalog
 from harness.records.lines import Result
-from harness.report import anchors, fmt
-from harness.report.doc import Inline, Link, Mono
 
 # How the report names each precision class: the registry's label, caveat included ("bf16x3 (not fp32-accurate)").
 PRECISION_TEXT = {p: c.label for p, c in PRECISION_CLASSES.items()}
