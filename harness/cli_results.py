@@ -131,7 +131,7 @@ def print_claims(rows: list[Claim], console, results: Results | Measured | None 
     fitted to its width (harness.term_table)."""
     from harness.analysis import fmt
     from harness.analysis.claims import as_measured, stride_occupancy, stride_sweep
-    from harness.report.overview import published_text
+    from harness.analysis.wording import published_text
     from harness.term_table import Column, print_table
 
     m = as_measured(results)

@@ -107,17 +107,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     with Reporter(console) as reporter:
         failures = session.run(reporter)
     from harness.analysis.build import write_beside
-    from harness.analysis.wording import terminal_cells
+    from harness.analysis.measured import Measured
     from harness.records.file import load
+    from harness.report.terminal import print_summary
     from harness.run.phases import phases_line
-    from harness.run.summary import print_summary
 
     # Every verdict of the file and its proven mapping, made once and written beside it: the table below and the
     # report read it.
     started = time.perf_counter()
-    analysis = write_beside(out_path, load(out_path))
+    results = load(out_path)
+    analysis = write_beside(out_path, results)
     session.phase_s["analysis"] = time.perf_counter() - started
-    print_summary(session.results, None, console, terminal_cells(analysis))
+    print_summary(Measured(results, analysis), console)
     for line in aa_lines(analysis):
         console.print(line, markup=False)
     if not gpu:

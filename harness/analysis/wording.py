@@ -5,14 +5,12 @@ named where time and cycles call it differently."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from harness.analysis import anchors, fmt
 from harness.analysis.fmt import Inline, Link, Mono
-from harness.analysis.record import Analysis, Comparison
+from harness.analysis.record import Comparison
 from harness.analysis.verdicts import Call, Verdict
 from harness.baselines import cublas_of
-from harness.catalog_types.kernel import PRECISION_CLASSES
+from harness.catalog_types.kernel import PRECISION_CLASSES, Published
 from harness.catalog_types.tables import Catalog
 from harness.records.lines import Result
 
@@ -24,21 +22,29 @@ def baseline_label(precision: str) -> str:
     return "cuBLAS TF32" if cublas_of(precision) == "cublas-tf32" else "cuBLAS fp32"
 
 
-def config_text(cfg: dict) -> str:
-    """A Triton launch's settings in a few words: '64×64×16 tile, 2 warps, 3 stages, unroll'."""
-    dims = [cfg[k] for k in ("block_m", "block_n", "block_k") if k in cfg]
-    parts = ["×".join(map(str, dims)) + " tile"] if dims else []
+# How a launch setting beyond the tile, warps and stages is named; the precision is the row's class, said beside it.
+SETTING_WORDS = {"group_m": "group", "b_kmajor": "B K-major"}
+UNSAID = {"block_m", "block_n", "block_k", "num_warps", "num_stages", "input_precision", "autotuned"}
+
+
+def config_text(cfg: dict, op: str = "sgemm") -> str:
+    """A Triton launch's settings in a few words: '64×64×16 tile, 2 warps, 3 stages, group 8, unroll' (sgemv: '4 rows
+    a program, 512 columns a step')."""
+    if op == "sgemv" and "block_m" in cfg:
+        parts = [f"{cfg['block_m']} row{'s' if cfg['block_m'] != 1 else ''} a program, {cfg.get('block_n')} columns "
+                 "a step"]
+    else:
+        dims = [cfg[k] for k in ("block_m", "block_n", "block_k") if k in cfg]
+        parts = ["×".join(map(str, dims)) + " tile"] if dims else []
     if "num_warps" in cfg:
         parts.append(f"{cfg['num_warps']} warp{'s' if cfg['num_warps'] != 1 else ''}")
     if cfg.get("num_stages", 1) != 1:
         parts.append(f"{cfg['num_stages']} stages")
-    skip = {"block_m", "block_n", "block_k", "num_warps", "num_stages"}
     for key, value in cfg.items():
-        if key in skip:
-            continue
-        parts.append(key if value is True else f"no {key}" if value is False else f"{key} {value}")
+        name = SETTING_WORDS.get(key, key)
+        if key not in UNSAID and not (key == "b_kmajor" and value is False):
+            parts.append(name if value is True else f"no {name}" if value is False else f"{name} {value}")
     return ", ".join(parts)
-
 
 
 def idea_link(catalog: Catalog, key: str) -> Link:
@@ -74,8 +80,9 @@ def relation(c: Comparison | None) -> str:
     return fmt.CALL_WORDS[c.call.value]
 
 
-def sentence(c: Comparison | None, subject: str, reference: str) -> str:
-    """'A is faster than B (1.05x [1.03–1.07])', 'A and B tie (...)', 'A against B is undecided (...)'."""
+def sentence(c: Comparison | None, subject: str, reference: str, mhz: Clocks = (None, None)) -> str:
+    """'A is faster than B (1.05x [1.03–1.07])', 'A and B tie (...)', 'A against B is undecided (...)', with the
+    clock's part where time and cycles call it differently (clock_clause)."""
     if c is None:
         return f"{subject} and {reference} were not both timed"
     ratio = speed(c)
@@ -85,29 +92,45 @@ def sentence(c: Comparison | None, subject: str, reference: str) -> str:
             Call.SLOW: f"{subject} is slower than {reference} ({ratio})",
             Call.SAME: f"{subject} and {reference} tie ({ratio}, within the {c.verdict.margin:.0%} margin)",
             Call.AMBIGUOUS: f"{subject} against {reference} is undecided ({ratio})"}[c.call]
-    return text + clock_clause(c)
+    return text + clock_clause(c, subject, reference, mhz)
 
 
-def clock_clause(c: Comparison | None) -> str:
-    """Where the call in cycles differs from the call in time: the clock, not the code, made the difference."""
+# The median SM clock of each side of a comparison (subject, reference) in MHz, where the records have one.
+Clocks = tuple[float | None, float | None]
+DECIDED = (Call.FAST, Call.SLOW)
+
+
+def clock_clause(c: Comparison | None, subject: str, reference: str, mhz: Clocks = (None, None)) -> str:
+    """Where the call in cycles differs from the call in time: which side ran at the higher SM clock, and whether
+    that made the time difference (decided in time, not in cycles), hid one (decided in cycles, not in time) or
+    reversed it. The side is read off the verdict itself: cycles are time x clock, so the cycle ratio over the time
+    ratio is the ratio of the two sides' clocks."""
     if c is None or c.verdict is None or not c.verdict.clock_differs:
         return ""
-    cyc = c.verdict.cycles
+    time, cyc = c.verdict.time, c.verdict.cycles
+    assert cyc is not None
+    subject_higher = cyc.ratio > time.ratio
+    higher = subject if subject_higher else reference
+    clocks = (mhz if subject_higher else mhz[::-1])
+    said = (f" (median {clocks[0]:.0f} against {clocks[1]:.0f} MHz)"
+            if clocks[0] is not None and clocks[1] is not None and clocks[0] > clocks[1] else "")
+    if time.call in DECIDED and cyc.call in DECIDED:
+        effect = "which reversed the order of their cycles"
+    elif time.call in DECIDED:
+        effect = "which made the time difference"
+    elif cyc.call in DECIDED:
+        more = subject if cyc.call is Call.SLOW else reference
+        effect = f"which hid a difference in the code: {more} needs more cycles"
+    else:
+        effect = "and the two calls differ by the clock alone"
     return (f"; in cycles it is {fmt.CALL_WORDS[cyc.call.value]} ({fmt.ratio_ci(1 / cyc.ratio, 1 / cyc.hi, 1 / cyc.lo)}"
-            "): the time difference is the SM clock's, a power effect, not the programming model's")
+            f"): {higher} ran at the higher SM clock{said}, {effect}")
 
 
-def terminal_cells(analysis: Analysis) -> Callable[[Result], tuple[str, str, str]]:
-    """For the terminal table: a row's % of its cuBLAS with the interval, the call, and against the Triton
-    tutorial."""
-
-    def cells(r: Result) -> tuple[str, str, str]:
-        if r.baseline and r.impl == cublas_of(r.precision):
-            return ("100%", "-", "-")
-        c = analysis.one(r, "cublas")
-        pct = fmt.pct_ci(*c.pct()).replace("—", "-") if c is not None else "-"
-        t = analysis.one(r, "triton-baseline")
-        return (pct, fmt.call(c.call) if c is not None else "-",
-                f"{speed(t)} {fmt.call(t.call)}" if t is not None else "-")
-
-    return cells
+def published_text(pub: Published | None) -> str:
+    if pub is None:
+        return ""
+    # As the document wrote them: 6.0 stays 6.0.
+    said = ((pub.ms, "{} ms"), (pub.tflops, "{} TFLOP/s"), (pub.pct_cublas, "{:.1f}% of cuBLAS"),
+            (pub.pct_bandwidth, "{:g}% of bandwidth"), (pub.stride, "stride {}"), (pub.intensity, "{:g} FLOP/B"))
+    return ", ".join(form.format(v) for v, form in said if v is not None)
