@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from harness.analysis.record import Analysis, Comparison, RowKey, analyse, pair, today
 from harness.baselines import cublas_of
@@ -21,7 +22,7 @@ from harness.catalog_types.tables import Catalog
 from harness.occupancy import Occupancy, sm90_occupancy
 from harness.problems import Problem
 from harness.records.file import Results
-from harness.records.lines import Result
+from harness.records.lines import Result, RunHeader
 from harness.records.order import SEED_SGEMM, headline_problem, record_order
 from harness.roofline import intensity, tile_bytes
 
@@ -53,6 +54,13 @@ class Measured:
         self.all = results.results
         self._between: dict[tuple, Comparison | None] = {}
         self._analysis = analysis
+
+    @classmethod
+    def of(cls, records: list[Result], catalog: Catalog | None = None) -> Measured:
+        """Records that are no file (a caller's own rows): a header naming their problems, the catalog given."""
+        header = RunHeader("", "gpu", "", {}, [], 0, list(dict.fromkeys(r.problem for r in records)), 0.0)
+        return cls(Results(Path("records"), header, list(records), None),
+                   analyse(records, "records", catalog) if catalog is not None else None)
 
     # ------------------------------------------------------------------ selection
     @cached_property

@@ -99,9 +99,13 @@ def _kernel_link(m: Measured, r: Result) -> str:
     return anchors.href(anchors.kernel(r.kernel)) if r.kernel in m.catalog.by_id else ""
 
 
-KERNEL: Metric[Result] = Metric("kernel", lambda m, r: r.kernel or "baseline", num=False, code=True,
-                                sub=_kernel_sub, link=_kernel_link,
-                                style=lambda v: "muted" if v == "baseline" else "", term=Column("kernel"))
+def _kernel(m: Measured, r: Result) -> tuple[str, str]:
+    """The kernel id and how it stands: muted for a baseline, amber for one the catalog no longer lists."""
+    return (r.kernel, "" if r.kernel in m.catalog.by_id else "warn") if r.kernel else ("baseline", "muted")
+
+
+KERNEL: Metric[Result] = Metric("kernel", _kernel, lambda v: v[0], num=False, code=True, sub=_kernel_sub,
+                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel"))
 KERNEL_ID: Metric[Result] = Metric("kernel", lambda m, r: r.kernel or "", num=False, code=True)
 IMPL: Metric[Result] = Metric("implementation", lambda m, r: r.label, num=False,
                               term=Column("implementation", short="impl"))
