@@ -46,7 +46,7 @@ def best_metric(name: str, get: Callable[[Any], Best | None], optional: bool = F
         r = b.result
         rate = f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm" and r.rate else \
             f"{fmt.gbps(r.rate)} GB/s" if r.rate else ""
-        return " · ".join(x for x in (rate, best_name(b), ran_text(m, r)) if x)
+        return " · ".join(x for x in (rate, best_name(b), ran_text(m, r, brief=True)) if x)
 
     return Metric(name, lambda m, row: b.interval if (b := get(row)) else None, lambda v: fmt.pct_ci(*v),
                   sub=sub, link=lambda m, row: anchors.href(anchors.kernel(get(row).kernel)),  # type: ignore[union-attr]
@@ -55,8 +55,9 @@ def best_metric(name: str, get: Callable[[Any], Best | None], optional: bool = F
 
 def verdict_metric(name: str, get: Callable[[Any], Any], sub: Callable[[Measured, Any], str] | None = None,
                    legend: str = "") -> Metric[Any]:
-    return Metric(name, lambda m, row: get(row), lambda c: f"{wording.speed(c)} · {wording.relation(c)}",
-                  style=call_style, sub=sub, legend=legend)
+    """A comparison: its speed ratio with the interval, and under it the call in words (and what it is against)."""
+    return Metric(name, lambda m, row: get(row), wording.speed, style=call_style, legend=legend,
+                  sub=lambda m, row: wording.relation(get(row)) + (f" · {sub(m, row)}" if sub else ""))
 
 
 # ---------------------------------------------------------------------------------------------- the headline
@@ -69,22 +70,25 @@ def _headline_row(m: Measured, h: HeadlineRow) -> str:
     return f"{h.op} {h.problem.shape_label}"
 
 
+def _cublas_rate(r: Result) -> str:
+    return f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm" else f"{fmt.gbps(r.rate)} GB/s"  # type: ignore[arg-type]
+
+
 HEADLINE: list[Metric[HeadlineRow]] = [
     Metric("op · problem · class", _headline_row, num=False,
-           sub=lambda m, h: PRECISION_TEXT.get(h.precision, h.precision) + f" vs {baseline_label(h.precision)}"
-           + (f" · {h.role}" if h.role else "")),
+           sub=lambda m, h: PRECISION_TEXT.get(h.precision, h.precision) + f" vs {baseline_label(h.precision)} "
+           f"({_cublas_rate(h.cublas)})" + (f" · {h.role}" if h.role else "")),
     best_metric("best CUDA", lambda h: h.cuda),
     best_metric("best Triton, like for like", lambda h: h.triton),
     best_metric("best Triton, any design", lambda h: h.triton_any, optional=True),
     verdict_metric("Triton vs CUDA", lambda h: h.triton_vs_cuda),
     verdict_metric("best Triton vs Triton tutorial", lambda h: h.tutorial, sub=lambda m, h: _tutorial(m, h.tutorial)),
-    Metric("cuBLAS", lambda m, h: h.cublas, lambda r: f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm"
-           else f"{fmt.gbps(r.rate)} GB/s", sub=lambda m, h: h.cublas.label),
 ]
 HEADLINE_LEGEND = [
-    "Each op's headline problem (sgemv also at the shape where cuBLAS comes nearest the copy bandwidth). %: of the "
-    "cuBLAS of the same precision class, same timer, with its " + f"{LEVEL:.0%} interval; under it the rate, the "
-    "implementation and the configuration it ran with, as its record says. " + ESTIMATORS + ".",
+    "Each op's headline problem (sgemv: the shape where cuBLAS comes nearest the copy bandwidth; the findings give "
+    "the op's headline shape too), and beside the class the cuBLAS rate. %: of the cuBLAS of the same precision "
+    f"class, same timer, with its {LEVEL:.0%} interval; under it the rate, the implementation and the configuration "
+    "it ran with (tile, warps, stages, group), as its record says. " + ESTIMATORS + ".",
     "best Triton, like for like: the fastest Triton form that moves data as its CUDA kernel does; any design: the "
     "fastest Triton form of any design (a pre-split, rank-1 updates), where it is another one. Ratios: speed ratio, "
     "interval and call; " + CALLS + ".", RAN_LEGEND]

@@ -232,6 +232,15 @@ class Measured:
         kernel, c = self.catalog.by_id.get(result.kernel or ""), self.counterpart(result)
         return dict(c.config(kernel)) if kernel is not None and c is not None else {}
 
+    def launch(self, result: Result) -> tuple:
+        """What a record ran, for telling one launch from another: a Triton row's module, its configuration as it ran
+        and its class (one compiled kernel launched alike, whichever CUDA kernel it stands beside: timed twice, it is
+        an A/A pair); any other record's kernel and implementation."""
+        c = self.counterpart(result)
+        if c is None:
+            return (result.kernel, result.impl, result.precision)
+        return (c.module, tuple(sorted((k, str(v)) for k, v in self.config(result).items())), result.precision)
+
     def tile(self, result: Result) -> tuple[int, int, int] | None:
         """The output tile per block or program and the K step that ran: the CUDA kernel's (its recorded facts), the
         Triton launch's (its configuration as it ran); None for a baseline."""

@@ -244,8 +244,9 @@ RAN_LEGEND = ("ran with: the tile per block or program (M×N×K step) and the la
               "threads per block (Triton: num_warps × 32).")
 
 
-def ran_text(m: Measured, r: Result) -> str | None:
-    """'128×256×32 tile, 8 warps, 3 stages, group 8' as the record says it ran (CUDA: the tile and threads)."""
+def ran_text(m: Measured, r: Result, brief: bool = False) -> str | None:
+    """'128×256×32 tile, 8 warps, 3 stages, group 8' as the record says it ran (CUDA: the tile and threads); `brief`:
+    the tile, warps, stages and group alone."""
     tile = m.tile(r)
     if r.impl_id.is_cuda:
         if tile is None:
@@ -253,7 +254,7 @@ def ran_text(m: Measured, r: Result) -> str | None:
         rows = f"{tile[0]} row{'s' if tile[0] != 1 else ''} a block, {tile[2]} columns a step" if r.op == "sgemv" \
             else f"{'×'.join(map(str, tile))} tile"
         return f"{rows}, {m.threads(r)} threads"
-    return wording.config_text(m.config(r), r.op) or None
+    return wording.config_text(m.config(r), r.op, brief) or None
 
 
 def launch_text(m: Measured, kernel: Kernel, c: Counterpart) -> str:

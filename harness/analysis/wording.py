@@ -27,9 +27,9 @@ SETTING_WORDS = {"group_m": "group", "b_kmajor": "B K-major"}
 UNSAID = {"block_m", "block_n", "block_k", "num_warps", "num_stages", "input_precision", "autotuned"}
 
 
-def config_text(cfg: dict, op: str = "sgemm") -> str:
+def config_text(cfg: dict, op: str = "sgemm", brief: bool = False) -> str:
     """A Triton launch's settings in a few words: '64×64×16 tile, 2 warps, 3 stages, group 8, unroll' (sgemv: '4 rows
-    a program, 512 columns a step')."""
+    a program, 512 columns a step'); `brief`: the tile, warps, stages and group only."""
     if op == "sgemv" and "block_m" in cfg:
         parts = [f"{cfg['block_m']} row{'s' if cfg['block_m'] != 1 else ''} a program, {cfg.get('block_n')} columns "
                  "a step"]
@@ -42,7 +42,7 @@ def config_text(cfg: dict, op: str = "sgemm") -> str:
         parts.append(f"{cfg['num_stages']} stages")
     for key, value in cfg.items():
         name = SETTING_WORDS.get(key, key)
-        if key not in UNSAID and not (key == "b_kmajor" and value is False):
+        if key not in UNSAID and not (key == "b_kmajor" and value is False) and (not brief or key == "group_m"):
             parts.append(name if value is True else f"no {name}" if value is False else f"{name} {value}")
     return ", ".join(parts)
 

@@ -34,6 +34,7 @@ from harness.report.plots.common import (
     png,
     sizes,
     style,
+    unclutter,
 )
 
 SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D", "bf16x6": "s", "bf16x3": "v"}
@@ -75,7 +76,8 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
             ax.plot([speeds[i] for i in front], [errors[i] for i in front], linestyle="--", color="#444444",
                     linewidth=1.2, zorder=3)
         barred = 0
-        named: list[tuple[float, float]] = []
+        labels: list = []
+        markers: list = []
         for i, r in enumerate(recs):
             colour = model_colour(r.impl_id)  # a baseline keeps its model's colour: cuBLAS grey, Triton's orange
             size = 150 if r.baseline else 70
@@ -85,22 +87,22 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
                 ax.errorbar([speeds[i]], [errors[i]], xerr=[[max(speeds[i] - lo, 0.0)], [max(hi - speeds[i], 0.0)]],
                             fmt="none", ecolor=colour, elinewidth=1.2, capsize=3, zorder=4)
                 barred += 1
+            # the front's points over every other (a point on the front is never hidden), the baselines next
             ax.scatter([speeds[i]], [errors[i]], marker=SHAPE.get(r.precision, "o"), s=size, color=colour,
                        edgecolors="black" if r.baseline or i in front else "white",
-                       linewidths=1.6 if i in front else 0.9, zorder=5 if r.baseline else 4)
+                       linewidths=1.6 if i in front else 0.9, zorder=6 if i in front else 5 if r.baseline else 4)
+            markers.append((ax, speeds[i], errors[i]))
             if i in front:
                 # numbered at its lower right, where no point can be (it would beat this one on both), and named in
                 # the legend: names beside close points would overlap
-                ax.annotate(str(front.index(i) + 1), (speeds[i], errors[i]), xytext=(6, -13),
-                            textcoords="offset points", fontsize=10, fontweight="bold", color="#222222")
+                labels.append(ax.annotate(str(front.index(i) + 1), (speeds[i], errors[i]), xytext=(8, -12),
+                                          textcoords="offset points", fontsize=10, fontweight="bold",
+                                          color="#222222", va="center"))
             if r.baseline:
-                # a baseline close to one already named (cuBLAS fp32 and the ieee tutorial often are) is named under
-                # its marker, not over the other's name
-                here = (math.log10(speeds[i]), math.log10(errors[i]))
-                near = any(abs(here[0] - x) < 0.15 and abs(here[1] - y) < 0.2 for x, y in named)
-                named.append(here)
-                ax.annotate(r.label, (speeds[i], errors[i]), xytext=(8, -16 if near else 6),
-                            textcoords="offset points", fontsize=9.5, color="#222222")
+                labels.append(ax.annotate(r.label, (speeds[i], errors[i]), xytext=(9, 9), textcoords="offset points",
+                                          fontsize=9.5, color="#222222", va="center",
+                                          arrowprops={"arrowstyle": "-", "color": "#888888", "linewidth": 0.6,
+                                                      "shrinkA": 0, "shrinkB": 6}))
         ax.set_xscale("log")
         ax.set_yscale("log")
         # plain numbers on the speed axis, 1, 2, 3 and 5 of each decade (20, 30, 50, 100, 200): every minor tick
@@ -126,6 +128,7 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
                            label=_short(m, recs[i])) for n, i in enumerate(front, 1)]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
                   title="shape: precision\ncolour: implementation")
+        unclutter(fig, labels, markers)
         data = png(fig)
     caption = (f"The fp32-class sgemm implementations timed on {problem.label} ({fmt.joined(_present(m, recs))}) "
                "and cuBLAS TF32 for reference where it was timed: speed against the worst error each carries, "
