@@ -36,16 +36,17 @@ def best_name(best: Best) -> str:
     return best.kernel if r.impl_id.is_cuda else f"{r.label}: {best.kernel}"
 
 
-def best_metric(name: str, get: Callable[[Any], Best | None], optional: bool = False) -> Metric[Any]:
-    """A group's fastest implementation: its % of its class's cuBLAS with the interval; under it its rate, its name
-    and the configuration it ran with, as its record says."""
+def best_metric(name: str, get: Callable[[Any], Best | None], optional: bool = False,
+                with_rate: bool = True) -> Metric[Any]:
+    """A group's fastest implementation: its % of its class's cuBLAS with the interval; under it its rate (unless
+    `with_rate` is off), its name and the configuration it ran with, as its record says."""
 
     def sub(m: Measured, row: Any) -> str:
         b = get(row)
         assert b is not None
         r = b.result
-        rate = f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm" and r.rate else \
-            f"{fmt.gbps(r.rate)} GB/s" if r.rate else ""
+        rate = "" if not with_rate or not r.rate else f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm" else \
+            f"{fmt.gbps(r.rate)} GB/s"
         return " · ".join(x for x in (rate, best_name(b), ran_text(m, r, brief=True)) if x)
 
     return Metric(name, lambda m, row: b.interval if (b := get(row)) else None, lambda v: fmt.pct_ci(*v),
@@ -115,8 +116,8 @@ IDEAS: list[Metric[IdeaRow]] = [
            link=lambda m, row: anchors.href(anchors.idea(row.idea.key))),
     Metric("compared with", lambda m, row: baseline_label(row.precision) + (
         "" if row.precision == "fp32" else f" ({PRECISION_TEXT.get(row.precision, row.precision)} rows)"), num=False),
-    best_metric("best CUDA", lambda row: row.cuda),
-    best_metric("best Triton", lambda row: row.triton),
+    best_metric("best CUDA", lambda row: row.cuda, with_rate=False),
+    best_metric("best Triton", lambda row: row.triton, with_rate=False),
     verdict_metric("Triton / CUDA", lambda row: row.triton_vs_cuda),
     Metric("published", _published, sub=lambda m, row: f"{row.claim.kernel.id} · {row.claim.seed.gpu}"),
     Metric("rank here · document", lambda m, row: _rank_text(row.claim), num=False, style=lambda v: "nowrap"),

@@ -162,7 +162,7 @@ def peak(op: str) -> Metric[Result]:
 
 TUTORIAL: Metric[Result] = Metric(
     "vs Triton tutorial", lambda m, r: m.vs(r, "triton-baseline") if r.timed else None, verdict_text,
-    figure=True, style=call_style,
+    figure=True, style=call_style, optional=True,
     legend=f"vs Triton tutorial: a Triton row's speed over the Triton tutorial GEMM's of its class ({LEVEL:.0%} "
            "interval) and the call; it beats the tutorial's GEMM only where the call is FAST.",
     term=Column("vs Triton tutorial", drop=7, short="vs tutorial"))
@@ -232,14 +232,15 @@ SPILLS: Metric[Result] = Metric("spills", lambda m, r: int(r.resources.spills or
                                 term=Column("spills", drop=1, right=True))
 FLAGS: Metric[Result] = Metric(
     "flags", lambda m, r: "; ".join(r.timing.flags) if r.timing and r.timing.flags else None, num=False,
-    style=lambda v: "warn flags",
+    style=lambda v: "warn flags", optional=True,
     legend=f"flags: a spread over {SPREAD_LIMIT:.0%}, or runs throttled (an SM clock under "
            f"{THROTTLE_FRACTION:.0%} of the maximum during the run; kept and counted, not dropped); in files of "
            "single bursts, an SM clock that fell during the burst.",
     term=Column("flags", drop=2, wrap=12))
 
 # ---------------------------------------------------------------------------------------------- what ran
-RAN_LEGEND = ("ran with: the tile per block or program (M×N×K step) and the launch as it ran — a Triton row's "
+RAN_LEGEND = ("ran with: the tile per block or program (M×N×K step; sgemv: the rows of a block or program and the "
+              "columns of a step) and the launch as it ran — a Triton row's "
               "configuration as the run recorded it, an autotuner's choice in place of the settings it started from; "
               "threads per block (Triton: num_warps × 32).")
 
@@ -251,8 +252,7 @@ def ran_text(m: Measured, r: Result, brief: bool = False) -> str | None:
     if r.impl_id.is_cuda:
         if tile is None:
             return None
-        rows = f"{tile[0]} row{'s' if tile[0] != 1 else ''} a block, {tile[2]} columns a step" if r.op == "sgemv" \
-            else f"{'×'.join(map(str, tile))} tile"
+        rows = f"rows {tile[0]}, step {tile[2]}" if r.op == "sgemv" else f"{'×'.join(map(str, tile))} tile"
         return f"{rows}, {m.threads(r)} threads"
     return wording.config_text(m.config(r), r.op, brief) or None
 
@@ -268,6 +268,9 @@ def launch_text(m: Measured, kernel: Kernel, c: Counterpart) -> str:
 
 
 RAN: Metric[Result] = Metric("ran with", ran_text, num=False, legend=RAN_LEGEND)
+# The implementation with, under it, what it ran with: where a table has no room for a column of its own.
+IMPL_RAN: Metric[Result] = Metric("implementation", lambda m, r: r.label, num=False, legend=RAN_LEGEND,
+                                  sub=lambda m, r: ran_text(m, r, brief=True) or "")
 THREADS: Metric[Result] = Metric("threads", lambda m, r: m.threads(r))
 SHARED_STATIC: Metric[Result] = Metric(
     "shared static", lambda m, r: s[0] if (s := m.shared(r)) else None, fmt.nbytes,
@@ -300,7 +303,7 @@ def results_columns(op: str) -> list[Metric[Result]]:
 
 def measured_columns(op: str) -> list[Metric[Result]]:
     """An idea's records, beside the published figures (the published column: the report's own)."""
-    return [PROBLEM, KERNEL_ID, IMPL, PRECISION, MS, rate(op), PCT, CALL, peak(op), INTENSITY, RAN, TUTORIAL,
+    return [PROBLEM, KERNEL_ID, IMPL_RAN, PRECISION, MS, rate(op), PCT, CALL, peak(op), INTENSITY, TUTORIAL,
             NUMERICS]
 
 

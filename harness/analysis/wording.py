@@ -8,7 +8,7 @@ from __future__ import annotations
 from harness.analysis import anchors, fmt
 from harness.analysis.fmt import Inline, Link, Mono
 from harness.analysis.record import Comparison
-from harness.analysis.verdicts import Call, Verdict
+from harness.analysis.verdicts import LEVEL, Call, Verdict
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, Published
 from harness.catalog_types.tables import Catalog
@@ -16,6 +16,10 @@ from harness.records.lines import Result
 
 # How the report names each precision class: the registry's label, caveat included ("bf16x3 (not fp32-accurate)").
 PRECISION_TEXT = {p: c.label for p, c in PRECISION_CLASSES.items()}
+# Each class's short name (the registry's text) and the interval every verdict carries: the report says them through
+# these, never restating a class, a level or a threshold (a test reads the report's sources for any it restates).
+CLASS = {p: c.text for p, c in PRECISION_CLASSES.items()}
+INTERVAL = f"{LEVEL:.0%} interval"
 
 
 def baseline_label(precision: str) -> str:
@@ -29,10 +33,9 @@ UNSAID = {"block_m", "block_n", "block_k", "num_warps", "num_stages", "input_pre
 
 def config_text(cfg: dict, op: str = "sgemm", brief: bool = False) -> str:
     """A Triton launch's settings in a few words: '64×64×16 tile, 2 warps, 3 stages, group 8, unroll' (sgemv: '4 rows
-    a program, 512 columns a step'); `brief`: the tile, warps, stages and group only."""
+    a program, 512 columns a step: 'rows 4, step 512'); `brief`: the tile, warps, stages and group only."""
     if op == "sgemv" and "block_m" in cfg:
-        parts = [f"{cfg['block_m']} row{'s' if cfg['block_m'] != 1 else ''} a program, {cfg.get('block_n')} columns "
-                 "a step"]
+        parts = [f"rows {cfg['block_m']}, step {cfg.get('block_n')}"]
     else:
         dims = [cfg[k] for k in ("block_m", "block_n", "block_k") if k in cfg]
         parts = ["×".join(map(str, dims)) + " tile"] if dims else []

@@ -11,7 +11,8 @@ from harness.analysis.cause_words import phrase
 from harness.analysis.causes import Cause, against, stated
 from harness.analysis.knobs import ALL, PRODUCT, Effect, KnobFinding, Study
 from harness.analysis.measured import Measured
-from harness.analysis.verdicts import Call
+from harness.analysis.verdicts import LEVEL, Call
+from harness.analysis.wording import INTERVAL
 from harness.analysis.wording import verdict_speed as speed
 from harness.baselines import TRITON_BASELINE_LABELS
 from harness.records.lines import Result
@@ -101,8 +102,8 @@ def knob_bullets(study: Study, detail: bool = True) -> list[list[Inline]]:
 
 def knob_table(study: Study) -> Table:
     """Every variant of every row: what it switched, its speed over the row at its own settings, and the call."""
-    table = Table([("row", False), ("switched to the tutorial's", False), ("speed vs own settings [95%]", True),
-                   ("call", False)], cls="knobs")
+    table = Table([("row", False), ("switched to the tutorial's", False),
+                   (f"speed vs own settings [{LEVEL:.0%}]", True), ("call", False)], cls="knobs")
     for f in study.findings:
         rows = [(Cell("every differing knob" if e.knob == ALL else change(e, f.own)), e.verdict, e.failed)
                 for e in f.effects]
@@ -114,7 +115,7 @@ def knob_table(study: Study) -> Table:
                        *([Cell(speed(v), num=True), Cell(fmt.call(v.call))] if v is not None else
                          [Cell(f"not timed: {fmt.first_line(failed, 60)}", cls="muted"), Cell("—")])])
     table.notes.append("speed: the row's time at its own settings over its time with the switch (the last row of "
-                       "each: the tutorial's time over the row's with every knob switched), with the 95% interval of "
+                       f"each: the tutorial's time over the row's with every knob switched), with the {INTERVAL} of "
                        "the interleaved rounds; the call as everywhere in this report.")
     return table
 

@@ -154,7 +154,7 @@ def _published(m: Measured, r: Result) -> str | None:
                                                kernel.published.pct_cublas is None else "")
 
 
-PUBLISHED: Metric[Result] = Metric("published, document's GPU", _published, num=False)
+PUBLISHED: Metric[Result] = Metric("published, document's GPU", _published, num=False, optional=True)
 
 
 def measured_table(m: Measured, kernels: list[Kernel]) -> Table:

@@ -20,7 +20,8 @@ from matplotlib.ticker import FuncFormatter
 from harness.analysis import anchors, fmt
 from harness.analysis.fp32_work import ERROR_LAYERS, accuracy_front, summit
 from harness.analysis.measured import Measured
-from harness.analysis.wording import PRECISION_TEXT
+from harness.analysis.wording import CLASS, INTERVAL, PRECISION_TEXT, baseline_label
+from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
 from harness.report.plots.common import (
@@ -37,7 +38,8 @@ from harness.report.plots.common import (
     unclutter,
 )
 
-SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D", "bf16x6": "s", "bf16x3": "v"}
+# One marker per precision class, in the registry's order of the classes.
+SHAPE = dict(zip(PRECISIONS, ("o", "^", "D", "v", "s"), strict=True))
 SHAPE_NAME = {"o": "circle", "^": "triangle", "D": "diamond", "s": "square", "v": "downward triangle"}
 # Speed intervals a caller may pass: Result.key -> (lo, hi) TFLOP/s.
 Intervals = Mapping[tuple, tuple[float, float]]
@@ -122,7 +124,7 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
         handles += [Patch(color=c, label=name)
                     for name, c in (("CUDA kernel", CUDA), ("Triton", TRITON), ("cuBLAS", CUBLAS))]
         handles.append(Line2D([], [], linestyle="--", color="#444444",
-                              label="Pareto front (classes against cuBLAS fp32):"))
+                              label=f"Pareto front (classes against {baseline_label('fp32')}):"))
         # named without the class: the marker's shape gives it, and the shapes above give its label
         handles += [Line2D([], [], linestyle="", marker=f"${n}$", color="#222222", markersize=8,
                            label=_short(m, recs[i])) for n, i in enumerate(front, 1)]
@@ -131,26 +133,28 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
         unclutter(fig, labels, markers)
         data = png(fig)
     caption = (f"The fp32-class sgemm implementations timed on {problem.label} ({fmt.joined(_present(m, recs))}) "
-               "and cuBLAS TF32 for reference where it was timed: speed against the worst error each carries, "
+               f"and {baseline_label('tf32')} for reference where it was timed: speed against the worst error each "
+               "carries, "
                "the larger of the "
                "normwise forward error max|out − ref| / max(|α|·|A|·|B| + |β|·|C|) and the componentwise one "
                "(|out − ref| / (|α|·|A|·|B| + |β|·|C|), worst output) over " + _layers_text(recs) + ". Marker shape "
                "is the precision class (" + ", ".join(f"{PRECISION_TEXT.get(p, p)} "
                                                       f"{SHAPE_NAME[SHAPE.get(p, 'o')]}" for p in present)
                + "), colour the implementation; the baselines are the larger, outlined and labelled markers. The "
-               "dashed line is the Pareto front of the classes timed against cuBLAS fp32 (no other point is both "
-               "faster and more accurate), its points outlined, numbered and named in the legend; cuBLAS TF32 is "
-               "never on it. "
+               f"dashed line is the Pareto front of the classes timed against {baseline_label('fp32')} (no other point "
+               f"is both faster and more accurate), its points outlined, numbered and named in the legend; "
+               f"{baseline_label('tf32')} is never on it. "
                "Faster is right, more accurate is lower." + _bars_text(barred, len(recs)))
     return Plot(key, title, caption, data, figure=fig)
 
 
 def _present(m: Measured, recs: list[Result]) -> list[str]:
     """The families of points the chart holds, in words, for its caption."""
-    families = [("cuBLAS fp32", lambda r: r.impl_id == CUBLAS_FP32),
+    splits = [p for p, c in PRECISION_CLASSES.items() if c.tensor_cores and c.yardstick == "fp32" and p != "3xtf32"]
+    families = [(baseline_label("fp32"), lambda r: r.impl_id == CUBLAS_FP32),
                 ("the SIMT summit", lambda r: r.kernel in summit(m)),
-                ("every 3xTF32 row", lambda r: not r.baseline and r.precision == "3xtf32"),
-                ("Triton's bf16 splits", lambda r: r.precision in ("bf16x3", "bf16x6")),
+                (f"every {CLASS['3xtf32']} row", lambda r: not r.baseline and r.precision == "3xtf32"),
+                ("Triton's bf16 splits", lambda r: r.precision in splits),
                 ("the Triton tutorial GEMM of each fp32 class", lambda r: r.impl_id.is_triton_baseline)]
     return [name for name, has in families if any(has(r) for r in recs)]
 
@@ -173,5 +177,5 @@ def _bars_text(barred: int, total: int) -> str:
     if not barred:
         return ""
     which = "every point" if barred == total else f"{barred} of the {total} points (not cuBLAS itself)"
-    return (f" Horizontal bars on {which}: the 95% interval of its speed against its class's cuBLAS over the "
+    return (f" Horizontal bars on {which}: the {INTERVAL} of its speed against its class's cuBLAS over the "
             "interleaved rounds, as TFLOP/s (often narrower than the marker).")

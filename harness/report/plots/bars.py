@@ -17,7 +17,7 @@ from harness.analysis import anchors, fmt
 from harness.analysis.claims import published_pct
 from harness.analysis.measured import Best, Measured
 from harness.analysis.steps import chains, ladder_rungs, rung_name
-from harness.analysis.wording import PRECISION_TEXT, baseline_label
+from harness.analysis.wording import INTERVAL, PRECISION_TEXT, baseline_label
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS, precision_caveat
 from harness.records.lines import Result
@@ -147,7 +147,7 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
                                                 ("triton", "orange for each Triton counterpart"))
                              if model in models])
                + " (named after the kernel id), grouped under each idea's title, the "
-               f"number beside each bar its % of {vs}, the black whisker its 95% interval over the interleaved "
+               f"number beside each bar its % of {vs}, the black whisker its {INTERVAL} over the interleaved "
                f"rounds; the dashed line is {vs}."
                + (f" {REPEAT_KEY}." if any(b.repeat for b in bars.values()) else "")
                + (" Diamonds: the % of cuBLAS the kernel's document published on its own GPU, a shape to compare "
@@ -210,7 +210,7 @@ def gemv_bars(m: Measured) -> Plot:
     caption = (f"Each panel is one sgemv shape (M x N) on {m.header.device}; one bar per implementation (grey "
                f"{baseline_label('fp32')}, blue CUDA, orange Triton), its number the % of the "
                f"{m.header.peaks.copy_gbps:.0f} GB/s copy bandwidth the run measured (from its median time), the "
-               "whisker the 95% interval of its speed against cuBLAS over the interleaved rounds, carried to that "
+               f"whisker the {INTERVAL} of its speed against cuBLAS over the interleaved rounds, carried to that "
                "share; the dashed line is that bandwidth." + (f" {REPEAT_KEY}." if repeats else ""))
     return Plot(key, title, caption, data, figure=fig)
 
@@ -232,7 +232,7 @@ def ladder_chart(m: Measured) -> Plot:
     pairs = [(launches.best(r.cuda), launches.best(r.triton)) for r in rungs]
     repeats = [r.number for r, (_, tri) in zip(rungs, pairs, strict=True) if tri is not None and tri.repeat]
     with sizes():
-        fig = figure(10.7, 3.2)
+        fig = figure(10.7, 2.9)
         ax = fig.add_subplot()
         top = cuda_triton_bars(ax, pairs)
         ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
@@ -253,7 +253,7 @@ def ladder_chart(m: Measured) -> Plot:
     caption = (f"Each rung of the fp32 SIMT ladder in registry order, numbered as in the table below (each adds one "
                f"idea to the one before), on {problem.label} on {m.header.device}: the fastest CUDA kernel of the rung "
                f"(blue) and its fastest Triton counterpart (orange), as % of {vs} timed by the same timer, each with "
-               f"its 95% interval over the interleaved rounds (the whisker); the dashed line is cuBLAS."
+               f"its {INTERVAL} over the interleaved rounds (the whisker); the dashed line is cuBLAS."
                + (f" Hatched (rungs {fmt.joined([str(n) for n in repeats])}): the Triton bar is the same kernel in the "
                   "same configuration as the rung before's, timed again as this rung's row (an A/A pair)."
                   if repeats else "")
@@ -299,7 +299,7 @@ def hopper_chart(m: Measured) -> Plot:
     caption = (f"Each tensor-core rung on {problem.label} on {m.header.device}, one panel per precision class, each "
                "against the cuBLAS of its class ("
                + "; ".join(f"{PRECISION_TEXT[p]}: {baseline_label(p)}" for p, _ in panels)
-               + "), timed by the same timer, with its 95% interval over the interleaved rounds (the whisker): the "
+               + f"), timed by the same timer, with its {INTERVAL} over the interleaved rounds (the whisker): the "
                "mma.sync rung each chain starts from (tc_gemm, B K-major, its fastest tile), then each wgmma rung in "
                "registry order; blue the CUDA kernel, orange its Triton counterpart (for the mma.sync rung, the "
                "fastest of its forms). The dashed line is cuBLAS." + (f" {REPEAT_KEY}." if repeats else ""))

@@ -9,6 +9,7 @@ from harness.analysis import anchors
 from harness.analysis.fp32_work import speed_intervals
 from harness.analysis.measured import Measured
 from harness.analysis.overview import best_points, parts
+from harness.analysis.wording import CLASS, INTERVAL, baseline_label
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
 from harness.report.plots.common import (
@@ -27,6 +28,7 @@ from harness.report.plots.common import (
 from harness.specs import spec
 
 MARKER = {"cuda": "o", "triton": "^"}
+TF32 = CLASS["tf32"]
 COLOUR = {"cuda": CUDA, "triton": TRITON}
 # GEMV kernels all share one intensity: CUDA and Triton points are drawn this factor apart so both show.
 DODGE = {"cuda": 0.93, "triton": 1.07}
@@ -90,7 +92,7 @@ def roofline(m: Measured) -> Plot:
                 ax.plot([ridge, hi], [peaks.fp32_tflops] * 2, color="#999999", linewidth=1.6)
             if not part.simt and sheet is not None:
                 ax.axhline(sheet.tf32_tflops, color="#999999", linestyle=":", linewidth=1.4)
-                ax.text(hi, sheet.tf32_tflops, f"TF32 spec {sheet.tf32_tflops:g}", ha="right", va="bottom",
+                ax.text(hi, sheet.tf32_tflops, f"{TF32} spec {sheet.tf32_tflops:g}", ha="right", va="bottom",
                         fontsize=9.5, color="#666666")
             for _, model, r in points:
                 assert r.figures is not None
@@ -119,9 +121,9 @@ def roofline(m: Measured) -> Plot:
         axes[0].set_ylabel("TFLOP/s")
         handles = [marker_key("o", CUDA, "best CUDA kernel", markersize=9),
                    marker_key("^", TRITON, "best Triton counterpart", markersize=9),
-                   marker_key("o", "#444444", "open: TF32 inputs", markerfacecolor="white", markersize=9),
-                   marker_key("s", CUBLAS, "cuBLAS fp32", markersize=9),
-                   marker_key("X", CUBLAS, "cuBLAS TF32", markersize=9)]
+                   marker_key("o", "#444444", f"open: {TF32} inputs", markerfacecolor="white", markersize=9),
+                   marker_key("s", CUBLAS, baseline_label("fp32"), markersize=9),
+                   marker_key("X", CUBLAS, baseline_label("tf32"), markersize=9)]
         fig.legend(handles=handles, loc="outside lower center", frameon=False, ncol=len(handles))
         unclutter(fig, labels, markers)
         data = png(fig)
@@ -130,11 +132,12 @@ def roofline(m: Measured) -> Plot:
     caption = (f"One panel per part of the page, each on its op's headline problem on {m.header.device}. The roofs "
                f"are this run's measured FP32 FMA throughput ({peaks.fp32_tflops:.1f} TFLOP/s) and copy bandwidth "
                f"({peaks.copy_gbps:.0f} GB/s)"
-               + (f"; the dotted line is the spec sheet's dense TF32 ({sheet.source})" if sheet is not None and
+               + (f"; the dotted line is the spec sheet's dense {TF32} ({sheet.source})" if sheet is not None and
                   any(not p.simt for p, _ in panels) else "")
                + ". Each idea's number sits beside its fastest CUDA kernel (blue circle) and fastest Triton "
-               "counterpart (orange triangle), per precision class (open: TF32 inputs); grey square and cross: cuBLAS "
-               "fp32 and TF32; the whisker on a point is the 95% interval of its speed against its class's cuBLAS over "
+               f"counterpart (orange triangle), per precision class (open: {TF32} inputs); grey square and cross: "
+               f"{baseline_label('fp32')} and {baseline_label('tf32')}; the whisker on a point is the {INTERVAL} of "
+               "its speed against its class's cuBLAS over "
                "the interleaved rounds. Intensity is FLOPs over the bytes the tile that ran must move (A re-read once "
                "per column of blocks, B once per row; a Triton point at its own launch's tile, as its record says); a "
                "point above the slanted roof got reuse from the caches that model does not count. Numbers: "

@@ -11,7 +11,7 @@ from matplotlib.lines import Line2D
 
 from harness.analysis import anchors
 from harness.analysis.measured import Measured
-from harness.analysis.wording import baseline_label
+from harness.analysis.wording import INTERVAL, baseline_label
 from harness.problems import Problem
 from harness.records.lines import Result
 from harness.report.plots.common import CUDA, TRITON, Plot, figure, legend_columns, missing, png, sizes, style
@@ -92,7 +92,7 @@ def time_vs_size(m: Measured, op: str) -> Plot:
                f"FLOPs: median time (left) and {rate} (right), both on log scales. Colour is the model throughout: "
                f"blue CUDA, orange Triton, black {baseline_label('fp32')}, grey {baseline_label('tf32')}; each "
                "kernel has its own marker, and the implementations of a size stand side by side within it, each with "
-               "the 95% interval of its speed against its cuBLAS over the interleaved rounds. The sizes are "
+               f"the {INTERVAL} of its speed against its cuBLAS over the interleaved rounds. The sizes are "
                f"categories, not a scale, so no line joins them; the {shapes} sizes are labelled upright"
                + (f", the other shapes ({', '.join(others)}) in grey italics." if others else "."))
     return Plot(key, title, caption, data, figure=fig)
