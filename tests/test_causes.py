@@ -269,7 +269,8 @@ def test_the_ladder_steps_table_has_one_row_per_rung_in_registry_order(h100: Mea
     for i in range(1, len(cuda)):
         assert _points(steps[i]) == pytest.approx(cuda[i] - cuda[i - 1], abs=0.11)
         # every step with its speed ratio, interval and call
-        assert re.fullmatch(r"\d+\.\d\dx \[\d+\.\d\d–\d+\.\d\d\] (FAST|SLOW|SAME|AMBIGUOUS) · [-+]\d+\.\d pts", steps[i])
+        step = r"\d+\.\d\dx \[\d+\.\d\d–\d+\.\d\d\] (FAST|SLOW|SAME|AMBIGUOUS) · [-+]\d+\.\d pts"
+        assert re.fullmatch(step, steps[i]), steps[i]
 
 
 def _col(table, header: str) -> int:
