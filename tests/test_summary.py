@@ -31,7 +31,7 @@ def test_piped_output_keeps_every_row_on_one_line(recorded, width) -> None:
     if width == 250:   # wide enough for every column; narrower, columns are left out (harness.term_table)
         # ... but a column with nothing in it is left out at any width (a run with no Triton tutorial, no flag)
         first = m.problems[0]
-        shown = [c.term.header for c in terminal_columns(first.op) if c.term and
+        shown = [c.header(first.op) if c.names else c.term.header for c in terminal_columns() if c.term and
                  (c.term.drop is None or any(c.text(m, r) not in ("-", "") for r in m.on(first)))]
         assert header.split() == " ".join(shown).split()
     rows = [ln for ln in lines if ln.startswith(("s0", "rosetta.", "baseline"))]

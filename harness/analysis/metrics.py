@@ -10,8 +10,8 @@ with the dynamic shared memory, the intensity of the tile that ran (harness/anal
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from harness.analysis import anchors, fmt, wording
@@ -52,6 +52,10 @@ class Metric(Generic[R]):
     figure: bool = False     # a measured figure: where a row has none, one cell saying why spans these columns
     optional: bool = False   # a column none of whose rows has a value is not drawn
     term: Column | None = None   # its column in the terminal summary (None: the page only)
+    names: Mapping[str, str] = field(default_factory=dict)   # its name in a table of one op, where it differs
+
+    def header(self, op: str = "") -> str:
+        return self.names.get(op, self.name)
 
     def cell(self, m: Measured, row: R) -> Cell:
         v = self.read(m, row)
@@ -132,10 +136,13 @@ MHZ: Metric[Result] = Metric("MHz", lambda m, r: m.clock(r) if r.timed else None
                              term=Column("MHz", drop=3, right=True))
 
 
-def rate(op: str) -> Metric[Result]:
-    """TFLOP/s for sgemm, GB/s for sgemv, from the median time."""
-    return Metric("TFLOP/s" if op == "sgemm" else "GB/s", lambda m, r: r.rate if r.timed else None,
-                  fmt.tflops if op == "sgemm" else fmt.gbps, figure=True, term=Column("rate", drop=4, right=True))
+def _rate(m: Measured, r: Result) -> tuple[float, str] | None:
+    return (r.rate, r.op) if r.timed and r.rate is not None else None
+
+
+RATE: Metric[Result] = Metric("rate", _rate, lambda v: fmt.tflops(v[0]) if v[1] == "sgemm" else fmt.gbps(v[0]),
+                              figure=True, term=Column("rate", drop=4, right=True),
+                              names={"sgemm": "TFLOP/s", "sgemv": "GB/s"})
 
 
 PCT: Metric[Result] = Metric(
@@ -150,14 +157,12 @@ CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, "cublas") if r.timed 
                               style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call", drop=8))
 
 
-def peak(op: str) -> Metric[Result]:
-    return Metric(
-        "% FP32 peak" if op == "sgemm" else "% copy BW",
-        lambda m, r: r.figures.pct_peak if r.timed and r.figures is not None and r.precision == "fp32" else None,
-        fmt.pct, figure=True,
-        legend="% peak: of the run's measured FP32 FMA throughput (sgemm, fp32 rows) or device-to-device copy "
-               "bandwidth (sgemv: bytes of A, x and y once).",
-        term=Column("% peak", drop=2, right=True, short="%peak"))
+PEAK: Metric[Result] = Metric(
+    "% peak", lambda m, r: r.figures.pct_peak if r.timed and r.figures is not None and r.precision == "fp32" else None,
+    fmt.pct, figure=True,
+    legend="% peak: of the run's measured FP32 FMA throughput (sgemm, fp32 rows) or device-to-device copy bandwidth "
+           "(sgemv: bytes of A, x and y once).",
+    term=Column("% peak", drop=2, right=True, short="%peak"), names={"sgemm": "% FP32 peak", "sgemv": "% copy BW"})
 
 
 TUTORIAL: Metric[Result] = Metric(
@@ -295,26 +300,19 @@ INTENSITY: Metric[Result] = Metric(
 
 
 # ---------------------------------------------------------------------------------------------- tables of records
-def results_columns(op: str) -> list[Metric[Result]]:
-    """Every record of a problem (the page's 'All results')."""
-    return [KERNEL, IMPL, PRECISION, MS, RUNS, SPREAD, MHZ, rate(op), PCT, CALL, peak(op), TUTORIAL, NUMERICS,
-            BETA0, REGS, SPILLS, FLAGS]
-
-
-def measured_columns(op: str) -> list[Metric[Result]]:
-    """An idea's records, beside the published figures (the published column: the report's own)."""
-    return [PROBLEM, KERNEL_ID, IMPL_RAN, PRECISION, MS, rate(op), PCT, CALL, peak(op), INTENSITY, TUTORIAL,
-            NUMERICS]
-
-
+# Each table of records is its list of declarations: a new column is one Metric, named in the lists that show it (the
+# terminal summary shows those of RESULTS that declare a terminal column).
+RESULTS: list[Metric[Result]] = [KERNEL, IMPL, PRECISION, MS, RUNS, SPREAD, MHZ, RATE, PCT, CALL, PEAK, TUTORIAL,
+                                 NUMERICS, BETA0, REGS, SPILLS, FLAGS]
+MEASURED: list[Metric[Result]] = [PROBLEM, KERNEL_ID, IMPL_RAN, PRECISION, MS, RATE, PCT, CALL, PEAK, INTENSITY,
+                                  TUTORIAL, NUMERICS]
 RESOURCES: list[Metric[Result]] = [KERNEL_ID, IMPL, RAN, THREADS, REGS, SHARED_STATIC, SHARED_DYNAMIC, SPILLS,
                                    OCCUPANCY, LIMITER, COMPILED_BY]
 
 
-def terminal_columns(op: str) -> list[Metric[Result]]:
-    """The terminal summary: the same declarations, those with a terminal column, in the page's order."""
-    return [c for c in [KERNEL, IMPL, MS, MHZ, rate(op), PCT, CALL, TUTORIAL, peak(op), NUMERICS, BETA0, REGS,
-                        SPILLS, FLAGS] if c.term is not None]
+def terminal_columns() -> list[Metric[Result]]:
+    """The terminal summary: the results table's declarations that have a terminal column, in its order."""
+    return [c for c in RESULTS if c.term is not None]
 
 
 def why_no_figures(m: Measured, r: Result) -> str | None:

@@ -5,10 +5,9 @@ Why one kernel is faster is not read off these tables: causes.py weighs their fa
 
 from __future__ import annotations
 
-from harness.analysis import fmt
+from harness.analysis import fmt, metrics
 from harness.analysis.compiled import TOLERANCE, Uncompiled, build_pairs, subnormal_error
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import RESOURCES
 from harness.analysis.verdicts import Call
 from harness.records.lines import Result
 from harness.report.doc import Cell, Table
@@ -23,7 +22,7 @@ SASS_WHEN_PRESENT = ("FMUL", "FADD", "LDSM", "STS", "STSM", "LDGSTS", "UTMALDG",
 
 def resources_table(m: Measured, records: list[Result]) -> Table:
     """What each implementation of an idea ran with and was allotted, as its record says (the declared columns)."""
-    return table(m, RESOURCES, records, "resources")
+    return table(m, metrics.RESOURCES, records, "resources")
 
 
 def sass_table(records: list[Result]) -> Table | None:

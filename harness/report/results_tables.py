@@ -3,9 +3,9 @@ columns are the declared metrics of harness/analysis/metrics.py."""
 
 from __future__ import annotations
 
-from harness.analysis import fmt
+from harness.analysis import fmt, metrics
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import results_columns, why_no_figures
+from harness.analysis.metrics import why_no_figures
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.report.doc import Table
@@ -25,8 +25,8 @@ def copy_note(m: Measured) -> str | None:
 
 
 def results_table(m: Measured, problem: Problem) -> Table:
-    out = table(m, results_columns(problem.op), m.on(problem), "summary", why_no_figures,
-                lambda r: f"status-{r.status.value}")
+    out = table(m, metrics.RESULTS, m.on(problem), "summary", why_no_figures, lambda r: f"status-{r.status.value}",
+                problem.op)
     note = copy_note(m) if problem.op == "sgemv" else None
     out.notes += [note] if note else []
     return out
@@ -42,5 +42,5 @@ def markdown_results_table(results: Results | Measured | str) -> str:
         if t:
             t.notes = []
             parts.append(f"#### {problem.label}\n\n{to_markdown(t)}")
-    legend = "\n".join(f"- {line}" for line in legends(results_columns("sgemm")))
+    legend = "\n".join(f"- {line}" for line in legends(metrics.RESULTS))
     return "\n\n".join(parts) + "\n\n" + legend + "\n"

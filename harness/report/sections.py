@@ -7,12 +7,12 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 
 from __future__ import annotations
 
-from harness.analysis import anchors, fmt, wording
+from harness.analysis import anchors, fmt, metrics, wording
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.compiled import compiled_records
 from harness.analysis.findings import between_text, ran, short
 from harness.analysis.measured import Measured, ideas_of, triton_modules
-from harness.analysis.metrics import Metric, launch_text, measured_columns, ran_text, why_no_figures
+from harness.analysis.metrics import Metric, launch_text, ran_text, why_no_figures
 from harness.analysis.proven import Row
 from harness.analysis.steps import hopper_ideas
 from harness.analysis.verdicts import Call
@@ -160,8 +160,8 @@ PUBLISHED: Metric[Result] = Metric("published, document's GPU", _published, num=
 def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
     ids = {k.id for k in kernels}
     records = [r for p in m.problems for r in m.on(p) if r.kernel in ids]
-    return table(m, [*measured_columns(kernels[0].op), PUBLISHED], records, "measured", why_no_figures,
-                 lambda r: f"status-{r.status.value}")
+    return table(m, [*metrics.MEASURED, PUBLISHED], records, "measured", why_no_figures,
+                 lambda r: f"status-{r.status.value}", kernels[0].op)
 
 
 # What the page says where the record holds no proof of an idea (its analysis was written without one).

@@ -15,9 +15,10 @@ from harness.report.doc import Cell, Table
 
 def table(m: Measured, columns: Sequence[Metric[Any]], rows: Sequence[Any], cls: str = "",
           why: Callable[[Measured, Any], str | None] | None = None,
-          row_cls: Callable[[Any], str] | None = None) -> Table:
+          row_cls: Callable[[Any], str] | None = None, op: str = "") -> Table:
+    """`op`: the op every row is of, where a metric is named after it (TFLOP/s or GB/s)."""
     shown = [c for c in columns if not c.optional or any(c.read(m, r) is not None for r in rows)]
-    out = Table([(c.name, c.num) for c in shown], cls=cls)
+    out = Table([(c.header(op), c.num) for c in shown], cls=cls)
     for r in rows:
         reason = why(m, r) if why is not None else None
         cells: list[Cell] = []

@@ -7,6 +7,8 @@ not shown. The report and the results file have every column."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from harness.analysis.measured import Measured
 from harness.analysis.metrics import IMPL, caveat, terminal_columns
 from harness.catalog_types.kernel import PRECISION_CLASSES
@@ -20,8 +22,7 @@ CAVEAT_MARK = "*"
 def row(m: Measured, r: Result) -> list[str]:
     # a class used in place of fp32 that is not as accurate is marked by the name, and the mark is said under the
     # table (the caveat in full would push an 80-column row past its width)
-    cells = [c.text(m, r) + (CAVEAT_MARK if c is IMPL and caveat(r) else "") for c in terminal_columns(r.op)]
-    return cells
+    return [c.text(m, r) + (CAVEAT_MARK if c is IMPL and caveat(r) else "") for c in terminal_columns()]
 
 
 def print_summary(m: Measured, console) -> None:
@@ -33,7 +34,8 @@ def print_summary(m: Measured, console) -> None:
             console.print()
         title = problem.label + (f"   (peaks: {peaks.fp32_tflops:.1f} TF/s FP32 FMA, {peaks.copy_gbps:.0f} GB/s copy)"
                                  if peaks else "")
-        print_table(console, title, [c.term for c in terminal_columns(problem.op) if c.term],
+        print_table(console, title, [replace(c.term, header=c.header(problem.op)) if c.names else c.term
+                                     for c in terminal_columns() if c.term],
                     [row(m, r) for r in records], MORE)
         marked = dict.fromkeys(f"{PRECISION_CLASSES[r.precision].text}: {note}"  # type: ignore[index]
                                for r in records if (note := caveat(r)))
