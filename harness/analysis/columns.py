@@ -58,7 +58,14 @@ def verdict_metric(name: str, get: Callable[[Any], Any], sub: Callable[[Measured
                    legend: str = "") -> Metric[Any]:
     """A comparison: its speed ratio with the interval, and under it the call in words (and what it is against)."""
     return Metric(name, lambda m, row: get(row), wording.speed, style=call_style, legend=legend,
-                  sub=lambda m, row: wording.relation(get(row)) + (f" · {sub(m, row)}" if sub else ""))
+                  sub=lambda m, row: wording.relation(get(row)) + _in_cycles(get(row))
+                  + (f" · {sub(m, row)}" if sub else ""))
+
+
+def _in_cycles(c: Any) -> str:
+    """Where cycles call it otherwise than time: the clock decided the time call (the sections say which way)."""
+    v = c.verdict if c is not None else None
+    return f"; in cycles {wording.relation_of(v.cycles.call)}" if v is not None and v.clock_differs else ""
 
 
 # ---------------------------------------------------------------------------------------------- the headline

@@ -76,6 +76,10 @@ def verdict_speed(v: Verdict) -> str:
     return fmt.ratio_ci(1 / t.ratio, 1 / t.hi, 1 / t.lo)
 
 
+def relation_of(call: Call) -> str:
+    return fmt.CALL_WORDS[call.value]
+
+
 def relation(c: Comparison | None) -> str:
     """'faster', 'slower', 'a tie', 'undecided'; 'no verdict' for a file of single bursts."""
     if c is None or c.call is None:

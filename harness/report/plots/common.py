@@ -110,7 +110,7 @@ def bar(ax, x: float, b: Bar, colour: str, width: float, horizontal: bool = Fals
                     fmt="none", ecolor="#222222", elinewidth=1.0, capsize=2.5, zorder=4)
 
 
-REPEAT_KEY = "hatched: the same Triton kernel in the same configuration as a bar before it, timed again (an A/A pair)"
+REPEAT_KEY = "Hatched: the same Triton kernel in the same configuration as a bar before it, timed again (an A/A pair)"
 
 
 def repeat_patch(colour: str = TRITON) -> Patch:
