@@ -5,9 +5,12 @@ that are categories never joined by a line."""
 from __future__ import annotations
 
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.transforms import Bbox
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import read_beside
@@ -16,10 +19,56 @@ from harness.analysis.wording import baseline_label
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.records.file import load
 from harness.report.plots import all_plots
-from harness.report.plots.common import CUBLAS, clashes
+from harness.report.plots.common import CUBLAS, drawn_texts, text_box
 from tests.recorded import REPO
 
 RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102241Z.jsonl"
+
+
+def marker_boxes(fig: Figure) -> list[Bbox]:
+    """The box of every marker drawn in the figure's axes (scatter points and line markers), in pixels."""
+    out = []
+    for ax in fig.axes:
+        for c in ax.collections:
+            if not isinstance(c, PathCollection):
+                continue
+            sizes = c.get_sizes()
+            for i, xy in enumerate(c.get_offset_transform().transform(c.get_offsets())):
+                r = (sizes[i % len(sizes)] ** 0.5) / 2 * fig.dpi / 72 if len(sizes) else 0.0
+                out.append(Bbox.from_extents(xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r))
+        for line in ax.lines:
+            # an error bar's caps are its ends, not points of their own
+            if line.get_marker() in (None, "None", "", " ", "_", "|") or not line.get_visible():
+                continue
+            r = line.get_markersize() / 2 * fig.dpi / 72
+            for x, y in ax.transData.transform(line.get_xydata()):
+                out.append(Bbox.from_extents(x - r, y - r, x + r, y + r))
+    return out
+
+
+def clashes(fig: Figure, slack: float = 0.5) -> list[tuple[str, str]]:
+    """What a reader cannot read, the figure drawn as its PNG is: two texts whose boxes overlap, a text over a marker,
+    and a text struck through by a dashed reference line (a label on the 100% line) without a ground of its own."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    texts = [(t, text_box(t, renderer)) for t in drawn_texts(fig)]
+
+    def over(a: Bbox, b: Bbox) -> bool:
+        return min(a.x1, b.x1) - max(a.x0, b.x0) > slack and min(a.y1, b.y1) - max(a.y0, b.y0) > slack
+
+    out = [(a.get_text(), b.get_text()) for i, (a, ba) in enumerate(texts) for b, bb in texts[i + 1:] if over(ba, bb)]
+    inside = [(t, box) for t, box in texts if any(t in ax.texts for ax in fig.axes)]
+    out += [(t.get_text(), "a marker") for t, box in inside for mb in marker_boxes(fig) if over(box, mb)]
+    for ax in fig.axes:
+        for line in ax.lines:
+            xs, ys = line.get_xdata(), line.get_ydata()
+            if line.get_linestyle() not in ("--", ":") or len(ys) != 2 or ys[0] != ys[1]:
+                continue
+            y = line.get_transform().transform((xs[0], ys[0]))[1]
+            out += [(t.get_text(), "a reference line") for t, box in inside if t in ax.texts
+                    and box.y0 + slack < y < box.y1 - slack and t.get_bbox_patch() is None]
+    return out
 
 
 @pytest.fixture(scope="module")

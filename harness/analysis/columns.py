@@ -96,7 +96,7 @@ HEADLINE_LEGEND = [
     "Each op's headline problem (sgemv: the shape where cuBLAS comes nearest the copy bandwidth; the findings give "
     "the op's headline shape too), and beside the class the cuBLAS rate. %: of the cuBLAS of the same precision "
     f"class, same timer, with its {LEVEL:.0%} interval; under it the rate, the implementation and the configuration "
-    "it ran with (tile, warps, stages, group), as its record says. " + ESTIMATORS + ".",
+    "it ran with (tile, warps, stages, group), as its record says. " + ESTIMATORS[0].upper() + ESTIMATORS[1:] + ".",
     "best Triton, like for like: the fastest Triton form that moves data as its CUDA kernel does; any design: the "
     "fastest Triton form of any design (a pre-split, rank-1 updates), where it is another one. Ratios: speed ratio, "
     "interval and call; " + CALLS + ".", RAN_LEGEND]

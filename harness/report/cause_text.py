@@ -1,8 +1,7 @@
 """How the report says why one implementation runs faster than another: the causes of a pair (harness/analysis/
 causes.py) in the phrases of harness/analysis/cause_words.py, "because" only for those that point with the speed. A
-knob study's findings
-(harness/analysis/knobs.py), in the report's findings and the terminal: the gap to Triton's tutorial GEMM measured
-again, and the launch setting that closes the most of it."""
+knob study's findings (harness/analysis/knobs.py), in the report's findings and the terminal: the gap to Triton's
+tutorial GEMM measured again, and the launch setting that closes the most of it."""
 
 from __future__ import annotations
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -154,52 +153,6 @@ def drawn_texts(fig: Figure) -> list[Text]:
 def text_box(t: Text, renderer) -> Bbox:
     """The box of a text's letters (an annotation's without its leader line)."""
     return Text.get_window_extent(t, renderer)
-
-
-def marker_boxes(fig: Figure) -> list[Bbox]:
-    """The box of every marker drawn in the figure's axes (scatter points and line markers), in pixels."""
-    out = []
-    for ax in fig.axes:
-        for c in ax.collections:
-            if not isinstance(c, PathCollection):
-                continue
-            sizes = c.get_sizes()
-            for i, xy in enumerate(c.get_offset_transform().transform(c.get_offsets())):
-                r = (sizes[i % len(sizes)] ** 0.5) / 2 * fig.dpi / 72 if len(sizes) else 0.0
-                out.append(Bbox.from_extents(xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r))
-        for line in ax.lines:
-            # an error bar's caps are its ends, not points of their own
-            if line.get_marker() in (None, "None", "", " ", "_", "|") or not line.get_visible():
-                continue
-            r = line.get_markersize() / 2 * fig.dpi / 72
-            for x, y in ax.transData.transform(line.get_xydata()):
-                out.append(Bbox.from_extents(x - r, y - r, x + r, y + r))
-    return out
-
-
-def clashes(fig: Figure, slack: float = 0.5) -> list[tuple[str, str]]:
-    """What a reader cannot read, the figure drawn as its PNG is: two texts whose boxes overlap, a text over a marker,
-    and a text struck through by a dashed reference line (a label on the 100% line) without a ground of its own."""
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    texts = [(t, text_box(t, renderer)) for t in drawn_texts(fig)]
-
-    def over(a: Bbox, b: Bbox) -> bool:
-        return min(a.x1, b.x1) - max(a.x0, b.x0) > slack and min(a.y1, b.y1) - max(a.y0, b.y0) > slack
-
-    out = [(a.get_text(), b.get_text()) for i, (a, ba) in enumerate(texts) for b, bb in texts[i + 1:] if over(ba, bb)]
-    inside = [(t, box) for t, box in texts if any(t in ax.texts for ax in fig.axes)]
-    out += [(t.get_text(), "a marker") for t, box in inside for mb in marker_boxes(fig) if over(box, mb)]
-    for ax in fig.axes:
-        for line in ax.lines:
-            xs, ys = line.get_xdata(), line.get_ydata()
-            if line.get_linestyle() not in ("--", ":") or len(ys) != 2 or ys[0] != ys[1]:
-                continue
-            y = line.get_transform().transform((xs[0], ys[0]))[1]
-            out += [(t.get_text(), "a reference line") for t, box in inside if t in ax.texts
-                    and box.y0 + slack < y < box.y1 - slack and t.get_bbox_patch() is None]
-    return out
 
 
 def unclutter(fig: Figure, labels: list, markers: list | None = None, step: float = 3.0, tries: int = 80) -> None:
