@@ -77,7 +77,8 @@ def rounds_paragraph(m: Measured, t: TimingSummary) -> list[Inline]:
         f"the call is SAME where the interval lies within ±{MARGIN_SIMT:.0%} (SIMT and bandwidth rows) or "
         f"±{MARGIN_TENSOR_CORES:.0%} (a side on the tensor cores, whose clock moves with the power draw), FAST or "
         "SLOW where it lies wholly below or above 1 beyond that, AMBIGUOUS (undecided) where it straddles 1. The "
-        "same is computed in cycles; where the two calls differ, the text says the clock made the difference. "]
+        "same is computed in cycles; where the two calls differ, the text names the side that ran at the higher clock "
+        "and whether the clock made, hid or reversed the time difference. "]
     if t.aa_called:
         parts.append(f"A/A control (every implementation timed as a second entry of the same rounds): {t.aa_same} "
                      f"of {t.aa_called} called SAME ({100 * t.aa_same / t.aa_called:.1f}%).")
