@@ -144,9 +144,9 @@ def unroll_ratio(results: Results | Measured | None) -> str:
 def print_claims(rows: list[Claim], console, results: Results | Measured | None = None) -> None:
     """`rosetta claims`: the page's tables of the documents' figures (harness/report/overview.py) in the terminal,
     fitted to its width (harness.term_table)."""
+    from harness.analysis import fmt
     from harness.analysis.claims import as_measured, stride_occupancy, stride_sweep
-    from harness.report import fmt
-    from harness.report.overview import published_text
+    from harness.analysis.wording import published_text
     from harness.term_table import Column, print_table
 
     m = as_measured(results)
@@ -178,7 +178,7 @@ def print_claims(rows: list[Claim], console, results: Results | Measured | None 
 
 
 def _ours_text(r: Result | None) -> str:
-    from harness.report import fmt
+    from harness.analysis import fmt
 
     if r is None or r.timing is None or r.figures is None:
         return "not measured"

@@ -108,16 +108,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     with Reporter(console) as reporter:
         failures = session.run(reporter)
     from harness.analysis.build import write_beside
+    from harness.analysis.measured import Measured
     from harness.records.file import load
-    from harness.report.wording import terminal_cells
+    from harness.report.terminal import print_summary
     from harness.run.phases import phases_line, timed
-    from harness.run.summary import print_summary
 
     # Every verdict of the file and its proven mapping, made once and written beside it: the table below and the
     # report read it.
     with timed(session.phase_s, "analysis"):
-        analysis = write_beside(out_path, load(out_path))
-    print_summary(session.results, None, console, terminal_cells(analysis))
+        results = load(out_path)
+        analysis = write_beside(out_path, results)
+    print_summary(Measured(results, analysis), console)
     for line in aa_lines(analysis):
         console.print(line, markup=False)
     if not gpu:
@@ -167,7 +168,7 @@ def compiled_line(results: list[Result]) -> str:
 def aa_lines(analysis: Analysis) -> list[str]:
     """The A/A control in the terminal: how many implementations timed twice were called SAME, then each one that was
     not, with its call and interval, so that a reader sees which and by how much (nothing for a run without --aa)."""
-    from harness.report.wording import speed
+    from harness.analysis.wording import speed
 
     controls = [c for c in analysis.where("aa") if c.call is not None]
     if not controls:

@@ -54,16 +54,18 @@ class Resources:
 
     registers: int | None = None
     spills: int | None = None
-    shared_bytes: int | None = None
+    shared_bytes: int | None = None          # static (Triton: what its launcher requests, all of it at launch)
     local_bytes: int | None = None
     sass: dict[str, int] = field(default_factory=dict)
-    occupancy: float | None = None          # theoretical, 0..1
+    occupancy: float | None = None          # theoretical, 0..1, with the dynamic shared memory of the launch
     source: str = ""                        # how it was obtained
     driver: dict[str, int] | None = None    # what the driver reports for the loaded CUDA function
     config: dict | None = None              # a Triton launch's settings (the autotuner's choice included)
     profile: dict[str, float] | None = None  # hardware counters read by ncu
     error: str | None = None                # reading them failed: why
     evidence: dict[str, int | bool] | None = None  # facts the mapping claims are proven on (ttgir, source, ptxas)
+    # a CUDA launch's dynamic shared memory (extern __shared__), on top of shared_bytes (None: files from before)
+    dynamic_shared: int | None = None
 
     def to_json(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v not in (None, {}, "")}

@@ -13,19 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis import wording
 from harness.analysis.build import build
 from harness.analysis.causes import causes, stated
-from harness.analysis.findings import findings, recorded
+from harness.analysis.findings import Found, Unroll, findings, recorded
 from harness.analysis.measured import Measured
-from harness.analysis.record import Analysis, Cause, Comparison, Finding, analysis_path, read_beside
+from harness.analysis.record import Analysis, Cause, analysis_path, read_beside
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.records.lines import Resources, Result, RunHeader, Status
-from harness.report import wording
 from harness.report.cause_text import because, pair_names, phrase
 from harness.report.doc import Bullets, plain
-from harness.report.finding_text import words
 from harness.report.render import findings_section
 from harness.roofline import Peaks
 from harness.timing import Timing
@@ -48,9 +47,13 @@ def _section_text(m: Measured) -> list[str]:
     return [plain(item) for item in bullets.items]
 
 
-def _said(m: Measured, found: list[Finding]) -> list[tuple[str, tuple, str]]:
-    """Each finding's rule, records and sentence: what a record rounded to its JSON digits still says exactly."""
-    return [(f.kind, f.subjects, plain(words(f, m))) for f in found]
+def _said(m: Measured, found: list) -> list[tuple[str, str]]:
+    """Each finding's rule and sentence: what a record rounded to its JSON digits still says exactly."""
+    return [(f.kind, plain(f.words(m))) for f in recorded_as(m, found)]
+
+
+def recorded_as(m: Measured, found: list) -> list[Found]:
+    return [f if isinstance(f, Found) else Found.from_json(f) for f in found]
 
 
 def _without_findings(an: Analysis) -> Analysis:
@@ -65,8 +68,10 @@ def test_the_findings_and_their_causes_round_trip_through_the_record(run: Result
     back = Analysis.from_json(json.loads(json.dumps(an.to_json())))
     assert back.findings is not None and len(back.findings) == len(an.findings)
     # the JSON keeps 6 significant digits of a ratio or a weight: written again, it is the same record
-    assert back.to_json()["findings"] == an.to_json()["findings"]
-    assert [c.favours for f in back.findings for c in f.causes] == [c.favours for f in an.findings for c in f.causes]
+    typed = [Found.from_json(f) for f in back.findings]
+    assert [f.to_json() for f in typed] == an.to_json()["findings"]
+    assert [type(f) for f in typed] == [type(f) for f in an.findings]
+    assert [c.favours for f in typed for c in f.causes] == [c.favours for f in an.findings for c in f.causes]
 
 
 def test_the_committed_record_holds_the_findings_its_results_give(run: Results) -> None:
@@ -92,16 +97,21 @@ def test_a_page_renders_the_findings_its_record_holds(run: Results) -> None:
     assert an.findings is not None
     rank = next(f for f in an.findings if f.kind == "rank")
     # a record that says otherwise than the results would: the page says what the record holds
-    an.findings = [dataclasses.replace(rank, figures={**rank.figures, "pairs": 999})]
+    an.findings = [dataclasses.replace(rank, pairs=999)]
     text = _section_text(Measured(run, an))
     assert len(text) == 1 and " 999 pairs" in text[0]
 
 
 def test_a_finding_of_an_unknown_cause_kind_is_refused() -> None:
-    data = Finding("unroll", causes=(Cause("spills", "compiled", 0, 512, "faster", 0.1),)).to_json()
-    data["causes"][0]["kind"] = "hunch"
+    data = Unroll(stated=(Cause("spills", "compiled", 0, 512, "faster", 0.1),)).to_json()
+    data["stated"][0]["kind"] = "hunch"
     with pytest.raises(ValueError):
-        Finding.from_json(data)
+        Found.from_json(data)
+
+
+def test_a_finding_of_an_unknown_kind_is_refused() -> None:
+    with pytest.raises(ValueError):
+        Found.from_json({"kind": "hunch"})
 
 
 # ------------------------------------------------------------------------------------------- a synthetic pair
@@ -151,15 +161,15 @@ def test_the_record_written_beside_a_file_holds_its_findings(tmp_path: Path, run
 def test_a_finding_that_says_one_is_faster_rests_on_the_rounds_call_and_its_interval(run: Results) -> None:
     m = Measured(run)
     for f in (f for f in findings(m) if f.kind in ("unroll", "precision")):
-        speed = Comparison.from_json(f.figures["speed"])
-        assert speed.verdict is not None and speed.call is Call.FAST, f.kind
-        assert wording.verdict_speed(speed.verdict) in plain(words(f, m)), f.kind
+        speed = f.speed
+        assert speed is not None and speed.verdict is not None and speed.call is Call.FAST, f.kind
+        assert wording.verdict_speed(speed.verdict) in plain(f.words(m)), f.kind
 
 
 def test_a_finding_on_a_file_of_single_bursts_gives_the_ratio_and_no_call() -> None:
     single = load(REPO / "results" / "nvidia-h100-80gb-hbm3-20261124T180850Z.jsonl")
     m = Measured(single)
-    said = {f.kind: plain(words(f, m)) for f in findings(m) if f.kind in ("unroll", "precision")}
+    said = {f.kind: plain(f.words(m)) for f in findings(m) if f.kind in ("unroll", "precision")}
     assert "no verdict" in said["precision"] and " is faster than " not in said["precision"]
     # the seed's own words stay; what the suite says of its measurement is a ratio, not "faster"
     ours = said["unroll"].split("; here", 1)[1]

@@ -10,9 +10,10 @@ import pytest
 from rich.console import Console
 
 from harness import cli, cli_kernels, term_table
+from harness.analysis.measured import Measured
 from harness.records.file import load
 from harness.registry import KERNELS
-from harness.run.summary import print_summary
+from harness.report.terminal import print_summary
 from harness.term_table import Column, fit, reads_as, render, shorten
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +149,7 @@ def test_run_summary_of_a_recorded_run_fits_80_columns_with_every_id_whole(tty) 
     recorded = load(recorded_results())
     buf = io.StringIO()
     console = Console(file=buf, width=80, force_terminal=tty, color_system=None)
-    print_summary(recorded.results, recorded.header.peaks, console)
+    print_summary(Measured(recorded), console)
     ids = sorted({r.kernel for r in recorded.results if r.kernel})
     assert ids
     check_fits(buf.getvalue(), 80, ids, box_allowed=tty)

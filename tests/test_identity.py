@@ -10,6 +10,8 @@ from dataclasses import replace
 import pytest
 
 from harness.analysis.compare import _idea
+from harness.analysis.measured import Measured
+from harness.analysis.metrics import KERNEL
 from harness.catalog import CATALOG
 from harness.identity import ImplId
 from harness.launch.implementations import all_impls, baselines, cupy_build_study
@@ -17,12 +19,16 @@ from harness.problems import Problem
 from harness.records.kernel_facts import KernelFacts
 from harness.records.lines import Result, Status
 from harness.registry import KERNELS, get
-from harness.report.results_tables import _kernel_cell
 from harness.run.messages import NO_DEVICE_FACTS, Checked, Finished, ImplKey, Ready, Started, Task, WorkerOptions
 from harness.run.work import impl_of, key_of
 from tests.recorded import REPO
 
 P = Problem("sgemm", 64, 64, 64)
+
+
+def _kernel_cell(record: Result, catalog):
+    """The results table's kernel cell of one record, drawn with the given catalog."""
+    return KERNEL.cell(Measured.of([record], catalog), record)
 NAIVE = "s004.naive_gemm<32>"
 
 

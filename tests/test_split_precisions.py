@@ -39,19 +39,20 @@ def test_the_bf16_splits_are_precision_classes_with_their_triton_input_precision
 
 
 def test_the_report_names_each_class_by_its_label():
+    from harness.analysis.measured import Measured
+    from harness.analysis.metrics import PRECISION
+    from harness.analysis.wording import PRECISION_TEXT
     from harness.records.lines import Result, Status
-    from harness.report.results_tables import precision_cell
-    from harness.report.wording import PRECISION_TEXT
+    from harness.report.terminal import row
 
     assert {p: c.label for p, c in PRECISION_CLASSES.items()} == PRECISION_TEXT
-    from harness.run.summary import row
-
     record = Result("triton:tuned-bf16x3", "triton", Problem("sgemm", 64, 64, 64), Status.OK, precision="bf16x3")
-    assert precision_cell(record).text == "bf16x3 (not fp32-accurate)"
-    # the terminal's table has no precision column: the implementation's name carries a mark, said under the table
-    assert row(record)[1] == "Triton tuned-bf16x3*"
     bf16x6 = Result("triton:tuned-bf16x6", "triton", Problem("sgemm", 64, 64, 64), Status.OK, precision="bf16x6")
-    assert row(bf16x6)[1] == "Triton tuned-bf16x6" and precision_cell(bf16x6).text == "bf16x6"
+    m = Measured.of([record, bf16x6])
+    assert PRECISION.cell(m, record).text == "bf16x3 (not fp32-accurate)"
+    # the terminal's table has no precision column: the implementation's name carries a mark, said under the table
+    assert row(m, record)[1] == "Triton tuned-bf16x3*"
+    assert row(m, bf16x6)[1] == "Triton tuned-bf16x6" and PRECISION.cell(m, bf16x6).text == "bf16x6"
 
 
 def test_the_splits_are_rows_of_their_own_on_every_3xtf32_kernels_persistent_and_tuned_forms():
@@ -253,14 +254,15 @@ def test_the_terminal_table_says_under_it_which_marked_class_is_not_fp32_accurat
 
     from rich.console import Console
 
+    from harness.analysis.measured import Measured
     from harness.records.lines import Result, Status
-    from harness.run.summary import print_summary
+    from harness.report.terminal import print_summary
 
     p = Problem("sgemm", 64, 64, 64)
     rows = [Result("triton:tuned-bf16x3", "triton", p, Status.OK, kernel="rosetta.k", precision="bf16x3"),
             Result("triton:tuned-bf16x6", "triton", p, Status.OK, kernel="rosetta.k", precision="bf16x6")]
     buf = io.StringIO()
-    print_summary(rows, None, Console(file=buf, width=80, force_terminal=False, color_system=None))
+    print_summary(Measured.of(rows), Console(file=buf, width=80, force_terminal=False, color_system=None))
     lines = buf.getvalue().splitlines()
     assert any("Triton tuned-bf16x3*" in ln for ln in lines) and not any("bf16x6*" in ln for ln in lines)
     assert "* bf16x3: not fp32-accurate" in lines

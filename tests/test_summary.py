@@ -7,9 +7,9 @@ import io
 import pytest
 from rich.console import Console
 
-from harness.analysis.record import analyse
-from harness.report.wording import terminal_cells
-from harness.run.summary import CAVEAT_MARK, HEADERS, print_summary
+from harness.analysis.measured import Measured
+from harness.analysis.metrics import terminal_columns
+from harness.report.terminal import CAVEAT_MARK, print_summary
 from tests.recorded import with_rounds
 
 
@@ -18,8 +18,8 @@ def test_piped_output_keeps_every_row_on_one_line(recorded, width) -> None:
     buf = io.StringIO()
     console = Console(file=buf, width=width)   # piped: `rosetta` gives the console $COLUMNS or 100
     assert not console.is_terminal
-    rounds = with_rounds(recorded)
-    print_summary(rounds.results, recorded.header.peaks, console, terminal_cells(analyse(rounds.results, "x")))
+    m = Measured(with_rounds(recorded))
+    print_summary(m, console)
     lines = buf.getvalue().splitlines()
     for r in recorded.results:
         # The kernel id and its implementation on one line: nothing folds at the console's width.
@@ -29,9 +29,10 @@ def test_piped_output_keeps_every_row_on_one_line(recorded, width) -> None:
                    for ln in lines), r.key
     header = next(ln for ln in lines if ln.startswith("kernel "))
     if width == 250:   # wide enough for every column; narrower, columns are left out (harness.term_table)
-        # ... but a column with nothing in it is left out at any width: this run measured no Triton tutorial
-        shown = [h for h in HEADERS if h != "vs Triton tutorial" or any(r.impl.startswith("triton-tutorial")
-                                                                          for r in recorded.results)]
+        # ... but a column with nothing in it is left out at any width (a run with no Triton tutorial, no flag)
+        first = m.problems[0]
+        shown = [c.header(first.op) if c.names else c.term.header for c in terminal_columns() if c.term and
+                 (c.term.drop is None or any(c.text(m, r) not in ("-", "") for r in m.on(first)))]
         assert header.split() == " ".join(shown).split()
     rows = [ln for ln in lines if ln.startswith(("s0", "rosetta.", "baseline"))]
     assert len(rows) == len(recorded.results) and max(map(len, lines)) <= width
@@ -40,6 +41,6 @@ def test_piped_output_keeps_every_row_on_one_line(recorded, width) -> None:
 def test_a_terminal_gets_a_table_with_whole_kernel_ids(recorded) -> None:
     buf = io.StringIO()
     console = Console(file=buf, width=250, force_terminal=True, color_system=None)
-    print_summary(recorded.results, recorded.header.peaks, console)
+    print_summary(Measured(recorded), console)
     text = buf.getvalue()
     assert all(r.kernel in text for r in recorded.results if r.kernel)

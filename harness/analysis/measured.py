@@ -9,8 +9,10 @@ medians and no interval, so an old file still renders.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from harness.analysis.record import Analysis, Comparison, RowKey, analyse, pair, today
 from harness.baselines import cublas_of
@@ -20,8 +22,9 @@ from harness.catalog_types.tables import Catalog
 from harness.occupancy import Occupancy, sm90_occupancy
 from harness.problems import Problem
 from harness.records.file import Results
-from harness.records.lines import Result
+from harness.records.lines import Result, RunHeader
 from harness.records.order import SEED_SGEMM, headline_problem, record_order
+from harness.roofline import intensity, tile_bytes
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,13 @@ class Measured:
         self.all = results.results
         self._between: dict[tuple, Comparison | None] = {}
         self._analysis = analysis
+
+    @classmethod
+    def of(cls, records: list[Result], catalog: Catalog | None = None) -> Measured:
+        """Records that are no file (a caller's own rows): a header naming their problems, the catalog given."""
+        header = RunHeader("", "gpu", "", {}, [], 0, list(dict.fromkeys(r.problem for r in records)), 0.0)
+        return cls(Results(Path("records"), header, list(records), None),
+                   analyse(records, "records", catalog) if catalog is not None else None)
 
     # ------------------------------------------------------------------ selection
     @cached_property
@@ -120,6 +130,20 @@ class Measured:
             self._between[key] = pair("between", subject, reference)
         return self._between[key]
 
+    def clock(self, result: Result) -> float | None:
+        """A timed record's median SM clock over its runs, MHz (a file of single bursts: the mean it recorded)."""
+        t = result.timing
+        if t is None:
+            return None
+        read = [v for v in (t.samples.mhz if t.samples else ()) if v]
+        return statistics.median(read) if read else t.clock_mhz
+
+    def clocks(self, c: Comparison) -> tuple[float | None, float | None]:
+        """The median SM clock of the subject and of the reference of a comparison."""
+        found = {r.key: r for r in self.all if r.key in (c.subject_key, c.reference_key)}
+        return tuple(self.clock(found[k]) if k in found else None  # type: ignore[return-value]
+                     for k in (c.subject_key, c.reference_key))
+
     def reference(self, c: Comparison) -> Result:
         """The record a comparison is against."""
         return next(r for r in self.all if r.key == c.reference_key)
@@ -146,10 +170,12 @@ class Measured:
         """The record of a row key (Result.key), as a finding names it."""
         return next(r for r in self.all if r.key == key)
 
-    def best(self, results: list[Result]) -> Best | None:
+    def best(self, results: list[Result], any_design: bool = False) -> Best | None:
         """The fastest of the results, leaving out Triton forms that are deliberately different from their CUDA
-        kernel (registry `Counterpart.design`): they are shown, never an idea's best."""
-        scored = [(self.pct(r), r) for r in results if not self.deliberately_different(r) and not build_study(r)]
+        kernel (registry `Counterpart.design`): they are shown, never an idea's best; with `any_design`, the fastest of
+        any form (what a user who needs the answer would run)."""
+        scored = [(self.pct(r), r) for r in results
+                  if (any_design or not self.deliberately_different(r)) and not build_study(r)]
         scored = [(p, r) for p, r in scored if p is not None]
         if not scored:
             return None
@@ -195,31 +221,83 @@ class Measured:
         c = self.counterpart(result)
         return c is not None and c.deliberately_different
 
+    # ------------------------------------------------------------------ what ran (the record's, never the seed's)
     def config(self, result: Result) -> dict:
-        """A Triton result's launch settings: what the run recorded (an autotuner's choice), else derived."""
+        """A Triton result's launch settings as it ran: what the run recorded, an autotuner's choice in place of the
+        settings it started from; derived from the catalog only for a record that kept none."""
         if result.resources is not None and result.resources.config:
-            return dict(result.resources.config)
+            cfg = dict(result.resources.config)
+            chosen = cfg.pop("autotuned", None)
+            return {**cfg, **chosen} if isinstance(chosen, dict) else cfg
         kernel, c = self.catalog.by_id.get(result.kernel or ""), self.counterpart(result)
         return dict(c.config(kernel)) if kernel is not None and c is not None else {}
 
-    def threads(self, result: Result) -> int | None:
-        kernel = self.catalog.by_id.get(result.kernel or "")
-        if kernel is None:
-            return None
+    def launch(self, result: Result) -> tuple:
+        """What a record ran, for telling one launch from another: a Triton row's module, its configuration as it ran
+        and its class (one compiled kernel launched alike, whichever CUDA kernel it stands beside: timed twice, it is
+        an A/A pair); any other record's kernel and implementation."""
+        c = self.counterpart(result)
+        if c is None:
+            return (result.kernel, result.impl, result.precision)
+        return (c.module, tuple(sorted((k, str(v)) for k, v in self.config(result).items())), result.precision)
+
+    def tile(self, result: Result) -> tuple[int, int, int] | None:
+        """The output tile per block or program and the K step that ran: the CUDA kernel's (its recorded facts), the
+        Triton launch's (its configuration as it ran); None for a baseline."""
         if result.impl_id.is_cuda:
-            return kernel.threads
+            facts = result.kernel_facts
+            return facts.tile if facts is not None else None
+        cfg = self.config(result)
+        if "block_m" not in cfg:
+            return None
+        return int(cfg["block_m"]), int(cfg.get("block_n", 0)), int(cfg.get("block_k", 0))
+
+    def threads(self, result: Result) -> int | None:
+        """Threads per block as launched: the CUDA kernel's block, the Triton launch's num_warps x 32."""
+        if result.impl_id.is_cuda:
+            facts = result.kernel_facts
+            return facts.threads if facts is not None and facts.threads else None
         warps = self.config(result).get("num_warps")
         return 32 * int(warps) if isinstance(warps, int) else None
 
+    def shared(self, result: Result) -> tuple[int, int] | None:
+        """(static, dynamic) shared memory per block in bytes. CUDA: ptxas's static count, and the launch's dynamic
+        shared memory as the run recorded it (older files: the kernel's declaration in the catalog the file was
+        analysed with). Triton declares no static shared memory: its launcher requests all of it at launch."""
+        res = result.resources
+        if res is None or res.shared_bytes is None:
+            return None
+        dynamic = res.dynamic_shared
+        if dynamic is None:
+            kernel = self.catalog.by_id.get(result.kernel or "")
+            dynamic = kernel.dynamic_smem if kernel is not None and result.impl_id.is_cuda else 0
+        if result.impl_id.is_cuda:
+            return int(res.shared_bytes), int(dynamic)
+        return 0, int(res.shared_bytes) + int(dynamic)
+
     def occupancy(self, result: Result) -> Occupancy | None:
-        """Theoretical sm_90 occupancy from the compiled registers and shared memory and the launch's threads."""
-        res, threads = result.resources, self.threads(result)
-        if res is None or res.registers is None or threads is None:
+        """Theoretical sm_90 occupancy from the compiled registers, the shared memory static and dynamic, and the
+        launch's threads."""
+        res, threads, shared = result.resources, self.threads(result), self.shared(result)
+        if res is None or res.registers is None or threads is None or shared is None:
             return None
         try:
-            return sm90_occupancy(int(res.registers), int(res.shared_bytes or 0), threads)
+            return sm90_occupancy(int(res.registers), sum(shared), threads)
         except ValueError:
             return None
+
+    def intensity(self, result: Result) -> float | None:
+        """FLOP per byte of the traffic model at the tile that ran (A read once per column of blocks, B once per row;
+        a naive kernel's tile is 1 x 1): the record's figure for CUDA, the Triton launch's own tile for Triton."""
+        if result.figures is None:
+            return None
+        tile = self.tile(result)
+        if result.op != "sgemm" or tile is None or not tile[1]:
+            return result.figures.intensity
+        facts = result.kernel_facts
+        tm, tn = (1, 1) if facts is not None and facts.idea == "naive" else tile[:2]
+        reads_c = bool(result.impl_id.is_cuda and facts is not None and facts.reads_c_when_beta_zero)
+        return intensity(result.problem, tile_bytes(result.problem, tm, tn, reads_c))
 
     def compiled(self, kernel_id: str, impl: str) -> Result | None:
         """The first record of an implementation that carries its compiled resources."""

@@ -13,7 +13,7 @@ The subject is the first named, the reference the second; a ratio is subject tim
 A record from a file of single bursts (before the rounds existed) keeps the ratio of the medians and no verdict.
 
 Beside the comparisons, the record keeps the findings (harness/analysis/findings.py: what each finding rule found,
-with the figures, verdicts and causes it rests on) and the proven mapping (harness/analysis/mapping.py): every
+typed, with the figures, verdicts and causes it rests on) and the proven mapping (harness/analysis/mapping.py): every
 claim of every idea the file measured, checked on the compiled kernels, so that a report renders it without a
 compiler. harness/analysis/build.py builds the record and writes it beside the file.
 """
@@ -116,37 +116,15 @@ class Cause:
                    float(data["weight"]), dict(data.get("detail") or {}))
 
 
-@dataclass(frozen=True)
-class Finding:
-    """What one finding rule (harness/analysis/findings.py) found: the records it names, the figures and verdicts it
-    rests on and the causes it states; the report words it (harness/report/finding_text.py)."""
-
-    kind: str                                     # the rule: "headline-sgemm", "gaps-sgemm", "rank", ...
-    subjects: tuple[RowKey, ...] = ()             # the records it names, in the order it names them
-    figures: dict = field(default_factory=dict)   # the numbers (and ids) it rests on, by name
-    comparisons: tuple[Comparison, ...] = ()      # the verdicts it rests on, with their intervals
-    causes: tuple[Cause, ...] = ()                # the measured causes it states, the faster side's
-
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "subjects": [[s[0], s[1], list(s[2])] for s in self.subjects],
-                "figures": self.figures, "comparisons": [c.to_json() for c in self.comparisons],
-                "causes": [c.to_json() for c in self.causes]}
-
-    @classmethod
-    def from_json(cls, data: dict) -> Finding:
-        return cls(str(data["kind"]), tuple((s[0], s[1], tuple(s[2])) for s in data.get("subjects") or []),
-                   dict(data.get("figures") or {}),
-                   tuple(Comparison.from_json(c) for c in data.get("comparisons") or []),
-                   tuple(Cause.from_json(c) for c in data.get("causes") or []))
-
-
 @dataclass
 class Analysis:
     source: str                                   # the results file's name
     comparisons: list[Comparison] = field(default_factory=list)
     source_bytes: int | None = None               # its size when analysed: a file grown since (--resume) is stale
     mapping: ProvenMapping | None = None          # None: not proven (`rosetta analyse` proves it)
-    findings: list[Finding] | None = None         # None: a record from before findings were recorded
+    # harness/analysis/findings.py's typed findings (as JSON where read from a file: findings.recorded() types them);
+    # None: a record from before findings were recorded
+    findings: list | None = None
     catalog: Catalog | None = None                # the catalog it was analysed with (None: before records kept it)
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -169,7 +147,8 @@ class Analysis:
         return {"record": "analysis", "source": self.source, "source_bytes": self.source_bytes,
                 "comparisons": [c.to_json() for c in self.comparisons],
                 "mapping": self.mapping.to_json() if self.mapping is not None else None,
-                "findings": [f.to_json() for f in self.findings] if self.findings is not None else None,
+                "findings": [f if isinstance(f, dict) else f.to_json() for f in self.findings]
+                if self.findings is not None else None,
                 "catalog": self.catalog.to_json() if self.catalog is not None else None}
 
     @classmethod
@@ -179,7 +158,7 @@ class Analysis:
         return cls(str(data["source"]), [Comparison.from_json(c) for c in data.get("comparisons") or []],
                    data.get("source_bytes"),
                    ProvenMapping.from_json(data["mapping"]) if data.get("mapping") is not None else None,
-                   [Finding.from_json(f) for f in data["findings"]] if data.get("findings") is not None else None,
+                   list(data["findings"]) if data.get("findings") is not None else None,
                    Catalog.from_json(data["catalog"]) if data.get("catalog") else None)
 
     def write(self, path: Path) -> Path:

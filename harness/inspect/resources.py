@@ -93,7 +93,7 @@ def _record(r: KernelResources, threads: int, source: str, extra_facts: dict[str
     evidence: dict[str, int | bool] = {**r.facts, **(extra_facts or {})}
     return Resources(registers=r.registers, spills=r.spill_stores, shared_bytes=r.shared_bytes,
                      local_bytes=r.local_bytes, sass=dict(r.sass), occupancy=occupancy, source=source,
-                     config=config, evidence=evidence or None)
+                     config=config, evidence=evidence or None, dynamic_shared=dynamic_shared)
 
 
 def kernel_record(kernel: Kernel, arch: str | None = None) -> Resources:

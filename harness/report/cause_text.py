@@ -1,80 +1,21 @@
-"""How the report says why one implementation runs faster than another.
-
-A cause (harness/analysis/causes.py): one phrase per quantity, both sides named, said from the side with more of a
-counter whichever side that is; "because" only for those that point with the speed. A knob study's findings
-(harness/analysis/knobs.py), in the report's findings and the terminal: the gap to Triton's tutorial GEMM measured
-again, and the launch setting that closes the most of it."""
+"""How the report says why one implementation runs faster than another: the causes of a pair (harness/analysis/
+causes.py) in the phrases of harness/analysis/cause_words.py, "because" only for those that point with the speed. A
+knob study's findings (harness/analysis/knobs.py), in the report's findings and the terminal: the gap to Triton's
+tutorial GEMM measured again, and the launch setting that closes the most of it."""
 
 from __future__ import annotations
 
+from harness.analysis import anchors, fmt
+from harness.analysis.cause_words import phrase
 from harness.analysis.causes import Cause, against, stated
 from harness.analysis.knobs import ALL, PRODUCT, Effect, KnobFinding, Study
 from harness.analysis.measured import Measured
-from harness.analysis.verdicts import Call
+from harness.analysis.verdicts import LEVEL, Call
+from harness.analysis.wording import INTERVAL
+from harness.analysis.wording import verdict_speed as speed
 from harness.baselines import TRITON_BASELINE_LABELS
 from harness.records.lines import Result
-from harness.report import anchors, fmt
 from harness.report.doc import Cell, Inline, Link, Mono, Table
-from harness.report.wording import verdict_speed as speed
-
-# What each counter where fewer is better counts, as a sentence names it.
-COUNTED = {
-    "smem_bank_conflicts": "shared-memory bank conflicts",
-    "dram_bytes": "bytes of DRAM traffic",
-    "local_instructions": "executed local-memory (spill) instructions",
-    "stall_long_scoreboard": "cycles a warp waits on global memory per issued instruction",
-    "stall_short_scoreboard": "cycles a warp waits on shared memory per issued instruction",
-    "stall_mio_throttle": "cycles a warp waits on a full shared-memory queue per issued instruction",
-    "stall_barrier": "cycles a warp waits at barriers per issued instruction",
-    "global_requests_per_kfma": "global read instructions per thousand FMAs",
-}
-_PIPES = {"tensor_pipe_pct": "tensor", "fma_pipe_pct": "FMA"}
-_MEMORY = {"global": "global memory", "shared": "shared memory"}
-
-
-def _count(v: float) -> str:
-    return f"{v:.0f}" if v < 1e5 else f"{v:.1e}".replace("e+0", "e").replace("e+", "e")
-
-
-def phrase(c: Cause, names: tuple[str, str]) -> str:
-    """The cause in a sentence, `names` being (the faster side's, the slower side's)."""
-    fn, sn = names
-    f, s, d = c.faster, c.slower, c.detail
-    better = c.points_with_speed
-    if c.quantity in COUNTED:
-        assert isinstance(f, float | int) and isinstance(s, float | int)
-        # Said from the side with more of it, whichever side that is.
-        (wv, wn), (bv, bn) = ((s, sn), (f, fn)) if better else ((f, fn), (s, sn))
-        if "model_bytes" in d:
-            return (f"{wn} moves {wv / d['model_bytes']:.2f}x the fewest DRAM bytes the problem needs against "
-                    f"{bv / d['model_bytes']:.2f}x for {bn}")
-        return f"{wn} has {_count(wv)} {COUNTED[c.quantity]} against {_count(bv)} in {bn}"
-    if c.quantity in _PIPES:
-        return f"the {_PIPES[c.quantity]} pipe is busy {f:.0f}% of the time in {fn} against {s:.0f}% in {sn}"
-    if c.quantity == "achieved_occupancy_pct":
-        return (f"{fn} keeps {f:.0f}% of its warp slots busy against {s:.0f}% in {sn}"
-                + (", which waits on latency (neither its work pipe nor DRAM is 60% busy)"
-                   if d.get("latency_bound") else ""))
-    if c.quantity == "tensor_core_instructions":
-        wn, yn = (fn, sn) if f == "HGMMA" else (sn, fn)
-        return (f"{wn} issues warpgroup MMA (wgmma: {d['HGMMA']} HGMMA in its SASS) and {yn} "
-                f"warp-level mma.sync ({d['HMMA']} HMMA)")
-    if c.quantity == "spills":
-        wn, other = (sn, fn) if better else (fn, sn)
-        least = min(int(f), int(s))
-        return (f"{wn} spills {max(int(f), int(s))} B a thread to local memory ({d['local']} LDL/STL of its "
-                f"{d['total']} SASS instructions) where {other} spills {least or 'nothing'}"
-                + ("" if least == 0 else " B"))
-    if c.quantity.endswith("_load_width"):
-        what = _MEMORY[c.quantity.removesuffix("_load_width")]
-        if better:
-            return (f"{fn} reads {what} with 64- or 128-bit loads ({d['wide']} in its SASS) while every read of "
-                    f"{sn} is 32-bit")
-        return f"{sn} reads {what} with 64- or 128-bit loads while every read of {fn} is 32-bit"
-    if c.quantity == "theoretical_occupancy":
-        return (f"theoretical occupancy is {fmt.pct_round(float(f))} for {fn} against {fmt.pct_round(float(s))} for "
-                f"{sn} (the lower one limited by {d['limiter']})")
-    return f"the one setting they differ in is {c.quantity}: {f} for {fn} against {s} for {sn}"
 
 
 def side_name(r: Result) -> str:
@@ -160,8 +101,8 @@ def knob_bullets(study: Study, detail: bool = True) -> list[list[Inline]]:
 
 def knob_table(study: Study) -> Table:
     """Every variant of every row: what it switched, its speed over the row at its own settings, and the call."""
-    table = Table([("row", False), ("switched to the tutorial's", False), ("speed vs own settings [95%]", True),
-                   ("call", False)], cls="knobs")
+    table = Table([("row", False), ("switched to the tutorial's", False),
+                   (f"speed vs own settings [{LEVEL:.0%}]", True), ("call", False)], cls="knobs")
     for f in study.findings:
         rows = [(Cell("every differing knob" if e.knob == ALL else change(e, f.own)), e.verdict, e.failed)
                 for e in f.effects]
@@ -173,7 +114,7 @@ def knob_table(study: Study) -> Table:
                        *([Cell(speed(v), num=True), Cell(fmt.call(v.call))] if v is not None else
                          [Cell(f"not timed: {fmt.first_line(failed, 60)}", cls="muted"), Cell("—")])])
     table.notes.append("speed: the row's time at its own settings over its time with the switch (the last row of "
-                       "each: the tutorial's time over the row's with every knob switched), with the 95% interval of "
+                       f"each: the tutorial's time over the row's with every knob switched), with the {INTERVAL} of "
                        "the interleaved rounds; the call as everywhere in this report.")
     return table
 

@@ -8,10 +8,10 @@ import base64
 import statistics
 from pathlib import Path
 
+from harness.analysis import fmt
 from harness.analysis.compare import Comparison, Row
 from harness.analysis.verdicts import Call
-from harness.report import fmt
-from harness.report.wording import verdict_speed
+from harness.analysis.wording import INTERVAL, verdict_speed
 
 
 def op_headline(cmp: Comparison, op: str) -> str:
@@ -171,7 +171,7 @@ def render_compare(cmp: Comparison, out: Path) -> Path:
 <p>A: <code>{e(cmp.name_a)}</code><br>B: <code>{e(cmp.name_b)}</code></p><ul class="head">{heads}</ul>
 {plot}
 <p>Times are each run's medians (CUDA events, L2 flushed before every run). B speed / A is the verdict of B
-against A from the two runs' interleaved rounds, taken as independent sets, with its 95% interval; it is coloured
+against A from the two runs' interleaved rounds, taken as independent sets, with its {INTERVAL}; it is coloured
 only where the call is FAST (green, B faster) or SLOW (red); a tie or undecided is grey. % of cuBLAS is against the
 same run's cuBLAS of the same precision, so devices of different speeds compare fairly.</p>
 <h2>Per implementation and problem</h2><table><tr>{head}</tr>{body}</table>

@@ -5,12 +5,13 @@ Why one kernel is faster is not read off these tables: causes.py weighs their fa
 
 from __future__ import annotations
 
+from harness.analysis import fmt, metrics
 from harness.analysis.compiled import TOLERANCE, Uncompiled, build_pairs, subnormal_error
 from harness.analysis.measured import Measured
 from harness.analysis.verdicts import Call
 from harness.records.lines import Result
-from harness.report import fmt
 from harness.report.doc import Cell, Table
+from harness.report.tables import table
 
 # The SASS classes every table shows, even at zero: a zero is the finding (no LDG.128, no HMMA), so these
 # columns never disappear. Other classes appear only where some kernel emits them.
@@ -20,32 +21,8 @@ SASS_WHEN_PRESENT = ("FMUL", "FADD", "LDSM", "STS", "STSM", "LDGSTS", "UTMALDG",
 
 
 def resources_table(m: Measured, records: list[Result]) -> Table:
-    table = Table([("kernel", False), ("implementation", False), ("registers", True), ("shared / block", True),
-                   ("spills", True), ("threads", True), ("occupancy (sm_90)", True), ("limited by", False),
-                   ("compiled by", False)], cls="resources")
-    drivers = False
-    for r in records:
-        res = r.resources
-        assert res is not None and res.registers is not None
-        occ, regs = m.occupancy(r), str(res.registers)
-        if res.driver and res.driver.get("registers") not in (None, res.registers):
-            regs += f" ({res.driver['registers']}*)"
-            drivers = True
-        spills, threads = int(res.spills or 0), m.threads(r)
-        table.add([Cell(r.kernel or "", code=True), Cell(r.label), Cell(regs, num=True),
-                   Cell(fmt.nbytes(res.shared_bytes), num=True),
-                   Cell(f"{spills} B" if spills else "0", num=True, cls="bad" if spills else ""),
-                   Cell(str(threads) if threads else "—", num=True),
-                   Cell(fmt.pct_round(occ.fraction) if occ else "—", num=True),
-                   Cell(f"{occ.blocks_per_sm} blocks/SM; {occ.limiter}" if occ else "", cls="muted"),
-                   Cell(res.source or "?", cls="muted")])
-    table.notes.append("registers per thread and spill bytes as ptxas reports them; occupancy is theoretical "
-                       "(sm_90 limits: 64 warps, 64K registers, 228 KiB shared memory per SM) from those "
-                       "registers, the shared memory and the launch's threads (Triton: num_warps x 32).")
-    if drivers:
-        table.notes.append("* what the driver reports for the loaded function, where it differs from the "
-                           "compile-time count.")
-    return table
+    """What each implementation of an idea ran with and was allotted, as its record says (the declared columns)."""
+    return table(m, metrics.RESOURCES, records, "resources")
 
 
 def sass_table(records: list[Result]) -> Table | None:

@@ -7,17 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.analysis.fmt import Cell, Inline, Link, Mono, plain
 
-@dataclass
-class Cell:
-    text: str = ""
-    num: bool = False        # right-aligned, tabular figures
-    cls: str = ""            # ok / bad / warn / muted / why / zero
-    code: bool = False       # monospace (ids, SASS names)
-    span: int = 1            # HTML colspan; Markdown pads with empty cells
-    href: str = ""           # link target (an anchor on the page)
-    sub: str = ""            # a second line in small monospace: the kernel a figure belongs to
-    anchor: str = ""         # HTML id of the cell: a place on the page a link can name (a kernel)
+__all__ = ["Cell", "Inline", "Link", "Mono", "plain"]
 
 
 @dataclass
@@ -37,25 +29,6 @@ class Table:
 
     def __bool__(self) -> bool:
         return bool(self.rows)
-
-
-@dataclass(frozen=True)
-class Link:
-    text: str
-    href: str          # "#anchor" on the page
-    code: bool = False
-
-
-@dataclass(frozen=True)
-class Mono:
-    text: str
-
-
-Inline = str | Link | Mono
-
-
-def plain(parts: list[Inline]) -> str:
-    return "".join(p if isinstance(p, str) else p.text for p in parts)
 
 
 @dataclass

@@ -12,8 +12,9 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import CudaLexer, DiffLexer, PythonLexer
 
-from harness.report import anchors, doc
-from harness.report.fmt import esc
+from harness.analysis import anchors
+from harness.analysis.fmt import esc
+from harness.report import doc
 
 
 def _cls(cls: str) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from harness.report import anchors, doc
+from harness.analysis import anchors
+from harness.report import doc
 
 
 def inline(parts: list[doc.Inline], links: bool = True) -> str:

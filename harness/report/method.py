@@ -5,12 +5,13 @@ from __future__ import annotations
 import shlex
 from datetime import datetime
 
+from harness.analysis import anchors, fmt
 from harness.analysis.measured import Measured
 from harness.analysis.overview import TimingSummary, timing_summary
-from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES
+from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
+from harness.analysis.wording import CLASS, PRECISION_TEXT, baseline_label
 from harness.numerics import VENDOR_MULTIPLE
 from harness.records.lines import Status
-from harness.report import anchors, fmt
 from harness.report.compiled import build_study_table, build_text
 from harness.report.doc import Cell, Inline, Notice, Para, Section, Table, TableBlock
 from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS
@@ -72,11 +73,12 @@ def rounds_paragraph(m: Measured, t: TimingSummary) -> list[Inline]:
         "run of it takes). ",
         "Every ratio on this page is a verdict (harness/analysis/verdicts.py): the median over the rounds of the "
         "ratio of the two sides' per-round medians, paired round by round (one outlying round moves it little), "
-        "with a 95% bootstrap interval over rounds (two files: the means of independent rounds); "
+        f"with a {LEVEL:.0%} bootstrap interval over rounds (two files: the means of independent rounds); "
         f"the call is SAME where the interval lies within ±{MARGIN_SIMT:.0%} (SIMT and bandwidth rows) or "
         f"±{MARGIN_TENSOR_CORES:.0%} (a side on the tensor cores, whose clock moves with the power draw), FAST or "
         "SLOW where it lies wholly below or above 1 beyond that, AMBIGUOUS (undecided) where it straddles 1. The "
-        "same is computed in cycles; where the two calls differ, the text says the clock made the difference. "]
+        "same is computed in cycles; where the two calls differ, the text names the side that ran at the higher clock "
+        "and whether the clock made, hid or reversed the time difference. "]
     if t.aa_called:
         parts.append(f"A/A control (every implementation timed as a second entry of the same rounds): {t.aa_same} "
                      f"of {t.aa_called} called SAME ({100 * t.aa_same / t.aa_called:.1f}%).")
@@ -111,7 +113,8 @@ def _facts(m: Measured) -> Table:
                                        "device-to-device copy, bytes read + written)"))
     sheet = spec(h.device)
     if sheet is not None:
-        text = (f"HBM {sheet.hbm_tbps:g} TB/s; FP32 {sheet.fp32_tflops:g} TFLOP/s; TF32 tensor {sheet.tf32_tflops:g} "
+        text = (f"HBM {sheet.hbm_tbps:g} TB/s; FP32 {sheet.fp32_tflops:g} TFLOP/s; {CLASS['tf32']} tensor "
+                f"{sheet.tf32_tflops:g} "
                 f"TFLOP/s dense ({sheet.source})")
         if h.peaks:
             copy = 100 * h.peaks.copy_gbps / (sheet.hbm_tbps * 1e3)
@@ -155,11 +158,12 @@ def method_section(m: Measured) -> Section:
                 "every product lies below fp32's smallest normal number: an implementation that flushes subnormals "
                 "to zero fails it, unless it declares flushing (only the CuPy-build study rows do). A scaled layer "
                 "multiplies each element of A and B by 2^e, e uniform in [-20, 20], so that a few products dominate "
-                "an output and a split that drops 2^-16 of each product (bf16x3) shows. Past the exact layer the "
+                f"an output and a split that drops 2^-16 of each product ({CLASS['bf16x3']}) shows. Past the exact "
+                "layer the "
                 "componentwise error, |out − ref| / (|α|·|A|·|B| + |β|·|C|) at the worst output, is held to the "
-                "same bound and multiple as the normwise one. TF32 rows are held to K·u plus TF32's error per "
-                "product instead, bf16x3 (labelled not fp32-accurate) to K·u plus 3·2^-16, and neither to cuBLAS "
-                "fp32's error."]))
+                f"same bound and multiple as the normwise one. {CLASS['tf32']} rows are held to K·u plus "
+                f"{CLASS['tf32']}'s error per product instead, {PRECISION_TEXT['bf16x3']} to K·u plus 3·2^-16, and "
+                f"neither to {baseline_label('fp32')}'s error."]))
     s.add(TableBlock(_facts(m), "This run"))
     if (study := build_study_table(m)) is not None:
         s.add(TableBlock(study, "The CUDA build: the suite's (-ftz=false, exact arch) against CuPy's default "

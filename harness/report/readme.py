@@ -10,13 +10,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from harness.analysis import knobs
+from harness.analysis import anchors, knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.records.file import load
-from harness.report import anchors, markdown
+from harness.report import markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro
-from harness.report.finding_text import words
 from harness.report.markdown import to_markdown
 from harness.report.method import command
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table
@@ -53,7 +52,7 @@ def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
     lines.append("#### Headline\n\n" + to_markdown(headline_table(m)))
     found = recorded(m)
     if found:
-        lines.append("#### Findings\n\n" + "\n".join(f"{n}. {markdown.inline(words(f, m), links=False)}"
+        lines.append("#### Findings\n\n" + "\n".join(f"{n}. {markdown.inline(f.words(m), links=False)}"
                                                      for n, f in enumerate(found, 1)))
     lines += _plots(m, results_path, readme_dir, [k for k in README_PLOTS if accuracy or k != anchors.ACCURACY])
     study = knobs.read_beside(results_path)

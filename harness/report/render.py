@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.analysis import knobs
+from harness.analysis import anchors, knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.analysis.overview import Part, parts
 from harness.analysis.record import read_beside
 from harness.records.file import load
-from harness.report import anchors, html, markdown
+from harness.report import html, markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
 from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
-from harness.report.finding_text import evidence, words
 from harness.report.method import method_section, notices, when
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table, shared_triton_table
 from harness.report.plots import Plot, all_plots
@@ -56,8 +55,9 @@ def render(results_path: Path, out_dir: Path) -> tuple[Path, Path]:
 FOLDED = ("Compiled resources", "SASS instruction mix", "Kernels", "Each tiling decision in each model",
           HOPPER_TITLE)
 # Any other table of an idea section longer than this is folded too (the tensor-core ideas measure a dozen rows
-# and more): the section's paragraph above it already names the best of each model.
-OPEN_ROWS = 12
+# and more, the GEMV ideas one row per shape and model): the section's paragraph above it already names the best of
+# each model.
+OPEN_ROWS = 8
 
 
 def findings_section(m: Measured) -> Section:
@@ -65,7 +65,7 @@ def findings_section(m: Measured) -> Section:
     found = recorded(m)
     s.add(Para([f"Computed from {m.file.path.name}, not written by hand: each sentence carries its numbers and "
                 "links to the section that shows the evidence."], cls="note"))
-    items: list[list[Inline]] = [[*words(f, m), " ", Link(f"→ {evidence(f, m).text}", evidence(f, m).href)]
+    items: list[list[Inline]] = [[*f.words(m), " ", Link(f"→ {f.evidence(m).text}", f.evidence(m).href)]
                                  for f in found]
     s.add(Bullets(items, cls="findings", ordered=True))
     study = knobs.read_beside(m.file.path)
@@ -176,7 +176,7 @@ def ideas_section(m: Measured) -> Section:
     s = Section(anchors.IDEAS, "The kernels, part by part", 2)
     if not m.ideas:
         s.add(Para(["No kernel of the registry appears in this file."], cls="missing"))
-    planner = SourcePlanner()
+    planner = SourcePlanner(m)
     for part in parts(m):
         s.add(part_section(m, part, planner))
     return s

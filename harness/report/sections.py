@@ -7,24 +7,26 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 
 from __future__ import annotations
 
+from harness.analysis import anchors, fmt, metrics, wording
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.compiled import compiled_records
+from harness.analysis.findings import between_text, ran, short
 from harness.analysis.measured import Measured, ideas_of, triton_modules
+from harness.analysis.metrics import Metric, launch_text, ran_text, why_no_figures
 from harness.analysis.proven import Row
 from harness.analysis.steps import hopper_ideas
 from harness.analysis.verdicts import Call
+from harness.analysis.wording import baseline_label, published_text, who
 from harness.catalog_types.idea import COMPILER, Idea
 from harness.catalog_types.kernel import Kernel
 from harness.catalog_types.tables import Catalog
-from harness.report import anchors, fmt, wording
+from harness.records.lines import Result
 from harness.report.cause_text import because, despite
 from harness.report.compiled import missing_text, resources_table, sass_table
 from harness.report.doc import Bullets, Cell, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
-from harness.report.overview import published_text
-from harness.report.results_tables import LEGEND, figure_cells, numerics_cell, precision_cell, tutorial_cell
 from harness.report.sources import SourcePlanner
 from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
-from harness.report.wording import baseline_label, config_text, who
+from harness.report.tables import table
 
 
 def section_title(catalog: Catalog, section: str) -> str:
@@ -62,19 +64,19 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
     for precision in m.precisions(kernels, problem) if problem else []:
         assert problem is not None
         cuda, tri = m.bests(kernels, problem, precision)
-        vs = baseline_label(precision)
         if cuda:
             parts += [f"On {problem.label} the best CUDA kernel of this idea, ", *who(cuda.result),
-                      f", runs at {fmt.pct_ci(*cuda.interval)} of {vs}"]
+                      f", runs at {fmt.pct_ci(*cuda.interval)} of {baseline_label(precision)}"]
         c = m.between(tri.result, cuda.result) if cuda and tri else None
         if tri:
-            ratio = f" (Triton against CUDA: {wording.speed(c)}, {wording.relation(c)})" if cuda else ""
             parts += ["; the best Triton, " if cuda else f"On {problem.label} the best Triton, ", *who(tri.result),
-                      f", at {fmt.pct_ci(*tri.interval)}{ratio}{wording.clock_clause(c)}"]
+                      ran(m, tri.result), f", at {fmt.pct_ci(*tri.interval)}"]
+        if cuda and tri:
+            parts.append(": " + between_text(m, c, short(tri.result), short(cuda.result)))
         if cuda and tri and c is not None and c.call in (Call.FAST, Call.SLOW):
             # a "because" only for a difference the rounds decided
             lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
-            names = tuple("the CUDA kernel" if r.impl_id.is_cuda else r.label for r in (lead.result, trail.result))
+            names = (short(lead.result), short(trail.result))
             why = because(m, lead.result, trail.result, names)
             against = despite(m, lead.result, trail.result, names) if why else None
             parts.append(f"; what favours the faster: {why}" + (f"; against it, {against}" if against else "")
@@ -87,15 +89,15 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
         ours = m.seed_record(k.id)
         if k.published is None or k.seed is None:
             continue
-        mine = m.pct(ours) if ours else None
+        mine = m.interval(ours) if ours else None
         parts += [f"Seed {k.seed} published {published_text(k.published)}"
                   + (f" ({fmt.pct(pct)} of its cuBLAS)" if pct is not None and k.published.pct_cublas is None else "")
                   + " for ", Mono(k.id), f" on its {m.catalog.seeds[k.seed].gpu}"
-                  + (f"; here {fmt.pct(mine)} of cuBLAS. " if mine is not None else ". ")]
+                  + (f"; here {fmt.pct_ci(*mine)} of cuBLAS. " if mine is not None and mine[0] is not None else ". ")]
     check = unroll_check(m)
     if check is not None and check.fast.timing and check.slow.timing and check.claim.fast in {k.id for k in kernels}:
         times = f"{fmt.ms(check.fast.timing.median_ms)} against {fmt.ms(check.slow.timing.median_ms)} ms"
-        here = (f"at {times}, {wording.sentence(check.speed, 'the CUDA unrollable form', 'the tid form')}"
+        here = (f"at {times}, {between_text(m, check.speed, 'the CUDA unrollable form', 'the tid form')}"
                 if check.speed is not None else f"the CUDA ratio is {fmt.times(check.ratio)} ({times})")
         parts += [f"Seed {check.claim.seed} says the unrollable form is '{check.claim.words}' faster than the tid "
                   f"form; here, {here}. "]
@@ -103,7 +105,7 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
 
 
 def shared_note(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[Inline]:
-    """Say it plainly where this idea's Triton side is the kernel of other ideas with other settings."""
+    """Say it plainly where this idea's Triton side is the kernel of other ideas with other settings (as they ran)."""
     parts: list[Inline] = []
     mine = {c.module for k in kernels for c in k.counterparts}
     for module, pairs in triton_modules(m.kernels).items():
@@ -113,12 +115,17 @@ def shared_note(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[Inline]:
         parts += [Mono(f"kernels_triton/{module}.py"), " is the same Triton kernel as in "]
         for i, key in enumerate(others):
             parts += [", " if i else "", wording.idea_link(m.catalog, key)]
-        settings = list(dict.fromkeys(config_text(c.config(k)) for k, c in pairs if k in kernels))
-        parts.append(f": only its launch settings differ (here {fmt.joined(settings)}). ")
+        problem = m.headline(kernels[0].op)
+        ran_here = [r for k, c in pairs if k in kernels for r in m.of_kernel(k.id, f"triton:{c.name}")
+                    if r.timed and r.problem == problem]
+        settings = list(dict.fromkeys(text for r in ran_here if (text := ran_text(m, r))))
+        parts.append(": only its launch settings differ" + (f" (here it ran {fmt.joined(settings)})" if settings
+                                                             else "") + ". ")
     return parts
 
 
-def kernels_table(catalog: Catalog, kernels: list[Kernel]) -> Table:
+def kernels_table(m: Measured, kernels: list[Kernel]) -> Table:
+    catalog = m.catalog
     table = Table([("kernel", False), ("document · section", False), ("threads · tile", False),
                    ("Triton counterpart: settings", False), ("preconditions", False), ("beta = 0", False),
                    ("published (document's GPU)", False)], cls="kernels")
@@ -126,7 +133,7 @@ def kernels_table(catalog: Catalog, kernels: list[Kernel]) -> Table:
         tile = f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else f"{k.tile_m} row{'s' if k.tile_m != 1 else ''}"
         doc = (f"{k.seed} {seed_title(catalog, k.seed)}\n{section_title(catalog, k.section)}" if k.seed
                else f"tile-rosetta's own\n{k.section}")
-        counterparts = "\n".join(f"{c.name} ({c.module}): {config_text(c.config(k))}"
+        counterparts = "\n".join(f"{c.name} ({c.module}): {launch_text(m, k, c)}"
                                  + "".join(f"\n  deviation: {n}" for n in c.deviation_notes()) for c in k.counterparts)
         beta0 = (Cell("n/a", cls="muted") if k.op == "sgemv" else Cell("reads C (declared)", cls="warn")
                  if k.reads_c_when_beta_zero else Cell("honours" if k.computes_alpha_beta else "honours (C = A·B)",
@@ -138,34 +145,23 @@ def kernels_table(catalog: Catalog, kernels: list[Kernel]) -> Table:
     return table
 
 
+def _published(m: Measured, r: Result) -> str | None:
+    kernel = m.catalog.by_id.get(r.kernel or "")
+    if not r.impl_id.is_cuda or kernel is None or kernel.published is None or not kernel.seed:
+        return None
+    pct = published_pct(kernel, m.catalog)
+    return published_text(kernel.published) + (f" = {fmt.pct(pct)} of cuBLAS" if pct is not None and
+                                               kernel.published.pct_cublas is None else "")
+
+
+PUBLISHED: Metric[Result] = Metric("published, document's GPU", _published, num=False, optional=True)
+
+
 def measured_table(m: Measured, kernels: list[Kernel]) -> Table:
-    op = kernels[0].op
     ids = {k.id for k in kernels}
     records = [r for p in m.problems for r in m.on(p) if r.kernel in ids]
-    table = Table([("problem", False), ("kernel", False), ("implementation", False), ("precision", False),
-                   ("ms", True), ("TFLOP/s" if op == "sgemm" else "GB/s", True), ("% cuBLAS", True),
-                   ("call", False), ("% FP32 peak" if op == "sgemm" else "% copy BW", True), ("FLOP/B", True),
-                   ("vs Triton tutorial", True), ("numerics", False), ("published, document's GPU", False)],
-                  cls="measured")
-    for r in records:
-        figures = figure_cells(m, r, timing=False)
-        intensity = r.figures.intensity if r.figures and r.timed else None
-        figures += [Cell(f"{intensity:.2f}" if intensity else "—", num=True), tutorial_cell(m, r)] \
-            if len(figures) > 1 else []
-        if len(figures) == 1:
-            figures[0].span = 7
-        kernel = next(k for k in kernels if k.id == r.kernel)
-        pub = ""
-        if r.impl_id.is_cuda and kernel.published is not None and kernel.seed:
-            pct = published_pct(kernel, m.catalog)
-            pub = published_text(kernel.published) + (f" = {fmt.pct(pct)} of cuBLAS" if pct is not None and
-                                                      kernel.published.pct_cublas is None else "")
-        table.add([Cell(r.problem.shape_label), Cell(r.kernel or "", code=True), Cell(r.label), precision_cell(r),
-                   *figures, numerics_cell(r), Cell(pub)], f"status-{r.status.value}")
-    table.notes += [LEGEND["pct"], LEGEND["peak"], LEGEND["tutorial"],
-                    "FLOP/B: operational intensity of the kernel's traffic model (A re-read once per column of "
-                    "blocks, B once per row of blocks).", LEGEND["numerics"]]
-    return table
+    return table(m, [*metrics.MEASURED, PUBLISHED], records, "measured", why_no_figures,
+                 lambda r: f"status-{r.status.value}", kernels[0].op)
 
 
 # What the page says where the record holds no proof of an idea (its analysis was written without one).
@@ -220,7 +216,7 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     s = Section(anchor, idea.title, 3)
     s.add(Para([idea.lesson], cls="lesson"), Para(provenance(m.catalog, kernels), cls="provenance"))
     s.add(Para(measured_paragraph(m, idea, kernels) + shared_note(m, idea, kernels), cls="measured"))
-    s.add(TableBlock(kernels_table(m.catalog, kernels), "Kernels"))
+    s.add(TableBlock(kernels_table(m, kernels), "Kernels"))
     notes = [[Mono(k.id), f": {k.notes}"] for k in kernels if k.notes]
     if notes:
         s.add(Bullets(notes, cls="notes"))

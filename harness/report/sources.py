@@ -16,9 +16,10 @@ import difflib
 import importlib.util
 from pathlib import Path
 
+from harness.analysis.measured import Measured
+from harness.analysis.metrics import launch_text
 from harness.catalog_types.kernel import Kernel
 from harness.report.doc import Inline, Mono, Source
-from harness.report.wording import config_text
 from kernels_cuda import expanded, source_path
 
 
@@ -75,7 +76,8 @@ def _threads(k: Kernel) -> str:
 class SourcePlanner:
     """Decides, section by section in page order, how each file is shown; remembers where."""
 
-    def __init__(self) -> None:
+    def __init__(self, m: Measured) -> None:
+        self.m = m                                    # the run: a Triton launch is named as it ran
         self.shown: dict[str, tuple[str, str]] = {}   # path -> (anchor, title) of the section that shows it
         self._bodies: dict[str, tuple[tuple[str, str, bool], str]] = {}   # path -> (family, body)
 
@@ -116,7 +118,7 @@ class SourcePlanner:
         for k in kernels:
             for c in k.counterparts:
                 used = modules.setdefault(c.module, [])
-                used += ["; " if used else "", Mono(k.id), f" [{c.name}]: {config_text(c.config(k))}"]
+                used += ["; " if used else "", Mono(k.id), f" [{c.name}]: {launch_text(self.m, k, c)}"]
         for module, used in modules.items():
             path = f"kernels_triton/{module}.py"
             if path in self.shown:

@@ -1,170 +1,96 @@
-"""The hardware counters and the ladders' steps, as tables.
+"""The hardware counters and the ladders' steps, as tables of the declared columns (harness/analysis/columns.py).
 
-The counters `rosetta profile --results` stored with a run's records, one table per idea: a rung's speed is a number;
-the counters say why it is that number: how busy the FMA or tensor pipe was, how many shared-memory bank conflicts the
-tiles cost, how many bytes came from DRAM against the fewest any kernel must move, how full the SMs were, and how many
-global read instructions fed each thousand FMAs (a kernel that falls back to 4-byte copies on an unaligned shape shows
-it there first). A row whose counters describe another launch than the timed one (ncu's kernel time far from the timed
-median: an autotuner that chose another tile under the profiler) is shown greyed with both times, and no cause is read
-from it (causes.py).
-
-The SIMT ladder and Hopper's chains one rung at a time (the steps: harness/analysis/steps.py): what each rung gains or
-loses against the rung before, the call, and the measured quantity that moved most that way, before → after.
-"""
+The counters `rosetta profile --results` (or `rosetta run --profile`) stored with a run's records, one table per idea:
+a row whose counters describe another launch than the timed one (ncu's kernel time far from the timed median) is
+greyed with both times, and no cause is read from it (causes.py). The SIMT ladder and Hopper's chains one rung at a
+time (harness/analysis/steps.py): each rung's step against the rung before, with its interval and call, and what
+moved."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from harness.analysis.causes import COUNTER_TOLERANCE, MIN_GAP, tied
+from harness.analysis.causes import COUNTER_TOLERANCE, tied
+from harness.analysis.columns import COUNTERS, STEPS_LEGEND, step_columns
 from harness.analysis.measured import Measured
-from harness.analysis.steps import Moved, Step, hopper_steps, ladder_steps
-from harness.analysis.verdicts import Call
-from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel
-from harness.report import fmt, wording
+from harness.analysis.metrics import Metric
+from harness.analysis.steps import HopperStep, LadderStep, hopper_steps, ladder_steps
+from harness.analysis.wording import PRECISION_TEXT, baseline_label
+from harness.catalog_types.kernel import Kernel
 from harness.report.doc import Cell, Table
-from harness.report.wording import baseline_label
+from harness.report.tables import table
 
-__all__ = ["COLUMNS", "HOPPER_TITLE", "counters_table", "hopper_steps_table", "ladder_steps_table", "moved_text"]
-
-# (column, the counter it shows, how it is written); a counter the profile lacks is shown as a dash.
-COLUMNS: tuple[tuple[str, str, Callable[[float], str]], ...] = (
-    ("FMA pipe", "fma_pipe_pct", lambda v: f"{v:.1f}%"),
-    ("tensor pipe", "tensor_pipe_pct", lambda v: f"{v:.1f}%"),
-    ("smem", "smem_throughput_pct", lambda v: f"{v:.1f}%"),
-    ("L2", "l2_throughput_pct", lambda v: f"{v:.1f}%"),
-    ("smem bank conflicts", "smem_bank_conflicts", lambda v: f"{v:.3g}"),
-    ("DRAM / model", "dram_vs_model", lambda v: f"{v:.2f}×"),
-    ("occupancy", "achieved_occupancy_pct", lambda v: f"{v:.1f}%"),
-    ("global reads / kFMA", "global_requests_per_kfma", lambda v: f"{v:.3f}"),
-    ("bytes / cp.async", "ldgsts_bytes_per_instruction", lambda v: f"{v:.0f}"),
-    ("kernel ms (ncu)", "duration_ns", lambda v: f"{v / 1e6:.3f}"),
-)
-
-
-_LABEL = {key: (label, write) for label, key, write in COLUMNS}
 # The Hopper table's title in the wgmma idea's section (folded there: the Hopper ladder chart shows the same figures).
 HOPPER_TITLE = "Rung by rung: what each Hopper idea gained, and what moved"
-_UNNAMED = {"refused": "counters refused: ncu's time is off the timed one", "unrecorded": "no counters recorded",
-            "nothing": "nothing measured moved its way by enough to explain it"}
 
 
 def counters_table(m: Measured, kernels: list[Kernel]) -> Table:
-    """One row per profiled record of these kernels, in the run's order; empty when none was profiled.
-
-    A column whose counter is zero or absent in every row (the tensor pipe of a SIMT ladder, cp.async in a
-    kernel that never issues one) says nothing here and is left out.
-    """
+    """One row per profiled record of these kernels, in the run's order; empty when none was profiled. A column whose
+    counter is zero or absent in every row says nothing here and is left out."""
     ids = {k.id for k in kernels}
-    rows = [(p, r, r.resources.profile) for p in m.problems for r in m.on(p)
-            if r.kernel in ids and r.resources and r.resources.profile]
-    shown = [c for c in COLUMNS if any(counters.get(c[1]) for _, _, counters in rows)]
-    table = Table([("problem", False), ("kernel", False), ("implementation", False),
-                   *((label, True) for label, _, _ in shown)], cls="counters")
+    rows = [r for p in m.problems for r in m.on(p) if r.kernel in ids and r.resources and r.resources.profile]
+    shown = [c for c in COUNTERS if any(r.resources.profile.get(c[1]) for r in rows)]
+    out = Table([("problem", False), ("kernel", False), ("implementation", False),
+                 *((label, True) for label, _, _ in shown)], cls="counters")
     untied = []
-    for p, r, counters in rows:
-        off = tied(r) is False
+    for r in rows:
+        counters, off = r.resources.profile, tied(r) is False
         untied += [f"{r.kernel} [{r.label}]"] if off else []
-        cells = []
-        for _, key, write in shown:
-            if key not in counters:
-                cells.append(Cell("—", num=True, cls="muted"))
-            elif key == "duration_ns" and off and r.timing is not None:
-                # The mark is on the figure that shows it: this row's counters describe another launch.
-                cells.append(Cell(f"{write(counters[key])} ≠ timed {r.timing.median_ms:.3f}", num=True, cls="bad"))
-            else:
-                cells.append(Cell(write(counters[key]), num=True, cls="muted" if off else ""))
-        table.add([Cell(p.shape_label), Cell(r.kernel or "", code=True), Cell(r.label), *cells],
-                  "untied" if off else "")
-    table.notes += [
-        "Read by Nsight Compute (rosetta profile --results), one launch per implementation, clocks not locked "
+        cells = [Cell("—", num=True, cls="muted") if key not in counters else
+                 Cell(f"{write(counters[key])} ≠ timed {r.timing.median_ms:.3f}", num=True, cls="bad")
+                 if key == "duration_ns" and off and r.timing is not None else
+                 Cell(write(counters[key]), num=True, cls="muted" if off else "") for _, key, write in shown]
+        out.add([Cell(r.problem.shape_label), Cell(r.kernel or "", code=True), Cell(r.label), *cells],
+                "untied" if off else "")
+    out.notes += [
+        "Read by Nsight Compute, one launch per implementation in the timed configuration, clocks not locked "
         "(--clock-control none), so the kernel time is the one the timed runs see, give or take the replay.",
-        "DRAM / model: bytes read and written in DRAM over the fewest any implementation must move (A, B and C "
-        "once). Global reads / kFMA: warp-wide global load and cp.async instructions per thousand FMAs. "
-        "Bytes / cp.async: 512 is a float4 copy by every lane of a warp, 128 a 4-byte one. smem, L2: shared-memory "
-        "and L2 throughput, % of their peak over the kernel's time.",
-    ]
+        "DRAM / model: bytes read and written in DRAM over the fewest any implementation must move (A, B and C once). "
+        "Global reads / kFMA: warp-wide global load and cp.async instructions per thousand FMAs. Bytes / cp.async: "
+        "512 is a float4 copy by every lane of a warp, 128 a 4-byte one. smem, L2: shared-memory and L2 throughput, "
+        "% of their peak over the kernel's time."]
     if untied:
-        table.notes.append(f"Counters are read only where ncu's kernel time is within {COUNTER_TOLERANCE:.0%} of the "
-                           "timed median (and, for an autotuned row, the profiled launch ran the timed "
-                           "configuration). The rows marked ≠ describe another launch than the one timed, and no "
-                           "cause is read from them: " + "; ".join(untied) + ".")
-    return table
+        out.notes.append(f"Counters are read only where ncu's kernel time is within {COUNTER_TOLERANCE:.0%} of the "
+                         "timed median (and, for an autotuned row, the profiled launch ran the timed configuration). "
+                         "The rows marked ≠ describe another launch than the one timed, and no cause is read from "
+                         "them: " + "; ".join(untied) + ".")
+    return out
 
 
-def moved_text(mv: Moved) -> str:
-    """'smem bank conflicts: 1.2e+06 → 1.7e+04', or why no quantity is named."""
-    if mv.quantity is None:
-        if mv.unnamed == "tie":
-            return f"a tie (under {MIN_GAP - 1:.0%} apart)"
-        return _UNNAMED[mv.unnamed or "nothing"]
-    label, write = _LABEL.get(mv.quantity, (mv.quantity.replace("_", " "), lambda v: f"{v:.3g}"))
-    if isinstance(mv.before, str) or isinstance(mv.after, str):   # a compiled fact: an instruction's form
-        return f"{label}: {mv.before} → {mv.after}"
-    return f"{label}: {write(mv.before)} → {write(mv.after)}"  # type: ignore[arg-type]
-
-
-def _step_cells(s: Step | None, unmeasured: str = "") -> list[Cell]:
-    if s is None:
-        return [Cell("—", num=True, cls="muted"), Cell("", num=True), Cell(unmeasured, cls="muted")]
-    if s.before is None:
-        return [Cell(fmt.pct(s.best.pct), num=True), Cell("—", num=True, cls="muted"), Cell("", cls="muted")]
-    call = s.call
-    # A cause is named only for a step the rounds decided was a gain: a tie has nothing to explain, and a loss or an
-    # undecided step is said as such.
-    what = (moved_text(s.moved) if call is Call.FAST and s.moved is not None
-            else f"{wording.relation(s.verdict)} ({wording.speed(s.verdict)}): no cause stated")
-    return [Cell(fmt.pct_ci(*s.best.interval), num=True, cls="nowrap"),
-            Cell(f"{s.points:+.1f} · {fmt.call(call)}", num=True,
-                 cls="ok" if call is Call.FAST else "bad" if call is Call.SLOW else "muted"),
-            Cell(what, cls="" if call is Call.FAST else "muted")]
+LADDER: list[Metric[LadderStep]] = [
+    Metric("rung", lambda m, s: s.rung.number),
+    Metric("adds", lambda m, s: s.rung.idea.title, num=False),
+    *step_columns("cuda", "CUDA", lambda s: s.cuda),
+    *step_columns("triton", "Triton", lambda s: s.triton),
+]
+HOPPER: list[Metric[HopperStep]] = [
+    Metric("problem", lambda m, s: s.problem.shape_label, num=False),
+    Metric("class", lambda m, s: PRECISION_TEXT[s.precision], num=False),
+    Metric("rung", lambda m, s: s.name, num=False, code=True),
+    *step_columns("cuda", "CUDA", lambda s: s.cuda),
+    *step_columns("triton", "Triton", lambda s: s.triton),
+]
 
 
 def ladder_steps_table(m: Measured) -> Table:
     """One row per rung of the ladder chart, numbered as the chart: the idea it adds, CUDA's and the rung's own Triton
-    counterpart's % of cuBLAS fp32 on the headline problem, the points gained or lost against the rung before, and
-    the counter that moved most that way; "no step measured" where a side has no record of its own (a rung drawn for
-    the other model, or for a tuner's pick only)."""
-    table = Table([("rung", False), ("adds", False), ("CUDA % cuBLAS", True), ("points", True),
-                   ("CUDA counter that moved", False), ("Triton % cuBLAS", True), ("points", True),
-                   ("Triton counter that moved", False)], cls="ladder-steps")
+    counterpart's % of cuBLAS on the headline problem, and each one's step against the rung before."""
     problem = m.headline("sgemm")
-    if problem is None:
-        return table
-    for s in ladder_steps(m):
-        table.add([Cell(str(s.rung.number), num=True), Cell(s.rung.idea.title),
-                   *_step_cells(s.cuda, "no step measured"), *_step_cells(s.triton, "no step measured")])
-    table.notes += [
-        f"On {problem.label}, fp32; % cuBLAS as everywhere on the page. Points: the change in % of cuBLAS from the "
-        "rung before (the same model's), with the call of the rung against it from the interleaved rounds: a cause "
-        "is named only where the call is FAST. A rung with two tiles is represented by its fastest. Rungs are "
-        "numbered as in the chart above; Triton is the rung's own counterpart (the chart's Triton bar is the fastest "
-        "of any form, the tuners' picks included).",
-        "Counter that moved: of the Nsight Compute counters stored with both rungs' records, the one that favours "
-        "the faster of the two and plausibly explains most of the difference (causes.py), before → after; counters "
-        "whose kernel time disagrees with the timed one are not used.",
-    ]
-    return table
+    out = table(m, LADDER, ladder_steps(m) if problem else [], "ladder-steps")
+    if problem is not None:
+        out.notes = [f"On {problem.label}, fp32; % cuBLAS as everywhere on the page. A rung with two tiles is "
+                     "represented by its fastest; rungs are numbered as in the chart above; Triton is the rung's own "
+                     "counterpart (the chart's Triton bar is the fastest of any form, the tuners' picks included).",
+                     STEPS_LEGEND]
+    return out
 
 
 def hopper_steps_table(m: Measured) -> Table:
-    """One row per rung and problem: CUDA's and Triton's % of the class's cuBLAS, the points gained or lost against
-    the rung before (the same model's), and the counter that moved most that way."""
-    table = Table([("problem", False), ("class", False), ("rung", False), ("CUDA % cuBLAS", True),
-                   ("points", True), ("CUDA: what moved", False), ("Triton % cuBLAS", True),
-                   ("points", True), ("Triton: what moved", False)], cls="hopper-steps")
-    for s in hopper_steps(m):
-        table.add([Cell(s.problem.shape_label), Cell(PRECISION_CLASSES[s.precision].text), Cell(s.name, code=True),
-                   *_step_cells(s.cuda), *_step_cells(s.triton)])
-    if table.rows:
-        table.notes += [
-            f"% cuBLAS against the class's own: {baseline_label('tf32')} for TF32, {baseline_label('3xtf32')} for "
-            "3xTF32. Each chain starts from the mma.sync rung (rosetta.tc_gemm, B K-major: the fastest of its tiles) "
-            "and follows the wgmma rungs in registry order. Triton: each rung's counterpart (for the mma.sync rung, "
-            "the fastest of its forms).",
-            "Points: the change in % of cuBLAS from the rung before (the same model's). What moved: of the Nsight "
-            "Compute counters stored with both rungs' records and the compiled facts (the tensor-core instruction, "
-            "spills, load widths), the one that favours the faster of the two and plausibly explains most of the "
-            "difference (causes.py), before → after.",
-        ]
-    return table
+    """One row per rung and problem of Hopper's chains: CUDA's and Triton's % of the class's cuBLAS and their steps."""
+    out = table(m, HOPPER, hopper_steps(m), "hopper-steps")
+    if out.rows:
+        out.notes = [f"% cuBLAS against the class's own: {baseline_label('tf32')} for {PRECISION_TEXT['tf32']}, "
+                     f"{baseline_label('3xtf32')} for {PRECISION_TEXT['3xtf32']}. Each chain starts from the mma.sync "
+                     "rung (rosetta.tc_gemm, B K-major: the fastest of its tiles) and follows the wgmma rungs in "
+                     "registry order; Triton: each rung's counterpart (for the mma.sync rung, the fastest of its "
+                     "forms).", STEPS_LEGEND]
+    return out
+

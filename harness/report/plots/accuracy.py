@@ -17,11 +17,13 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
+from harness.analysis import anchors, fmt
 from harness.analysis.fp32_work import ERROR_LAYERS, accuracy_front, summit
 from harness.analysis.measured import Measured
+from harness.analysis.wording import CLASS, INTERVAL, PRECISION_TEXT, baseline_label
+from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
-from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -33,10 +35,11 @@ from harness.report.plots.common import (
     png,
     sizes,
     style,
+    unclutter,
 )
-from harness.report.wording import PRECISION_TEXT
 
-SHAPE = {"fp32": "o", "tf32": "^", "3xtf32": "D", "bf16x6": "s", "bf16x3": "v"}
+# One marker per precision class, in the registry's order of the classes.
+SHAPE = dict(zip(PRECISIONS, ("o", "^", "D", "v", "s"), strict=True))
 SHAPE_NAME = {"o": "circle", "^": "triangle", "D": "diamond", "s": "square", "v": "downward triangle"}
 # Speed intervals a caller may pass: Result.key -> (lo, hi) TFLOP/s.
 Intervals = Mapping[tuple, tuple[float, float]]
@@ -75,7 +78,8 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
             ax.plot([speeds[i] for i in front], [errors[i] for i in front], linestyle="--", color="#444444",
                     linewidth=1.2, zorder=3)
         barred = 0
-        named: list[tuple[float, float]] = []
+        labels: list = []
+        markers: list = []
         for i, r in enumerate(recs):
             colour = model_colour(r.impl_id)  # a baseline keeps its model's colour: cuBLAS grey, Triton's orange
             size = 150 if r.baseline else 70
@@ -85,22 +89,22 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
                 ax.errorbar([speeds[i]], [errors[i]], xerr=[[max(speeds[i] - lo, 0.0)], [max(hi - speeds[i], 0.0)]],
                             fmt="none", ecolor=colour, elinewidth=1.2, capsize=3, zorder=4)
                 barred += 1
+            # the front's points over every other (a point on the front is never hidden), the baselines next
             ax.scatter([speeds[i]], [errors[i]], marker=SHAPE.get(r.precision, "o"), s=size, color=colour,
                        edgecolors="black" if r.baseline or i in front else "white",
-                       linewidths=1.6 if i in front else 0.9, zorder=5 if r.baseline else 4)
+                       linewidths=1.6 if i in front else 0.9, zorder=6 if i in front else 5 if r.baseline else 4)
+            markers.append((ax, speeds[i], errors[i]))
             if i in front:
                 # numbered at its lower right, where no point can be (it would beat this one on both), and named in
                 # the legend: names beside close points would overlap
-                ax.annotate(str(front.index(i) + 1), (speeds[i], errors[i]), xytext=(6, -13),
-                            textcoords="offset points", fontsize=10, fontweight="bold", color="#222222")
+                labels.append(ax.annotate(str(front.index(i) + 1), (speeds[i], errors[i]), xytext=(8, -12),
+                                          textcoords="offset points", fontsize=10, fontweight="bold",
+                                          color="#222222", va="center"))
             if r.baseline:
-                # a baseline close to one already named (cuBLAS fp32 and the ieee tutorial often are) is named under
-                # its marker, not over the other's name
-                here = (math.log10(speeds[i]), math.log10(errors[i]))
-                near = any(abs(here[0] - x) < 0.15 and abs(here[1] - y) < 0.2 for x, y in named)
-                named.append(here)
-                ax.annotate(r.label, (speeds[i], errors[i]), xytext=(8, -16 if near else 6),
-                            textcoords="offset points", fontsize=9.5, color="#222222")
+                labels.append(ax.annotate(r.label, (speeds[i], errors[i]), xytext=(9, 9), textcoords="offset points",
+                                          fontsize=9.5, color="#222222", va="center",
+                                          arrowprops={"arrowstyle": "-", "color": "#888888", "linewidth": 0.6,
+                                                      "shrinkA": 0, "shrinkB": 6}))
         ax.set_xscale("log")
         ax.set_yscale("log")
         # plain numbers on the speed axis, 1, 2, 3 and 5 of each decade (20, 30, 50, 100, 200): every minor tick
@@ -120,34 +124,37 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
         handles += [Patch(color=c, label=name)
                     for name, c in (("CUDA kernel", CUDA), ("Triton", TRITON), ("cuBLAS", CUBLAS))]
         handles.append(Line2D([], [], linestyle="--", color="#444444",
-                              label="Pareto front (classes against cuBLAS fp32):"))
+                              label=f"Pareto front (classes against {baseline_label('fp32')}):"))
         # named without the class: the marker's shape gives it, and the shapes above give its label
         handles += [Line2D([], [], linestyle="", marker=f"${n}$", color="#222222", markersize=8,
                            label=_short(m, recs[i])) for n, i in enumerate(front, 1)]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
                   title="shape: precision\ncolour: implementation")
+        unclutter(fig, labels, markers)
         data = png(fig)
     caption = (f"The fp32-class sgemm implementations timed on {problem.label} ({fmt.joined(_present(m, recs))}) "
-               "and cuBLAS TF32 for reference where it was timed: speed against the worst error each carries, "
+               f"and {baseline_label('tf32')} for reference where it was timed: speed against the worst error each "
+               "carries, "
                "the larger of the "
                "normwise forward error max|out − ref| / max(|α|·|A|·|B| + |β|·|C|) and the componentwise one "
                "(|out − ref| / (|α|·|A|·|B| + |β|·|C|), worst output) over " + _layers_text(recs) + ". Marker shape "
                "is the precision class (" + ", ".join(f"{PRECISION_TEXT.get(p, p)} "
                                                       f"{SHAPE_NAME[SHAPE.get(p, 'o')]}" for p in present)
                + "), colour the implementation; the baselines are the larger, outlined and labelled markers. The "
-               "dashed line is the Pareto front of the classes timed against cuBLAS fp32 (no other point is both "
-               "faster and more accurate), its points outlined, numbered and named in the legend; cuBLAS TF32 is "
-               "never on it. "
+               f"dashed line is the Pareto front of the classes timed against {baseline_label('fp32')} (no other point "
+               f"is both faster and more accurate), its points outlined, numbered and named in the legend; "
+               f"{baseline_label('tf32')} is never on it. "
                "Faster is right, more accurate is lower." + _bars_text(barred, len(recs)))
     return Plot(key, title, caption, data, figure=fig)
 
 
 def _present(m: Measured, recs: list[Result]) -> list[str]:
     """The families of points the chart holds, in words, for its caption."""
-    families = [("cuBLAS fp32", lambda r: r.impl_id == CUBLAS_FP32),
+    splits = [p for p, c in PRECISION_CLASSES.items() if c.tensor_cores and c.yardstick == "fp32" and p != "3xtf32"]
+    families = [(baseline_label("fp32"), lambda r: r.impl_id == CUBLAS_FP32),
                 ("the SIMT summit", lambda r: r.kernel in summit(m)),
-                ("every 3xTF32 row", lambda r: not r.baseline and r.precision == "3xtf32"),
-                ("Triton's bf16 splits", lambda r: r.precision in ("bf16x3", "bf16x6")),
+                (f"every {CLASS['3xtf32']} row", lambda r: not r.baseline and r.precision == "3xtf32"),
+                ("Triton's bf16 splits", lambda r: r.precision in splits),
                 ("the Triton tutorial GEMM of each fp32 class", lambda r: r.impl_id.is_triton_baseline)]
     return [name for name, has in families if any(has(r) for r in recs)]
 
@@ -170,5 +177,5 @@ def _bars_text(barred: int, total: int) -> str:
     if not barred:
         return ""
     which = "every point" if barred == total else f"{barred} of the {total} points (not cuBLAS itself)"
-    return (f" Horizontal bars on {which}: the 95% interval of its speed against its class's cuBLAS over the "
+    return (f" Horizontal bars on {which}: the {INTERVAL} of its speed against its class's cuBLAS over the "
             "interleaved rounds, as TFLOP/s (often narrower than the marker).")

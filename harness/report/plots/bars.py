@@ -1,8 +1,9 @@
-"""The bar charts, % of a reference per implementation: sgemm % of cuBLAS grouped by idea and sgemv % of copy bandwidth
-per shape (horizontal bars), and the two ladder charts, % of cuBLAS per rung with the best CUDA and best Triton side
-by side: the fp32 SIMT ladder (against cuBLAS fp32), and Hopper's tensor-core ladder, TF32 and 3xTF32 each against
-its class's cuBLAS (the rungs are harness/analysis/steps.py's: for Hopper chains(), the mma.sync rung, then each
-wgmma rung of that precision)."""
+"""The bar charts, % of a reference per implementation, each bar with its 95% interval: sgemm % of cuBLAS grouped by
+idea and sgemv % of copy bandwidth per shape (horizontal bars), and the two ladder charts, % of cuBLAS per rung with
+the best CUDA and best Triton side by side: the fp32 SIMT ladder, and Hopper's tensor-core ladder, one panel per
+precision class, each against its class's cuBLAS (one reference per axis; the rungs are harness/analysis/steps.py's:
+for Hopper chains(), the mma.sync rung, then each wgmma rung of that precision). One Triton kernel launched alike for
+several CUDA kernels is one launch: drawn once, and hatched where a later row times it again (an A/A pair)."""
 
 from __future__ import annotations
 
@@ -12,29 +13,32 @@ import textwrap
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from harness.analysis import anchors, fmt
 from harness.analysis.claims import published_pct
-from harness.analysis.measured import Measured
-from harness.analysis.steps import hopper_points, ladder_rungs
+from harness.analysis.measured import Best, Measured
+from harness.analysis.steps import chains, ladder_rungs, rung_name
+from harness.analysis.wording import INTERVAL, PRECISION_TEXT, baseline_label
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS, precision_caveat
-from harness.identity import ImplId
 from harness.records.lines import Result
-from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
     PUBLISHED,
+    REPEAT_KEY,
     TRITON,
+    Bar,
     Plot,
+    bar,
     cuda_triton_bars,
     figure,
     missing,
     model_colour,
     png,
+    repeat_patch,
     sizes,
     style,
 )
-from harness.report.wording import PRECISION_TEXT, baseline_label
 
 ROW_IN = 0.19           # inches per bar row: the longest chart (130 rows) stays under two screens
 
@@ -55,6 +59,23 @@ def _label(r: Result) -> str:
 
 
 CAVEAT_MARK = "†"
+
+
+class Launches:
+    """The launches already drawn on a chart: a record whose launch (Measured.launch) is among them repeats one."""
+
+    def __init__(self, m: Measured) -> None:
+        self.m, self.seen = m, set()
+
+    def bar(self, r: Result, span: tuple[float | None, float | None, float | None], scale: float = 1.0) -> Bar:
+        key = (self.m.launch(r), r.problem)
+        repeat = key in self.seen
+        self.seen.add(key)
+        value, lo, hi = (v * scale if v is not None else None for v in span)
+        return Bar(value or 0.0, lo, hi, repeat)
+
+    def best(self, b: Best | None) -> Bar | None:
+        return self.bar(b.result, b.interval) if b is not None else None
 
 
 def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
@@ -80,24 +101,25 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
     if not rows:
         return missing(key, title, f"No sgemm bar chart against {vs}: no kernel of that precision class was timed "
                                    f"beside it on {problem.label}.")
+    launches = Launches(m)
+    bars = {y: launches.bar(r, m.interval(r)) for y, (_, r) in enumerate(rows) if r is not None}
     with sizes():
         fig = figure(12.6, 1.4 + ROW_IN * len(rows))
         ax = fig.add_subplot()
-        values = [m.pct(r) or 0.0 for _, r in rows if r is not None]
         pubs = [p for _, r in rows if r is not None and r.impl_id.is_cuda
                 and (p := published_pct(m.catalog.by_id[r.kernel or ""], m.catalog)) is not None]
-        top = max([100.0, *values, *pubs]) * 1.13
+        top = max([100.0, *(b.top for b in bars.values()), *pubs]) * 1.13
         for y, (_, r) in enumerate(rows):
             if r is None:
                 continue
-            value = m.pct(r) or 0.0
-            ax.barh(y, value, height=0.72, color=model_colour(r.impl_id))
+            b = bars[y]
+            bar(ax, y, b, model_colour(r.impl_id), 0.72, horizontal=True)
             pub = published_pct(m.catalog.by_id[r.kernel or ""], m.catalog) if r.impl_id.is_cuda else None
             if pub is not None:
                 ax.plot([pub], [y], marker="D", markersize=7, color=PUBLISHED, linestyle="", zorder=5)
-            # The figure goes after the bar and the diamond, so neither hides it.
-            end = max(value, pub + top * 0.008 if pub is not None else 0.0)
-            ax.text(end + top * 0.006, y, f"{value:.1f}%", va="center", ha="left", fontsize=9.5, color="#333333")
+            # The figure goes after the bar, its interval and the diamond, so none hides it.
+            end = max(b.top, pub + top * 0.008 if pub is not None else 0.0)
+            ax.text(end + top * 0.006, y, f"{b.value:.1f}%", va="center", ha="left", fontsize=9.5, color="#333333")
         ax.axvline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([label for label, _ in rows])
@@ -113,6 +135,8 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
                                                                      ("triton", TRITON, "Triton counterpart"))
                    if model in models]
         handles.append(Line2D([], [], color=CUBLAS, linestyle="--", label=f"{vs} = 100%"))
+        if any(b.repeat for b in bars.values()):
+            handles.append(repeat_patch())
         if pubs:
             handles.append(Line2D([], [], marker="D", color=PUBLISHED, linestyle="",
                                   label="the document's own % of cuBLAS, on its GPU"))
@@ -123,7 +147,9 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
                                                 ("triton", "orange for each Triton counterpart"))
                              if model in models])
                + " (named after the kernel id), grouped under each idea's title, the "
-               f"number beside each bar its % of {vs}; the dashed line is {vs}."
+               f"number beside each bar its % of {vs}, the black whisker its {INTERVAL} over the interleaved "
+               f"rounds; the dashed line is {vs}."
+               + (f" {REPEAT_KEY}." if any(b.repeat for b in bars.values()) else "")
                + (" Diamonds: the % of cuBLAS the kernel's document published on its own GPU, a shape to compare "
                   "rather than a target." if pubs else " No kernel drawn here has a published % of cuBLAS."))
     marked = dict.fromkeys(f"{PRECISION_CLASSES[r.precision].text} is {precision_caveat(r.precision)}"
@@ -142,48 +168,50 @@ def gemv_bars(m: Measured) -> Plot:
         return missing(key, title, f"No sgemv bandwidth chart: {why}.")
     if m.header.peaks is None:
         return missing(key, title, "No sgemv bandwidth chart: the run header holds no measured copy bandwidth.")
-    impls: list[tuple[str | None, str]] = []
-    for p in problems:
-        for r in m.on(p):
-            if r.timed and r.precision == "fp32" and (r.kernel, r.impl) not in impls:
-                impls.append((r.kernel, r.impl))
-    value: dict[tuple, float] = {}
-    labels: dict[tuple, str] = {}
-    models: dict[tuple, ImplId] = {}
+    impls: list[tuple[str | None, str]] = list(dict.fromkeys(
+        (r.kernel, r.impl) for p in problems for r in m.on(p) if r.timed and r.precision == "fp32"))
+    bars: dict[tuple, tuple[Bar, Result]] = {}
+    launches = Launches(m)
     for p in problems:
         for r in m.on(p):
             if r.timed and r.figures is not None and r.figures.pct_peak is not None:
-                value[(r.kernel, r.impl, p)] = r.figures.pct_peak
-                labels[(r.kernel, r.impl)] = _label(r)
-                models[(r.kernel, r.impl)] = r.impl_id
+                pct, lo, hi = m.interval(r)
+                # the interval of its speed against cuBLAS, carried to its share of the bandwidth
+                bars[(r.kernel, r.impl, p)] = (launches.bar(r, (pct, lo, hi), r.figures.pct_peak / pct if pct else 1.0),
+                                               r)
     with sizes():
         fig = figure(12.6, 1.6 + ROW_IN * len(impls))
         axes = fig.subplots(1, len(problems), sharey=True, squeeze=False)[0]
-        top = max([100.0, *value.values()]) * 1.25
+        top = max([100.0, *(b.top for b, _ in bars.values())]) * 1.25
         for ax, p in zip(axes, problems, strict=True):
             for y, impl in enumerate(impls):
-                v = value.get((*impl, p))
-                if v is None:
+                if (found := bars.get((*impl, p))) is None:
                     continue
-                ax.barh(y, v, height=0.72, color=model_colour(models[impl]))
-                ax.text(v + top * 0.02, y, f"{v:.0f}", va="center", ha="left", fontsize=9.5, color="#333333")
+                b, r = found
+                bar(ax, y, b, model_colour(r.impl_id), 0.72, horizontal=True)
+                ax.text(b.top + top * 0.02, y, f"{b.value:.0f}", va="center", ha="left", fontsize=9.5, color="#333333")
             ax.axvline(100.0, color=CUBLAS, linestyle="--", linewidth=1.1)
             ax.set_xlim(0, top)
             ax.set_xticks([0, 50, 100])
             ax.set_title(p.shape_label, fontsize=10.5)
             style(ax)
+        labels = {(r.kernel, r.impl): _label(r) for _, r in bars.values()}
         axes[0].set_yticks(range(len(impls)))
         axes[0].set_yticklabels([labels.get(i, str(i)) for i in impls])
         axes[0].set_ylim(len(impls) - 0.4, -0.6)
         fig.supxlabel("% of the measured device-to-device copy bandwidth (bytes of A, x and y once)", fontsize=10.5)
-        handles = [Patch(color=CUBLAS, label="cuBLAS fp32"), Patch(color=CUDA, label="CUDA kernel"),
+        handles = [Patch(color=CUBLAS, label=baseline_label("fp32")), Patch(color=CUDA, label="CUDA kernel"),
                    Patch(color=TRITON, label="Triton counterpart"),
                    Line2D([], [], color=CUBLAS, linestyle="--", label="copy bandwidth = 100%")]
-        fig.legend(handles=handles, loc="outside upper center", ncol=4, frameon=False)
+        repeats = any(b.repeat for b, _ in bars.values())
+        handles += [repeat_patch()] if repeats else []
+        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
         data = png(fig)
-    caption = (f"Each panel is one sgemv shape (M x N) on {m.header.device}; one bar per implementation (grey cuBLAS "
-               f"fp32, blue CUDA, orange Triton), its number the % of the {m.header.peaks.copy_gbps:.0f} GB/s "
-               f"copy bandwidth the run measured; the dashed line is that bandwidth.")
+    caption = (f"Each panel is one sgemv shape (M x N) on {m.header.device}; one bar per implementation (grey "
+               f"{baseline_label('fp32')}, blue CUDA, orange Triton), its number the % of the "
+               f"{m.header.peaks.copy_gbps:.0f} GB/s copy bandwidth the run measured (from its median time), the "
+               f"whisker the {INTERVAL} of its speed against cuBLAS over the interleaved rounds, carried to that "
+               "share; the dashed line is that bandwidth." + (f" {REPEAT_KEY}." if repeats else ""))
     return Plot(key, title, caption, data, figure=fig)
 
 
@@ -193,69 +221,86 @@ def short(title: str) -> str:
 
 
 def ladder_chart(m: Measured) -> Plot:
-    key, title = anchors.LADDER, "The SIMT ladder: % of cuBLAS fp32 per rung"
+    vs = baseline_label("fp32")
+    key, title = anchors.LADDER, f"The SIMT ladder: % of {vs} per rung"
     rungs = ladder_rungs(m)
     problem = m.headline("sgemm")
     if len(rungs) < 2 or problem is None:
         why = "one rung only (the headline table has its figures)" if rungs else "no fp32 SIMT sgemm kernel was timed"
         return missing(key, title, f"No ladder chart: {why}.")
+    launches = Launches(m)
+    pairs = [(launches.best(r.cuda), launches.best(r.triton)) for r in rungs]
+    repeats = [r.number for r, (_, tri) in zip(rungs, pairs, strict=True) if tri is not None and tri.repeat]
     with sizes():
-        fig = figure(10.7, 3.5)
+        fig = figure(10.7, 2.9)
         ax = fig.add_subplot()
-        top = cuda_triton_bars(ax, [(r.cuda.pct if r.cuda else None, r.triton.pct if r.triton else None)
-                                    for r in rungs])
+        top = cuda_triton_bars(ax, pairs)
         ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_xticks(range(len(rungs)))
         # The rung's number on a line of its own, as the steps table under the chart numbers its rows
         ax.set_xticklabels([f"{r.number}.\n{short(r.idea.title)}" for r in rungs], fontsize=8)
         ax.set_xlim(-0.6, len(rungs) - 0.4)
         ax.set_ylim(0, top)
-        ax.set_ylabel(f"% of cuBLAS fp32, {problem.shape_label}")
+        ax.set_ylabel(f"% of {vs}")
         style(ax, grid="y")
         handles = [Patch(color=CUDA, label="best CUDA kernel of the rung"),
                    Patch(color=TRITON, label="best Triton counterpart of the rung"),
-                   Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label="cuBLAS fp32 = 100%")]
-        fig.legend(handles=handles, loc="outside upper center", ncol=3, frameon=False)
+                   Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label=f"{vs} = 100%"),
+                   *([repeat_patch()] if repeats else [])]
+        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
         data = png(fig)
     missing_tri = [r.idea.title for r in rungs if r.triton is None]
     caption = (f"Each rung of the fp32 SIMT ladder in registry order, numbered as in the table below (each adds one "
                f"idea to the one before), on {problem.label} on {m.header.device}: the fastest CUDA kernel of the rung "
-               f"(blue) and its fastest Triton counterpart (orange), as % of cuBLAS fp32 timed by the same timer; the "
-               f"dashed line is cuBLAS."
+               f"(blue) and its fastest Triton counterpart (orange), as % of {vs} timed by the same timer, each with "
+               f"its {INTERVAL} over the interleaved rounds (the whisker); the dashed line is cuBLAS."
+               + (f" Hatched (rungs {fmt.joined([str(n) for n in repeats])}): the Triton bar is the same kernel in the "
+                  "same configuration as the rung before's, timed again as this rung's row (an A/A pair)."
+                  if repeats else "")
                + (f" No Triton bar where none was timed: {', '.join(missing_tri)}." if missing_tri else ""))
     return Plot(key, title, caption, data, figure=fig)
 
 
 def hopper_chart(m: Measured) -> Plot:
     key, title = anchors.HOPPER_LADDER, "Hopper's tensor-core ladder: % of the class's cuBLAS per rung"
-    points = hopper_points(m)
     problem = m.headline("sgemm")
-    if problem is None or not any(name.startswith("wgmma") for name, *_ in points):
+    panels = []
+    launches = Launches(m)
+    for precision, rungs in chains(m) if problem else []:
+        points = []
+        for kernels in rungs:
+            cuda, tri = m.bests(kernels, problem, precision)
+            if cuda or tri:
+                points.append((rung_name(cuda, kernels), launches.best(cuda), launches.best(tri)))
+        if any(name.startswith("wgmma") for name, _, _ in points):
+            panels.append((precision, points))
+    if problem is None or not panels:
         return missing(key, title, "No Hopper ladder chart: no wgmma rung was timed.")
+    repeats = any(b is not None and b.repeat for _, points in panels for _, *pair in points for b in pair)
     with sizes():
         fig = figure(10.7, 3.6)
-        ax = fig.add_subplot()
-        top = cuda_triton_bars(ax, [(p[2], p[3]) for p in points])
-        # the two chains measure against different baselines: a gap and a divider between them
-        split = next((i for i, p in enumerate(points) if p[1] != points[0][1]), None)
-        if split is not None:
-            ax.axvline(split - 0.5, color="#999999", linewidth=0.8)
-        ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
-        ax.set_xticks(range(len(points)))
-        # a rung's name over two lines (wgmma / persistent): nine names on one line each run into their neighbours
-        ax.set_xticklabels([f"{name.replace('_', chr(10), 1).replace('_', ' ')}\n{PRECISION_CLASSES[prec].text}"
-                            for name, prec, _, _ in points], fontsize=9)
-        ax.set_xlim(-0.6, len(points) - 0.4)
-        ax.set_ylim(0, top)
-        ax.set_ylabel(f"% of the class's cuBLAS, {problem.shape_label}")
-        style(ax, grid="y")
+        axes = fig.subplots(1, len(panels), squeeze=False, width_ratios=[len(p) for _, p in panels])[0]
+        for ax, (precision, points) in zip(axes, panels, strict=True):
+            top = cuda_triton_bars(ax, [(c, t) for _, c, t in points])
+            ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
+            ax.set_xticks(range(len(points)))
+            # a rung's name over two lines (wgmma / persistent): names on one line run into their neighbours
+            ax.set_xticklabels([name.replace("_", "\n", 1).replace("_", " ") for name, _, _ in points], fontsize=9)
+            ax.set_xlim(-0.6, len(points) - 0.4)
+            ax.set_ylim(0, top)
+            ax.set_title(PRECISION_TEXT[precision], loc="left")
+            ax.set_ylabel(f"% of {baseline_label(precision)}")
+            style(ax, grid="y")
         handles = [Patch(color=CUDA, label="CUDA rung"), Patch(color=TRITON, label="its Triton counterpart"),
-                   Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label="the class's cuBLAS = 100%")]
-        fig.legend(handles=handles, loc="outside upper center", ncol=3, frameon=False)
+                   Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label="the class's cuBLAS = 100%"),
+                   *([repeat_patch()] if repeats else [])]
+        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
         data = png(fig)
-    caption = (f"Each tensor-core rung on {problem.label} on {m.header.device}, as % of the cuBLAS of its class "
-               f"({baseline_label('tf32')} for TF32, {baseline_label('3xtf32')} for fp32-accurate 3xTF32), timed by "
-               f"the same timer: the mma.sync rung each chain starts from (tc_gemm, B K-major, its fastest tile), then "
-               f"each wgmma rung in registry order; blue the CUDA kernel, orange its Triton counterpart (for the "
-               f"mma.sync rung, the fastest of its forms). The dashed line is cuBLAS.")
+    caption = (f"Each tensor-core rung on {problem.label} on {m.header.device}, one panel per precision class, each "
+               "against the cuBLAS of its class ("
+               + "; ".join(f"{PRECISION_TEXT[p]}: {baseline_label(p)}" for p, _ in panels)
+               + f"), timed by the same timer, with its {INTERVAL} over the interleaved rounds (the whisker): the "
+               "mma.sync rung each chain starts from (tc_gemm, B K-major, its fastest tile), then each wgmma rung in "
+               "registry order; blue the CUDA kernel, orange its Triton counterpart (for the mma.sync rung, the "
+               "fastest of its forms). The dashed line is cuBLAS." + (f" {REPEAT_KEY}." if repeats else ""))
     return Plot(key, title, caption, data, figure=fig)

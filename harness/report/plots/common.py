@@ -14,9 +14,12 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.text import Text
+from matplotlib.transforms import Bbox
 
 from harness.identity import ImplId
 
@@ -77,16 +80,54 @@ def figure(width_in: float, height_in: float) -> Figure:
     return Figure(figsize=(min(width_in, WIDTH_IN), height_in), layout="constrained")
 
 
-def cuda_triton_bars(ax, pairs: list[tuple[float | None, float | None]], width: float = 0.38) -> float:
-    """A CUDA bar and a Triton bar per x position, each labelled with its value (a None draws nothing); returns the
-    y limit that leaves room for the labels."""
-    top = max([100.0, *(v for pair in pairs for v in pair if v is not None)]) * 1.12
+@dataclass(frozen=True)
+class Bar:
+    """A bar's value with its 95% interval (None: a file of single bursts), and whether it repeats a launch already
+    drawn (the same Triton kernel in the same configuration, timed again as another kernel's row: an A/A pair)."""
+
+    value: float
+    lo: float | None = None
+    hi: float | None = None
+    repeat: bool = False
+
+    @property
+    def top(self) -> float:
+        return max(self.value, self.hi or 0.0)
+
+
+def bar(ax, x: float, b: Bar, colour: str, width: float, horizontal: bool = False) -> None:
+    """One bar with its interval as an error bar; a repeat is drawn hatched and hollow."""
+    style_ = {"facecolor": "white", "edgecolor": colour, "hatch": "////", "linewidth": 1.0} if b.repeat \
+        else {"color": colour}
+    if horizontal:
+        ax.barh(x, b.value, height=width, **style_)
+    else:
+        ax.bar(x, b.value, width=width, **style_)
+    if b.lo is not None and b.hi is not None:
+        err = [[max(b.value - b.lo, 0.0)], [max(b.hi - b.value, 0.0)]]
+        ax.errorbar(*((b.value, x) if horizontal else (x, b.value)), **({"xerr": err} if horizontal else {"yerr": err}),
+                    fmt="none", ecolor="#222222", elinewidth=1.0, capsize=2.5, zorder=4)
+
+
+REPEAT_KEY = "Hatched: the same Triton kernel in the same configuration as a bar before it, timed again (an A/A pair)"
+
+
+def repeat_patch(colour: str = TRITON) -> Patch:
+    return Patch(facecolor="white", edgecolor=colour, hatch="////", label="same launch as a bar before (A/A)")
+
+
+def cuda_triton_bars(ax, pairs: list[tuple[Bar | None, Bar | None]], width: float = 0.38) -> float:
+    """A CUDA bar and a Triton bar per x position, each with its interval and labelled with its value above it (a
+    None draws nothing); returns the y limit that leaves room for the labels."""
+    top = max([100.0, *(b.top for pair in pairs for b in pair if b is not None)]) * 1.12
     for x, pair in enumerate(pairs):
-        for value, dx, colour in zip(pair, (-width / 2, width / 2), (CUDA, TRITON), strict=True):
-            if value is None:
+        for b, dx, colour in zip(pair, (-width / 2, width / 2), (CUDA, TRITON), strict=True):
+            if b is None:
                 continue
-            ax.bar(x + dx, value, width=width, color=colour)
-            ax.text(x + dx, value + top * 0.01, f"{value:.0f}", ha="center", va="bottom", fontsize=9, color="#333333")
+            bar(ax, x + dx, b, colour, width)
+            # on a white ground: a label over the 100% line is not struck through
+            ax.text(x + dx, b.top + top * 0.01, f"{b.value:.0f}", ha="center", va="bottom", fontsize=9,
+                    color="#333333", bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.4})
     return top
 
 
@@ -94,6 +135,49 @@ def style(ax, grid: str = "x") -> None:
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(True, axis=grid, color="#e3e3e3", linewidth=0.8)
     ax.set_axisbelow(True)
+
+
+def drawn_texts(fig: Figure) -> list[Text]:
+    """Every text a reader sees in a drawn figure: visible, not empty, and for a tick label, one whose tick lies inside
+    its axis's view (matplotlib keeps labels of ticks outside the limits, and draws none of them)."""
+    hidden: set[int] = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+                if not lo - 1e-9 * abs(hi - lo) <= tick.get_loc() <= hi + 1e-9 * abs(hi - lo):
+                    hidden |= {id(tick.label1), id(tick.label2)}
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and id(t) not in hidden]
+
+
+def text_box(t: Text, renderer) -> Bbox:
+    """The box of a text's letters (an annotation's without its leader line)."""
+    return Text.get_window_extent(t, renderer)
+
+
+def unclutter(fig: Figure, labels: list, markers: list | None = None, step: float = 3.0, tries: int = 80) -> None:
+    """Move annotations placed in offset points (`labels`, in order of priority) up or down, a few points at a time,
+    until none overlaps another text of the figure or a marker (`markers`: (axes, x, y) in data coordinates): the
+    first keeps its place, each later one the nearest free one."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    mine = {id(a) for a in labels}
+    fixed = [text_box(t, renderer) for t in drawn_texts(fig) if id(t) not in mine]
+    radius = 7.0 * DPI / 72
+    for ax, x, y in markers or []:
+        px, py = ax.transData.transform((x, y))
+        fixed.append(Bbox.from_extents(px - radius, py - radius, px + radius, py + radius))
+    placed: list = []
+    for a in labels:
+        dx, dy = a.xyann
+        for k in range(tries):
+            shift = step * ((k + 1) // 2) * (1 if k % 2 else -1)
+            a.xyann = (dx, dy + shift)
+            box = text_box(a, renderer)
+            if not any(box.overlaps(b) for b in [*fixed, *placed]):
+                break
+        placed.append(text_box(a, renderer))
 
 
 def min_text_pt(fig: Figure) -> float:

@@ -1,22 +1,22 @@
 """Time against problem size, for ops a run measured at several sizes (`rosetta run --sweep`).
 
 One colour meaning for the whole figure: blue CUDA, orange Triton, black/grey cuBLAS; kernels are told apart by
-marker. Lines join only the square (cube) sizes, the one sequence of sizes; other shapes (LLM shapes, tall or wide
-matrices, odd sizes) are points."""
+marker. The sizes are categories in order of their FLOPs, so no line joins them (a line would say something of the
+sizes between); each point has the 95% interval of its speed against its class's cuBLAS, carried to its time and
+rate. Square (cube) sizes are labelled upright, other shapes (LLM shapes, tall or wide matrices) in grey italics."""
 
 from __future__ import annotations
 
 from matplotlib.lines import Line2D
 
+from harness.analysis import anchors
 from harness.analysis.measured import Measured
+from harness.analysis.wording import INTERVAL, baseline_label
 from harness.problems import Problem
 from harness.records.lines import Result
-from harness.report import anchors
 from harness.report.plots.common import CUDA, TRITON, Plot, figure, legend_columns, missing, png, sizes, style
 
 MARKERS = ("o", "s", "D", "v", "P", "*", "h", "X", "<", ">")
-# Within one colour: the first Triton counterpart dashed, a second dash-dotted.
-LINESTYLE = ("-", "--", "-.", ":")
 BASELINE_COLOUR = {"cublas": "#222222", "cublas-tf32": "#8a8a8a"}
 
 
@@ -45,7 +45,6 @@ def time_vs_size(m: Measured, op: str) -> Plot:
     impls = list(dict.fromkeys((r.kernel, r.impl) for p in problems for r in m.on(p) if r.timed))
     kernels = list(dict.fromkeys(k for k, _ in impls if k))
     rate = "TFLOP/s" if op == "sgemm" else "GB/s"
-    joined = [x for x, p in enumerate(problems) if in_sequence(p)]
     with sizes():
         fig = figure(12.6, 7.2)
         ax_t, ax_r = fig.subplots(1, 2)
@@ -58,16 +57,23 @@ def time_vs_size(m: Measured, op: str) -> Plot:
             first = pts[0][1]
             colour = _colour(impl)
             marker = "_" if kernel is None else MARKERS[kernels.index(kernel) % len(MARKERS)]
-            same_model = [i for k, i in impls if k == kernel and _colour(i) == colour]
-            style_ = ":" if kernel is None else LINESTYLE[same_model.index(impl) % len(LINESTYLE)]
-            for ax, value in ((ax_t, lambda r: r.timing.median_ms), (ax_r, lambda r: _rate(r, op))):
-                line = [(x, value(r)) for x, r in pts if x in joined]
-                if len(line) > 1:
-                    ax.plot(*zip(*line, strict=True), linestyle=style_, color=colour, linewidth=1.5)
-                ax.plot([x for x, _ in pts], [value(r) for _, r in pts], linestyle="", marker=marker, markersize=7,
-                        color=colour, markeredgecolor="white" if marker != "_" else colour, markeredgewidth=0.8)
+            # implementations side by side within a size, so that neither hides the other's interval
+            dx = 0.3 * (impls.index((kernel, impl)) / max(len(impls) - 1, 1) - 0.5)
+            for ax, value, inverse in ((ax_t, lambda r: r.timing.median_ms, True),
+                                       (ax_r, lambda r: _rate(r, op), False)):
+                for x, r in pts:
+                    pct, lo, hi = m.interval(r)
+                    if pct and lo and hi:
+                        # the speed interval against cuBLAS: a time scales inversely with it, a rate directly
+                        v = value(r)
+                        span = (v * pct / hi, v * pct / lo) if inverse else (v * lo / pct, v * hi / pct)
+                        ax.errorbar([x + dx], [v], yerr=[[v - span[0]], [span[1] - v]], fmt="none", ecolor=colour,
+                                    elinewidth=1.0, capsize=2)
+                ax.plot([x + dx for x, _ in pts], [value(r) for _, r in pts], linestyle="", marker=marker,
+                        markersize=7, color=colour, markeredgecolor="white" if marker != "_" else colour,
+                        markeredgewidth=0.8)
             label = first.label if kernel is None else f"{kernel} · {first.label}"
-            handles.append(Line2D([], [], color=colour, linestyle=style_, marker=marker, label=label))
+            handles.append(Line2D([], [], color=colour, linestyle="", marker=marker, label=label))
         for ax, ylabel, heading in ((ax_t, "median time, ms (log)", "time"), (ax_r, f"{rate} (log)", rate)):
             ax.set_xticks(range(len(problems)))
             ax.set_xticklabels([p.shape_label for p in problems], rotation=35, ha="right")
@@ -84,8 +90,9 @@ def time_vs_size(m: Measured, op: str) -> Plot:
     others = [p.shape_label for p in problems if not in_sequence(p)]
     caption = (f"Every {op} implementation timed at two or more sizes on {m.header.device}, sizes ordered by their "
                f"FLOPs: median time (left) and {rate} (right), both on log scales. Colour is the model throughout: "
-               "blue CUDA, orange Triton, black cuBLAS fp32, grey cuBLAS TF32; each kernel has its own marker (a "
-               "second Triton counterpart of one kernel is dash-dotted). Lines join only the "
-               f"{shapes} sizes, one sequence"
-               + (f"; the other shapes ({', '.join(others)}, in grey italics) are points only." if others else "."))
+               f"blue CUDA, orange Triton, black {baseline_label('fp32')}, grey {baseline_label('tf32')}; each "
+               "kernel has its own marker, and the implementations of a size stand side by side within it, each with "
+               f"the {INTERVAL} of its speed against its cuBLAS over the interleaved rounds. The sizes are "
+               f"categories, not a scale, so no line joins them; the {shapes} sizes are labelled upright"
+               + (f", the other shapes ({', '.join(others)}) in grey italics." if others else "."))
     return Plot(key, title, caption, data, figure=fig)

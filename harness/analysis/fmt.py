@@ -1,8 +1,11 @@
-"""How figures are written: one function per kind of number, so every table, sentence and plot agrees."""
+"""How figures are written: one function per kind of number, so every table, sentence and plot agrees; and the pieces
+of text they are written into (a table's cell, a link, a monospace run), which the analysis's declarations of metrics
+and findings build and the report prints (harness/report/doc.py holds the page around them)."""
 
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 
 def esc(text: object) -> str:
@@ -91,3 +94,34 @@ def joined(items: list[str]) -> str:
 
 def plural(n: int, one: str) -> str:
     return f"{n} {one}" if n == 1 else f"{n} {one}s"
+
+
+@dataclass
+class Cell:
+    text: str = ""
+    num: bool = False        # right-aligned, tabular figures
+    cls: str = ""            # ok / bad / warn / muted / why / zero
+    code: bool = False       # monospace (ids, SASS names)
+    span: int = 1            # HTML colspan; Markdown pads with empty cells
+    href: str = ""           # link target (an anchor on the page)
+    sub: str = ""            # a second line in small monospace: the kernel a figure belongs to
+    anchor: str = ""         # HTML id of the cell: a place on the page a link can name (a kernel)
+
+
+@dataclass(frozen=True)
+class Link:
+    text: str
+    href: str          # "#anchor" on the page
+    code: bool = False
+
+
+@dataclass(frozen=True)
+class Mono:
+    text: str
+
+
+Inline = str | Link | Mono
+
+
+def plain(parts: list[Inline]) -> str:
+    return "".join(p if isinstance(p, str) else p.text for p in parts)

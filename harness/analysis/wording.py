@@ -1,0 +1,143 @@
+"""How the report names and says what it shows, so that every page, table and finding reads alike: a precision
+class, the cuBLAS a row is held against, a Triton launch's settings, a record and an idea; and a verdict: "faster" and
+"slower" only for FAST and SLOW, a tie for SAME, undecided for AMBIGUOUS, always with the interval, and the clock
+named where time and cycles call it differently."""
+
+from __future__ import annotations
+
+from harness.analysis import anchors, fmt
+from harness.analysis.fmt import Inline, Link, Mono
+from harness.analysis.record import Comparison
+from harness.analysis.verdicts import LEVEL, Call, Verdict
+from harness.baselines import cublas_of
+from harness.catalog_types.kernel import PRECISION_CLASSES, Published
+from harness.catalog_types.tables import Catalog
+from harness.records.lines import Result
+
+# How the report names each precision class: the registry's label, caveat included ("bf16x3 (not fp32-accurate)").
+PRECISION_TEXT = {p: c.label for p, c in PRECISION_CLASSES.items()}
+# Each class's short name (the registry's text) and the interval every verdict carries: the report says them through
+# these, never restating a class, a level or a threshold (a test reads the report's sources for any it restates).
+CLASS = {p: c.text for p, c in PRECISION_CLASSES.items()}
+INTERVAL = f"{LEVEL:.0%} interval"
+
+
+def baseline_label(precision: str) -> str:
+    return "cuBLAS TF32" if cublas_of(precision) == "cublas-tf32" else "cuBLAS fp32"
+
+
+# How a launch setting beyond the tile, warps and stages is named; the precision is the row's class, said beside it.
+SETTING_WORDS = {"group_m": "group", "b_kmajor": "B K-major"}
+UNSAID = {"block_m", "block_n", "block_k", "num_warps", "num_stages", "input_precision", "autotuned"}
+
+
+def config_text(cfg: dict, op: str = "sgemm", brief: bool = False) -> str:
+    """A Triton launch's settings in a few words: '64×64×16 tile, 2 warps, 3 stages, group 8, unroll' (sgemv: '4 rows
+    a program, 512 columns a step: 'rows 4, step 512'); `brief`: the tile, warps, stages and group only."""
+    if op == "sgemv" and "block_m" in cfg:
+        parts = [f"rows {cfg['block_m']}, step {cfg.get('block_n')}"]
+    else:
+        dims = [cfg[k] for k in ("block_m", "block_n", "block_k") if k in cfg]
+        parts = ["×".join(map(str, dims)) + " tile"] if dims else []
+    if "num_warps" in cfg:
+        parts.append(f"{cfg['num_warps']} warp{'s' if cfg['num_warps'] != 1 else ''}")
+    if cfg.get("num_stages", 1) != 1:
+        parts.append(f"{cfg['num_stages']} stages")
+    for key, value in cfg.items():
+        name = SETTING_WORDS.get(key, key)
+        if key not in UNSAID and not (key == "b_kmajor" and value is False) and (not brief or key == "group_m"):
+            parts.append(name if value is True else f"no {name}" if value is False else f"{name} {value}")
+    return ", ".join(parts)
+
+
+def idea_link(catalog: Catalog, key: str) -> Link:
+    return Link(catalog.ideas[key].title if key in catalog.ideas else key, anchors.href(anchors.idea(key)))
+
+
+def who(r: Result) -> list[Inline]:
+    """'`kernel`' for CUDA, 'Triton dot of `kernel`' for a counterpart, 'cuBLAS fp32' for a baseline."""
+    if r.kernel is None:
+        return [r.label]
+    return [Mono(r.kernel)] if r.impl_id.is_cuda else [f"{r.label} of ", Mono(r.kernel)]
+
+
+def speed(c: Comparison | None) -> str:
+    """The subject's speed over the reference's (reference time / subject time) with its 95% interval."""
+    if c is None:
+        return "—"
+    if c.verdict is None:
+        return fmt.ratio_ci(1 / c.ratio)
+    return verdict_speed(c.verdict)
+
+
+def verdict_speed(v: Verdict) -> str:
+    """A verdict's speed ratio (reference time / subject time) with its 95% interval: '1.25x [1.23–1.27]'."""
+    t = v.time
+    return fmt.ratio_ci(1 / t.ratio, 1 / t.hi, 1 / t.lo)
+
+
+def relation_of(call: Call) -> str:
+    return fmt.CALL_WORDS[call.value]
+
+
+def relation(c: Comparison | None) -> str:
+    """'faster', 'slower', 'a tie', 'undecided'; 'no verdict' for a file of single bursts."""
+    if c is None or c.call is None:
+        return "no verdict"
+    return fmt.CALL_WORDS[c.call.value]
+
+
+def sentence(c: Comparison | None, subject: str, reference: str, mhz: Clocks = (None, None)) -> str:
+    """'A is faster than B (1.05x [1.03–1.07])', 'A and B tie (...)', 'A against B is undecided (...)', with the
+    clock's part where time and cycles call it differently (clock_clause)."""
+    if c is None:
+        return f"{subject} and {reference} were not both timed"
+    ratio = speed(c)
+    if c.call is None:
+        return f"{subject} runs at {ratio} the speed of {reference} (a single burst each: no verdict)"
+    text = {Call.FAST: f"{subject} is faster than {reference} ({ratio})",
+            Call.SLOW: f"{subject} is slower than {reference} ({ratio})",
+            Call.SAME: f"{subject} and {reference} tie ({ratio}, within the {c.verdict.margin:.0%} margin)",
+            Call.AMBIGUOUS: f"{subject} against {reference} is undecided ({ratio})"}[c.call]
+    return text + clock_clause(c, subject, reference, mhz)
+
+
+# The median SM clock of each side of a comparison (subject, reference) in MHz, where the records have one.
+Clocks = tuple[float | None, float | None]
+DECIDED = (Call.FAST, Call.SLOW)
+
+
+def clock_clause(c: Comparison | None, subject: str, reference: str, mhz: Clocks = (None, None)) -> str:
+    """Where the call in cycles differs from the call in time: which side ran at the higher SM clock, and whether
+    that made the time difference (decided in time, not in cycles), hid one (decided in cycles, not in time) or
+    reversed it. The side is read off the verdict itself: cycles are time x clock, so the cycle ratio over the time
+    ratio is the ratio of the two sides' clocks."""
+    if c is None or c.verdict is None or not c.verdict.clock_differs:
+        return ""
+    time, cyc = c.verdict.time, c.verdict.cycles
+    assert cyc is not None
+    subject_higher = cyc.ratio > time.ratio
+    higher = subject if subject_higher else reference
+    clocks = (mhz if subject_higher else mhz[::-1])
+    said = (f" (median {clocks[0]:.0f} against {clocks[1]:.0f} MHz)"
+            if clocks[0] is not None and clocks[1] is not None and clocks[0] > clocks[1] else "")
+    if time.call in DECIDED and cyc.call in DECIDED:
+        effect = "which reversed the order of their cycles"
+    elif time.call in DECIDED:
+        effect = "which made the time difference"
+    elif cyc.call in DECIDED:
+        more = subject if cyc.call is Call.SLOW else reference
+        effect = f"which hid a difference in the code: {more} needs more cycles"
+    else:
+        effect = "and the two calls differ by the clock alone"
+    return (f"; in cycles it is {fmt.CALL_WORDS[cyc.call.value]} ({fmt.ratio_ci(1 / cyc.ratio, 1 / cyc.hi, 1 / cyc.lo)}"
+            f"): {higher} ran at the higher SM clock{said}, {effect}")
+
+
+def published_text(pub: Published | None) -> str:
+    if pub is None:
+        return ""
+    # As the document wrote them: 6.0 stays 6.0.
+    said = ((pub.ms, "{} ms"), (pub.tflops, "{} TFLOP/s"), (pub.pct_cublas, "{:.1f}% of cuBLAS"),
+            (pub.pct_bandwidth, "{:g}% of bandwidth"), (pub.stride, "stride {}"), (pub.intensity, "{:g} FLOP/B"))
+    return ", ".join(form.format(v) for v, form in said if v is not None)

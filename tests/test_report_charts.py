@@ -1,0 +1,157 @@
+"""The charts of a committed H100 run: an interval on every bar and point that has one, no text over another text, one
+reference class per axis, one kernel in one configuration drawn once (or hatched as the A/A pair it is), and sizes
+that are categories never joined by a line."""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.transforms import Bbox
+
+from harness.analysis.measured import Measured
+from harness.analysis.record import read_beside
+from harness.analysis.steps import ladder_rungs
+from harness.analysis.wording import baseline_label
+from harness.catalog_types.kernel import PRECISION_CLASSES
+from harness.records.file import load
+from harness.report.plots import all_plots
+from harness.report.plots.common import CUBLAS, drawn_texts, text_box
+from tests.recorded import REPO
+
+RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102241Z.jsonl"
+
+
+def marker_boxes(fig: Figure) -> list[Bbox]:
+    """The box of every marker drawn in the figure's axes (scatter points and line markers), in pixels."""
+    out = []
+    for ax in fig.axes:
+        for c in ax.collections:
+            if not isinstance(c, PathCollection):
+                continue
+            sizes = c.get_sizes()
+            for i, xy in enumerate(c.get_offset_transform().transform(c.get_offsets())):
+                r = (sizes[i % len(sizes)] ** 0.5) / 2 * fig.dpi / 72 if len(sizes) else 0.0
+                out.append(Bbox.from_extents(xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r))
+        for line in ax.lines:
+            # an error bar's caps are its ends, not points of their own
+            if line.get_marker() in (None, "None", "", " ", "_", "|") or not line.get_visible():
+                continue
+            r = line.get_markersize() / 2 * fig.dpi / 72
+            for x, y in ax.transData.transform(line.get_xydata()):
+                out.append(Bbox.from_extents(x - r, y - r, x + r, y + r))
+    return out
+
+
+def clashes(fig: Figure, slack: float = 0.5) -> list[tuple[str, str]]:
+    """What a reader cannot read, the figure drawn as its PNG is: two texts whose boxes overlap, a text over a marker,
+    and a text struck through by a dashed reference line (a label on the 100% line) without a ground of its own."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    texts = [(t, text_box(t, renderer)) for t in drawn_texts(fig)]
+
+    def over(a: Bbox, b: Bbox) -> bool:
+        return min(a.x1, b.x1) - max(a.x0, b.x0) > slack and min(a.y1, b.y1) - max(a.y0, b.y0) > slack
+
+    out = [(a.get_text(), b.get_text()) for i, (a, ba) in enumerate(texts) for b, bb in texts[i + 1:] if over(ba, bb)]
+    inside = [(t, box) for t, box in texts if any(t in ax.texts for ax in fig.axes)]
+    out += [(t.get_text(), "a marker") for t, box in inside for mb in marker_boxes(fig) if over(box, mb)]
+    for ax in fig.axes:
+        for line in ax.lines:
+            xs, ys = line.get_xdata(), line.get_ydata()
+            if line.get_linestyle() not in ("--", ":") or len(ys) != 2 or ys[0] != ys[1]:
+                continue
+            y = line.get_transform().transform((xs[0], ys[0]))[1]
+            out += [(t.get_text(), "a reference line") for t, box in inside if t in ax.texts
+                    and box.y0 + slack < y < box.y1 - slack and t.get_bbox_patch() is None]
+    return out
+
+
+@pytest.fixture(scope="module")
+def m() -> Measured:
+    return Measured(load(RUN), read_beside(RUN))
+
+
+@pytest.fixture(scope="module")
+def plots(m: Measured) -> dict:
+    return {p.key: p for p in all_plots(m) if p.png}
+
+
+def _bars(ax, yardsticks: bool = True) -> list[Rectangle]:
+    """The bars of an axis; without `yardsticks`, leaving out cuBLAS's own (grey: no interval against itself)."""
+    return [p for p in ax.patches if isinstance(p, Rectangle) and p.get_height() > 0 and p.get_width() > 0
+            and (yardsticks or to_hex(p.get_facecolor()) != CUBLAS)]
+
+
+def _whiskers(ax) -> int:
+    return sum(len(c.get_segments()) for c in ax.collections if isinstance(c, LineCollection))
+
+
+def test_no_text_of_any_chart_lies_over_another_text_a_marker_or_a_reference_line(plots: dict) -> None:
+    assert set(plots) >= {"ladder", "bars-sgemm", "hopper-ladder", "gemv-bandwidth", "roofline", "accuracy"}
+    crowded = {key: clashes(p.figure)[:3] for key, p in plots.items()}
+    assert {k: v for k, v in crowded.items() if v} == {}
+
+
+def test_the_accuracy_charts_front_is_drawn_over_every_other_point(plots: dict) -> None:
+    ax = plots["accuracy"].figure.axes[0]
+    points = [c for c in ax.collections if isinstance(c, PathCollection)]
+    front = [c for c in points if c.get_linewidths()[0] == pytest.approx(1.6)]
+    assert front and min(c.get_zorder() for c in front) > max(c.get_zorder() for c in points if c not in front)
+
+
+@pytest.mark.parametrize("key", ["ladder", "hopper-ladder", "bars-sgemm", "bars-sgemm-tf32", "gemv-bandwidth"])
+def test_every_bar_carries_its_interval(plots: dict, key: str) -> None:
+    fig = plots[key].figure
+    for ax in fig.axes:
+        assert _whiskers(ax) >= len(_bars(ax, yardsticks=False)), (key, _whiskers(ax), len(_bars(ax)))
+    assert any(_bars(ax) for ax in fig.axes)
+    assert "interval" in plots[key].caption
+
+
+def test_every_roofline_point_with_an_interval_carries_it(plots: dict) -> None:
+    fig = plots["roofline"].figure
+    # every marker but cuBLAS's own (grey: the yardsticks, no interval against themselves)
+    points = [c for ax in fig.axes for c in ax.collections if isinstance(c, PathCollection)
+              and to_hex(c.get_edgecolor()[0]) != CUBLAS]
+    assert points and sum(_whiskers(ax) for ax in fig.axes) >= len(points)
+
+
+def test_each_axis_of_the_hopper_ladder_holds_one_reference_class(plots: dict) -> None:
+    axes = [ax for ax in plots["hopper-ladder"].figure.axes if _bars(ax)]
+    labels = [ax.get_ylabel() for ax in axes]
+    assert len(axes) == 2
+    cublas = {baseline_label(p) for p in PRECISION_CLASSES}
+    assert all(sum(name in label for name in cublas) == 1 for label in labels), labels
+    assert labels[0] != labels[1]
+
+
+def test_one_triton_kernel_in_one_configuration_is_drawn_once_or_hatched_as_an_a_a_pair(m: Measured,
+                                                                                       plots: dict) -> None:
+    # the ladder's Triton bars, independently: a rung's best Triton launches the same compiled kernel as an earlier
+    # rung's where module, configuration as it ran and class agree
+    seen, repeats = set(), 0
+    for rung in ladder_rungs(m):
+        for best in (rung.cuda, rung.triton):
+            if best is None:
+                continue
+            r = best.result
+            c = m.counterpart(r)
+            key = (c.module, tuple(sorted((k, str(v)) for k, v in m.config(r).items())), r.precision) if c else r.key
+            repeats += key in seen
+            seen.add(key)
+    ax = next(ax for ax in plots["ladder"].figure.axes if _bars(ax))
+    hatched = [b for b in _bars(ax) if b.get_hatch()]
+    assert repeats > 0 and len(hatched) == repeats
+    assert "A/A" in plots["ladder"].caption
+
+
+def test_sizes_that_are_categories_are_never_joined_by_a_line(plots: dict) -> None:
+    fig = plots["time-sgemv"].figure
+    joined = [line for ax in fig.axes for line in ax.lines if line.get_linestyle() not in ("None", "", " ")
+              and len(line.get_xdata()) > 1]
+    assert joined == []
