@@ -100,6 +100,9 @@ def _decode(tp: Any, data: Any) -> Any:
         return tuple(_decode(a, x) for a, x in zip(args, data, strict=True)) if args else _tuple(data)
     if tp is tuple:
         return _tuple(data)
+    if isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields"):  # a NamedTuple: by its own fields
+        hints = typing.get_type_hints(tp)
+        return tp(*(_decode(hints[f], x) for f, x in zip(tp._fields, data, strict=True)))
     if origin is dict:
         return {k: _decode(args[1], x) for k, x in data.items()}
     if isinstance(tp, type) and hasattr(tp, "from_json"):
