@@ -70,7 +70,7 @@ def test_each_triton_baseline_is_labelled_and_classed(name):
 
 
 def test_cublas_stays_the_yardstick():
-    assert [b.name for b in baselines("sgemm") if b.vendor] == ["cublas", "cublas-tf32"]
+    assert [b.name for b in baselines("sgemm") if b.vendor] == ["cublas", "cublas-tf32", "cublas-tn", "cublas-tf32-tn"]
     assert [b.name for b in baselines("sgemm") if not b.vendor] == list(NAMES)
     assert [b.name for b in baselines("sgemv")] == ["cublas"]
 
