@@ -75,14 +75,20 @@ class ProbeBuffer:
 
 def window_clock_mhz(before: list[list[int]], after: list[list[int]]) -> float | None:
     """Median over SMs of Δcycles / Δns between two probes (slots: clock64, globaltimer, smid + 1)."""
-    rates = []
+    rates = [mhz for mhz, _ in sm_spans(before, after)]
+    return statistics.median(rates) if rates else None
+
+
+def sm_spans(before: list[list[int]], after: list[list[int]]) -> list[tuple[float, int]]:
+    """(MHz, ns) of every SM both probes reached: its Δcycles / Δns and the timer's Δns between them."""
+    out = []
     for b, a in zip(before, after, strict=True):
         if b[2] == 0 or a[2] == 0:
             continue  # no program of one of the probes ran on this SM
         ns = a[1] - b[1]
         if ns > 0 and a[0] > b[0]:
-            rates.append((a[0] - b[0]) / ns * 1e3)
-    return statistics.median(rates) if rates else None
+            out.append(((a[0] - b[0]) / ns * 1e3, ns))
+    return out
 
 
 def max_sm_clock_mhz(device: torch.device) -> float | None:
@@ -94,6 +100,19 @@ def max_sm_clock_mhz(device: torch.device) -> float | None:
         index = device.index if device.index is not None else torch.cuda.current_device()
         handle = pynvml.nvmlDeviceGetHandleByIndex(_nvml_index(index))
         return float(pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM))
+    except Exception:
+        return None
+
+
+def nvml_sm_clock_mhz(torch_index: int) -> float | None:
+    """NVML's current SM clock of a GPU (torch's index); None where NVML is missing. The driver's setting at the moment
+    asked, the reference the probe's error is measured against (harness/sm_clock_error.py)."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(_nvml_index(torch_index))
+        return float(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM))
     except Exception:
         return None
 
