@@ -168,10 +168,11 @@ def test_a_later_step_is_shown_as_a_diff_against_the_earlier_one(gpu_page: tuple
 def test_the_hopper_rungs_show_their_headers_expanded_and_each_diff_what_the_rung_adds() -> None:
     # The rungs share .cuh headers; the page reads each .cu with them expanded, so the first rung shows every helper
     # it calls and a later rung's diff the helpers it brings in (TMA, the warp-specialised pipeline) beside its code.
+    from harness.catalog import CATALOG
     from harness.catalog.hopper import KERNELS as RUNGS
     from harness.report.sources import SourcePlanner
 
-    planner = SourcePlanner()
+    planner = SourcePlanner(CATALOG.kernels)
     shown = {k.source: planner.cuda([k], f"rung-{i}", k.id)[0] for i, k in enumerate(RUNGS)}
     first = shown["rosetta_wgmma_smem.cu"]
     assert not first.diff_against and "unsigned long long smem_desc(unsigned addr)" in first.code

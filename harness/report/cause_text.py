@@ -29,6 +29,8 @@ COUNTED = {
     "global_requests_per_kfma": "global read instructions per thousand FMAs",
 }
 _PIPES = {"tensor_pipe_pct": "tensor", "fma_pipe_pct": "FMA"}
+# What a sentence says of a decided difference where no measured quantity discriminates (causes.stated is empty)
+NO_CAUSE = "no cause was measured"
 _MEMORY = {"global": "global memory", "shared": "shared memory"}
 
 

@@ -13,7 +13,7 @@ from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.records.lines import Result
 from harness.report import anchors, fmt, wording
-from harness.report.cause_text import said
+from harness.report.cause_text import NO_CAUSE, said
 from harness.report.doc import Inline, Link, Mono
 from harness.report.wording import PRECISION_TEXT, baseline_label, config_text, idea_link, who
 
@@ -138,8 +138,7 @@ def _gaps(f: Finding, m: Measured) -> list[Inline]:
                   *_named(trail, lead), f" at {fmt.pct_ci(*clause['pct'][1])}"]
         why = said(causes[:clause["causes"]], (short(lead), short(trail)))
         del causes[:clause["causes"]]
-        if why:
-            parts.append(", where " + why)
+        parts.append(", where " + why if why else f"; {NO_CAUSE}")
         parts.append(wording.clock_clause(c))
     counts = [f"{n} {what}" for call, what in _COUNTED if (n := f.figures["counts"].get(call))]
     parts.append(("; " if f.comparisons else "") + f"of {f.figures['pairs']} ideas and classes: "

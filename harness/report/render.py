@@ -176,7 +176,7 @@ def ideas_section(m: Measured) -> Section:
     s = Section(anchors.IDEAS, "The kernels, part by part", 2)
     if not m.ideas:
         s.add(Para(["No kernel of the registry appears in this file."], cls="missing"))
-    planner = SourcePlanner()
+    planner = SourcePlanner(m.catalog.kernels)
     for part in parts(m):
         s.add(part_section(m, part, planner))
     return s

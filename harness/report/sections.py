@@ -17,7 +17,7 @@ from harness.catalog_types.idea import COMPILER, Idea
 from harness.catalog_types.kernel import Kernel
 from harness.catalog_types.tables import Catalog
 from harness.report import anchors, fmt, wording
-from harness.report.cause_text import because, despite
+from harness.report.cause_text import NO_CAUSE, because, despite
 from harness.report.compiled import missing_text, resources_table, sass_table
 from harness.report.doc import Bullets, Cell, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
 from harness.report.overview import published_text
@@ -78,7 +78,7 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
             why = because(m, lead.result, trail.result, names)
             against = despite(m, lead.result, trail.result, names) if why else None
             parts.append(f"; what favours the faster: {why}" + (f"; against it, {against}" if against else "")
-                         if why else "")
+                         if why else f"; {NO_CAUSE}")
         parts.append(". ")
     if not parts:
         parts.append("No implementation of this idea was timed in this run. ")

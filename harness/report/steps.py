@@ -108,7 +108,8 @@ def _step_cells(s: Step | None, unmeasured: str = "") -> list[Cell]:
     if s is None:
         return [Cell("—", num=True, cls="muted"), Cell("", num=True), Cell(unmeasured, cls="muted")]
     if s.before is None:
-        return [Cell(fmt.pct(s.best.pct), num=True), Cell("—", num=True, cls="muted"), Cell("", cls="muted")]
+        why = "starts a lineage: no step" if s.lineage == "starts" else "the step before was not timed"
+        return [Cell(fmt.pct(s.best.pct), num=True), Cell("—", num=True, cls="muted"), Cell(why, cls="muted")]
     call = s.call
     # A cause is named only for a step the rounds decided was a gain: a tie has nothing to explain, and a loss or an
     # undecided step is said as such.
@@ -136,8 +137,11 @@ def ladder_steps_table(m: Measured) -> Table:
                    *_step_cells(s.cuda, "no step measured"), *_step_cells(s.triton, "no step measured")])
     table.notes += [
         f"On {problem.label}, fp32; % cuBLAS as everywhere on the page. Points: the change in % of cuBLAS from the "
-        "rung before (the same model's), with the call of the rung against it from the interleaved rounds: a cause "
-        "is named only where the call is FAST. A rung with two tiles is represented by its fastest. Rungs are "
+        "step before in the rung's lineage (the same model's record of the kernel its source is shown as a diff "
+        "against: the same document's kernel before it, or the ladder's rung before for tile-rosetta's own; a kernel "
+        "that opens its series starts a lineage and has no step), with the call of the rung against it from the "
+        "interleaved rounds: a cause is named only where the call is FAST. A step of several kernels (a rung with "
+        "two tiles, a file of several) is represented by its fastest. Rungs are "
         "numbered as in the chart above; Triton is the rung's own counterpart (the chart's Triton bar is the fastest "
         "of any form, the tuners' picks included).",
         "Counter that moved: of the Nsight Compute counters stored with both rungs' records, the one that favours "
