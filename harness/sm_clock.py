@@ -11,6 +11,12 @@ SMs both probes reached.
 
 The probe is a Triton kernel of one scalar program per SM: it launches on the same stream as everything the timer
 times, costs a few microseconds outside the events, and needs no build of its own.
+
+The probe has an error of its own: on H100s some windows read above the GPU's maximum SM clock (up to 2040 and 2055
+MHz against 1980, `rosetta clock RESULTS` shows where). Such a reading is brought down to the maximum before it
+multiplies a time into cycles, and its excess is the error the samples prove (harness/timing.py Samples.clock,
+Samples.clock_error), which decides whether a cycles call is made (harness/analysis/verdicts.py). `rosetta clock
+--measure` (harness/sm_clock_error.py) measures the error against NVML's clock by window length.
 """
 
 from __future__ import annotations
@@ -110,11 +116,17 @@ def nvml_sm_clock_mhz(torch_index: int) -> float | None:
     try:
         import pynvml
 
-        pynvml.nvmlInit()
-        handle = pynvml.nvmlDeviceGetHandleByIndex(_nvml_index(torch_index))
-        return float(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM))
+        return float(pynvml.nvmlDeviceGetClockInfo(_nvml_handle(torch_index), pynvml.NVML_CLOCK_SM))
     except Exception:
         return None
+
+
+@functools.cache
+def _nvml_handle(torch_index: int):  # asked every few milliseconds while a series runs: initialised once
+    import pynvml
+
+    pynvml.nvmlInit()
+    return pynvml.nvmlDeviceGetHandleByIndex(_nvml_index(torch_index))
 
 
 def _nvml_index(torch_index: int) -> int:
