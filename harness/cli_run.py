@@ -52,6 +52,9 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                    f"least {MIN_ROUNDS} for a call). GPU only")
     s.add_argument("--aa", action="store_true", help="the A/A control: time every implementation twice, as two "
                    "entries of the same rounds; their calls must be SAME. GPU only")
+    s.add_argument("--profile", action="store_true", help="after timing, Nsight Compute's counters of each idea's "
+                   "headline pair and the rows its causes are held to, in the timed configuration, stored with their "
+                   "records: the report's counter cells and counter causes (minutes per idea). GPU only, needs ncu")
     s.add_argument("--seed", type=int, default=SEED, help="seed of the random inputs")
     s.add_argument("--no-report", action="store_true", help="write the results file only")
     s.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
@@ -79,6 +82,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--rounds {args.rounds}: a call needs at least {MIN_ROUNDS} rounds")
     if args.out:
         output_folder(args.out, "--out")
+    if args.profile:
+        from harness.inspect.tools import has_tool
+
+        if not has_tool("ncu"):
+            raise UserError("--profile needs Nsight Compute's ncu (on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)")
     if args.resume:
         results_in(args.resume, "run", "--resume")  # a file that is not a results file, before anything runs
     if not gpu:
@@ -118,6 +126,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     with timed(session.phase_s, "analysis"):
         results = load(out_path)
         analysis = write_beside(out_path, results)
+    if args.profile:
+        analysis = profile_headlines(out_path, analysis, console)
+        results = load(out_path)
     print_summary(Measured(results, analysis), console)
     for line in aa_lines(analysis):
         console.print(line, markup=False)
@@ -144,6 +155,24 @@ def cmd_run(args: argparse.Namespace) -> int:
             console.print(f"  {rec.kernel or rec.impl} ({rec.impl}) {rec.problem.label}: {rec.reason}", markup=False)
         return 1
     return 0
+
+
+def profile_headlines(out_path: Path, analysis: Analysis, console) -> Analysis:
+    """`--profile`: ncu on the records the causes and steps read counters of (analysis/steps.py counter_rows), their
+    counters stored with the records, then the analysis made again with them."""
+    from harness.analysis.build import write_beside
+    from harness.analysis.measured import Measured
+    from harness.analysis.steps import counter_rows
+    from harness.inspect.profile import profile_records
+    from harness.records.file import load
+
+    started = time.perf_counter()
+    targets = counter_rows(Measured(load(out_path), analysis))
+    console.print(f"profile: {len(targets)} records under Nsight Compute", markup=False)
+    profile_records(out_path, targets, out_path.parent, console)
+    again = write_beside(out_path, load(out_path))
+    console.print(f"profile took {time.perf_counter() - started:.0f} s", markup=False)
+    return again
 
 
 def compiled_line(results: list[Result]) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal, NamedTuple
 
-from harness.baselines import BASELINE_ORDER, TRITON_BASELINE_LABELS, baseline_precision
+from harness.baselines import BASELINE_ORDER, KMAJOR_TEXT, TRITON_BASELINE_LABELS, b_layout_of, baseline_precision
 from harness.catalog_types.kernel import PRECISION_CLASSES, Precision
 from harness.problems import Problem
 
@@ -111,7 +111,8 @@ class ImplId:
         if self.is_cublas:
             if self.variant is None and (device or "").startswith("cpu"):
                 return "torch CPU (fp32)"
-            return f"cuBLAS {PRECISION_CLASSES[self.baseline_precision].text}"
+            layout = f", {KMAJOR_TEXT}" if b_layout_of(name) == "kmajor" else ""
+            return f"cuBLAS {PRECISION_CLASSES[self.baseline_precision].text}{layout}"
         if self.is_triton_baseline:
             return TRITON_BASELINE_LABELS.get(name, name)
         if self.is_cuda:

@@ -52,3 +52,25 @@ class Peaks:
     @classmethod
     def from_json(cls, data: dict) -> Peaks:
         return cls(float(data["fp32_tflops"]), float(data["copy_gbps"]), str(data.get("device", "")))
+
+
+@dataclass(frozen=True)
+class TensorRoof:
+    """The tensor cores' roof a run measured: the fastest TF32 rate it timed, with the SM clock it ran at and the same
+    work per cycle scaled to the GPU's maximum SM clock. The spec sheet's dense figure (harness/specs.py) assumes a
+    clock of its own; a rate per SM cycle compares with it whatever clock either ran at."""
+
+    tflops: float             # the rate as timed (median time)
+    clock_mhz: float          # the mean SM clock of its timed runs (readings above the maximum corrected)
+    max_mhz: float            # the GPU's maximum SM clock (NVML)
+    sms: int
+    source: str               # what was timed: "cuBLAS TF32 on sgemm 8192x8192x8192"
+
+    @property
+    def flop_per_sm_cycle(self) -> float:
+        return self.tflops * 1e12 / (self.clock_mhz * 1e6 * self.sms)
+
+    @property
+    def at_max_clock(self) -> float:
+        """TFLOP/s at the GPU's maximum SM clock, the same work per cycle."""
+        return self.tflops * self.max_mhz / self.clock_mhz

@@ -11,6 +11,12 @@ SMs both probes reached.
 
 The probe is a Triton kernel of one scalar program per SM: it launches on the same stream as everything the timer
 times, costs a few microseconds outside the events, and needs no build of its own.
+
+The probe has an error of its own: on H100s some windows read above the GPU's maximum SM clock (up to 2040 and 2055
+MHz against 1980, `rosetta clock RESULTS` shows where). Such a reading is brought down to the maximum before it
+multiplies a time into cycles, and its excess is the error the samples prove (harness/timing.py Samples.clock,
+Samples.clock_error), which decides whether a cycles call is made (harness/analysis/verdicts.py). `rosetta clock
+--measure` (harness/sm_clock_error.py) measures the error against NVML's clock by window length.
 """
 
 from __future__ import annotations
@@ -75,14 +81,20 @@ class ProbeBuffer:
 
 def window_clock_mhz(before: list[list[int]], after: list[list[int]]) -> float | None:
     """Median over SMs of Δcycles / Δns between two probes (slots: clock64, globaltimer, smid + 1)."""
-    rates = []
+    rates = [mhz for mhz, _ in sm_spans(before, after)]
+    return statistics.median(rates) if rates else None
+
+
+def sm_spans(before: list[list[int]], after: list[list[int]]) -> list[tuple[float, int]]:
+    """(MHz, ns) of every SM both probes reached: its Δcycles / Δns and the timer's Δns between them."""
+    out = []
     for b, a in zip(before, after, strict=True):
         if b[2] == 0 or a[2] == 0:
             continue  # no program of one of the probes ran on this SM
         ns = a[1] - b[1]
         if ns > 0 and a[0] > b[0]:
-            rates.append((a[0] - b[0]) / ns * 1e3)
-    return statistics.median(rates) if rates else None
+            out.append(((a[0] - b[0]) / ns * 1e3, ns))
+    return out
 
 
 def max_sm_clock_mhz(device: torch.device) -> float | None:
@@ -96,6 +108,25 @@ def max_sm_clock_mhz(device: torch.device) -> float | None:
         return float(pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM))
     except Exception:
         return None
+
+
+def nvml_sm_clock_mhz(torch_index: int) -> float | None:
+    """NVML's current SM clock of a GPU (torch's index); None where NVML is missing. The driver's setting at the moment
+    asked, the reference the probe's error is measured against (harness/sm_clock_error.py)."""
+    try:
+        import pynvml
+
+        return float(pynvml.nvmlDeviceGetClockInfo(_nvml_handle(torch_index), pynvml.NVML_CLOCK_SM))
+    except Exception:
+        return None
+
+
+@functools.cache
+def _nvml_handle(torch_index: int):  # asked every few milliseconds while a series runs: initialised once
+    import pynvml
+
+    pynvml.nvmlInit()
+    return pynvml.nvmlDeviceGetHandleByIndex(_nvml_index(torch_index))
 
 
 def _nvml_index(torch_index: int) -> int:

@@ -125,12 +125,48 @@ class Samples:
 
     @property
     def cycles(self) -> list[float | None]:
-        """Each run's SM cycles (millions), from its time and its window's mean clock."""
-        return [ms * mhz * 1e-3 if mhz else None for ms, mhz in zip(self.ms, self.mhz, strict=True)]
+        """Each run's SM cycles (millions), from its time and its window's mean clock as corrected (`clock`)."""
+        return [ms * mhz * 1e-3 if mhz else None for ms, mhz in zip(self.ms, self.clock, strict=True)]
+
+    @property
+    def clock(self) -> list[float | None]:
+        """Each window's clock with the probe's readings above the GPU's maximum SM clock brought down to it.
+
+        The probe (harness/sm_clock.py) reads some windows above the maximum NVML states for the GPU (on an H100, up
+        to 2040 MHz against 1980), a clock the SMs cannot run at. Whatever the true clock of such a window was, it was
+        at most the maximum, so the maximum is nearer to it than the reading: the correction can only shrink the
+        error. What it cannot say is how far off the readings under the maximum are; `clock_error` bounds that from
+        below."""
+        top = self.max_mhz
+        return [min(m, top) if m and top else m for m in self.mhz]
+
+    @property
+    def over_max(self) -> list[int]:
+        """The runs whose window's clock read above the GPU's maximum SM clock (corrected in `clock`)."""
+        top = self.max_mhz
+        return [i for i, m in enumerate(self.mhz) if m and top and m > top]
+
+    @property
+    def clock_error(self) -> float | None:
+        """The probe's error these samples prove, relative: the most that a round's median clock reading exceeds the
+        GPU's maximum SM clock by (0.0 where none does). A true clock is never above the maximum, so the excess is
+        error; it is a lower bound of the probe's error on these windows (a reading under the maximum may be off too,
+        unseen). The round's median is the reading a call rests on (harness/analysis/verdicts.py compares round
+        medians). None where no clock was read or the maximum is unknown."""
+        if not self.max_mhz:
+            return None
+        worst = None
+        for idx in self.by_round():
+            read = sorted(m for i in idx if (m := self.mhz[i]))
+            if read:
+                mid = read[len(read) // 2] if len(read) % 2 else (read[len(read) // 2 - 1] + read[len(read) // 2]) / 2
+                worst = max(worst or 0.0, mid / self.max_mhz - 1)
+        return worst
 
     @property
     def mean_mhz(self) -> float | None:
-        read = [m for m in self.mhz if m]
+        """The mean of the windows' clocks, as corrected (`clock`)."""
+        read = [m for m in self.clock if m]
         return sum(read) / len(read) if read else None
 
     def throttled(self, i: int) -> bool:

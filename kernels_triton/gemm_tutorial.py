@@ -1,26 +1,38 @@
-"""The Triton baseline: the GEMM a Triton user writes first, in the manner of Triton's tutorial 03 (matrix
-multiplication), for the suite's fp32 operands in each precision class.
+"""The Triton baseline: Triton's tutorial 03 (matrix multiplication) as published, for the suite's fp32 operands in
+each precision class, and the one variant the suite needs where the problem leaves the published kernel behind.
 
-It is to the Triton rows what cuBLAS is to the CUDA rows: a yardstick, not a transcription of any seed kernel. What it
-takes from the tutorial:
+It is to the Triton rows what cuBLAS is to the CUDA rows: a yardstick, not a transcription of any seed kernel. A
+yardstick is what it names, so wherever the problem allows the kernel does what the tutorial's does:
 
-* grouped program order: the programs are numbered so that GROUP_M tile-rows are walked down before moving one
-  tile-column right, and the programs resident at one time share a few panels of A and B in L2;
-* one ``tl.dot(a, b, acc, input_precision=...)`` per K step, on pointer blocks advanced by BLOCK_K each step;
-* masks on K only: rows and columns past the matrix edge are folded back onto it (index mod M, mod N), so the loads
-  stay in bounds without a mask on M or N and the folded rows compute values that the masked store throws away;
-* the tutorial's autotune list for CUDA (the configurations it gives for fp16 and fp32 operands; those it adds for
-  fp8 are left out), keyed on M, N and K, and here also on the input precision, so each class is tuned on its own.
+* grouped program order: programs are numbered so that GROUP_M tile-rows are walked down before moving one tile-column
+  right, and the programs resident at one time share a few panels of A and B in L2;
+* strides passed as arguments and offsets formed in 32 bits, as the tutorial forms them;
+* rows and columns past the matrix edge folded back onto it (index mod M, mod N), so only K is masked, and a store
+  masked on M and N that throws the folded outputs away;
+* one ``tl.dot(a, b, acc, ...)`` per K step on pointer blocks advanced by BLOCK_K each step;
+* C = A @ B, nothing else: no epilogue;
+* the tutorial's autotune list for CUDA, all of it (the entries it gives for fp16 and fp32 operands and those it
+  adds for fp8 inputs), keyed on M, N and K. A configuration whose stages do not fit the GPU's shared memory with fp32
+  tiles cannot be loaded and the tuner passes over it, as it would for a user who runs the tutorial on fp32 operands.
 
-What the suite adds: C = alpha * A @ B + beta * C with BLAS semantics (with beta == 0, C is not read), B row-major
-K x N as the suite passes it, fp32 operands throughout, and offsets formed in 64 bits (a row or K index is widened to
-int64 before it meets a row stride), so any one operand may pass 2^31 elements. ``input_precision`` is "ieee" (exact
-fp32 FFMA), "tf32" (tensor cores, inputs cut to TF32) or "tf32x3" (tensor cores, fp32-accurate split).
+What differs, and why. The operands are fp32 and so is C (the tutorial's are fp16); ``input_precision`` is the one
+change to the dot, naming the precision class: "ieee" (exact fp32 FFMA), "tf32" (tensor cores, inputs cut to TF32) or
+"tf32x3" (tensor cores, fp32-accurate split). The tuner's key also holds the class and the form below, so each is tuned
+on its own (a tf32 winner says nothing of ieee).
 
-While tuning, C is restored after every timed configuration (``restore_value``), so a beta != 0 call is applied once.
-``chosen_config()`` gives the configuration used by the latest launch. Under ``TRITON_INTERPRET=1`` nothing can be
-timed: the autotuner there holds one configuration (the smallest tile of the list, so that a small odd problem still
-spans several programs and K steps), and the interpreter computes every ``input_precision`` in full fp32.
+Where the problem needs more than the published kernel, two switches (constexprs, so the published form compiles to the
+tutorial's code and nothing else) turn on the variant, and the record says which ran (`FORMS`, `chosen_config`):
+
+* WIDE_OFFSETS: an operand past 2^31 elements, or a K step of B past 2^31 elements: every offset is formed in 64 bits
+  (a row or K index widened to int64 before it meets a stride);
+* EPILOGUE: alpha != 1 or beta != 0: C = alpha * A @ B + beta * C with BLAS semantics (with beta == 0, C is not read);
+  while tuning, C is restored after every timed configuration (``restore_value``), so a beta != 0 call is applied
+  once. The published form has no such copy: it reads nothing it writes.
+
+``chosen_config()`` and ``chosen_form()`` give the configuration and the form of the latest launch. Under
+``TRITON_INTERPRET=1`` nothing can be timed: the tuner there holds one configuration (the smallest tile of the list, so
+that a small odd problem still spans several programs and K steps), and the interpreter computes every
+``input_precision`` in full fp32.
 """
 
 from __future__ import annotations
@@ -33,10 +45,11 @@ import triton.language as tl
 
 
 @triton.jit
-def gemm_tutorial_kernel(A, B, C, M, N, K, alpha, beta,
+def gemm_tutorial_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                         alpha, beta,
                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
-                         INPUT_PRECISION: tl.constexpr):
-    """C = alpha * A @ B + beta * C for row-major fp32 A (M x K), B (K x N), C (M x N)."""
+                         INPUT_PRECISION: tl.constexpr, WIDE_OFFSETS: tl.constexpr, EPILOGUE: tl.constexpr):
+    """C = A @ B (EPILOGUE: alpha * A @ B + beta * C) for fp32 A (M x K), B (K x N), C (M x N), strides given."""
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
@@ -47,31 +60,41 @@ def gemm_tutorial_kernel(A, B, C, M, N, K, alpha, beta,
     tile_m = first_m + (pid % per_group) % rows_in_group
     tile_n = (pid % per_group) // rows_in_group
 
-    offs_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    offs_k = tl.arange(0, BLOCK_K)
     # Folded onto the matrix: every address the loop loads is inside A and B, whatever M and N are.
-    a_rows = (offs_m % M).to(tl.int64)
-    b_cols = offs_n % N
-    a_ptrs = A + a_rows[:, None] * K + offs_k[None, :]
-    b_ptrs = B + offs_k[:, None].to(tl.int64) * N + b_cols[None, :]
-    b_step = BLOCK_K * tl.cast(N, tl.int64)  # BLOCK_K rows of B: past 2^31 elements when N is large
+    rows = (tile_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    cols = (tile_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    ks = tl.arange(0, BLOCK_K)
+    if WIDE_OFFSETS:  # a product of an index and a stride may pass 2^31: form it in 64 bits
+        rows = rows.to(tl.int64)
+        cols = cols.to(tl.int64)
+        ks = ks.to(tl.int64)
+        stride_ak = stride_ak.to(tl.int64)
+        stride_bk = stride_bk.to(tl.int64)
+    a_ptrs = A + rows[:, None] * stride_am + ks[None, :] * stride_ak
+    b_ptrs = B + ks[:, None] * stride_bk + cols[None, :] * stride_bn
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k0 in range(0, K, BLOCK_K):
+    for step in range(0, tl.cdiv(K, BLOCK_K)):
         # The last step may run past K: those columns of A and rows of B load as zeros and add nothing.
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k0, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k0, other=0.0)
+        left = K - step * BLOCK_K
+        a = tl.load(a_ptrs, mask=ks[None, :] < left, other=0.0)
+        b = tl.load(b_ptrs, mask=ks[:, None] < left, other=0.0)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
-        a_ptrs += BLOCK_K
-        b_ptrs += b_step
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
 
-    c_ptrs = C + offs_m[:, None].to(tl.int64) * N + offs_n[None, :]
-    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
-    out = alpha * acc
-    if beta != 0.0:
-        out += beta * tl.load(c_ptrs, mask=c_mask, other=0.0)
-    tl.store(c_ptrs, out, mask=c_mask)
+    out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    if WIDE_OFFSETS:
+        out_rows = out_rows.to(tl.int64)
+        out_cols = out_cols.to(tl.int64)
+    c_ptrs = C + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
+    c_mask = (out_rows[:, None] < M) & (out_cols[None, :] < N)
+    if EPILOGUE:
+        acc = alpha * acc
+        if beta != 0.0:
+            acc += beta * tl.load(c_ptrs, mask=c_mask, other=0.0)
+    tl.store(c_ptrs, acc, mask=c_mask)
 
 
 def _config(bm: int, bn: int, bk: int, stages: int, warps: int) -> triton.Config:
@@ -79,10 +102,10 @@ def _config(bm: int, bn: int, bk: int, stages: int, warps: int) -> triton.Config
                          num_warps=warps)
 
 
-# The tutorial's CUDA list for fp16 and fp32 operands, in its order: (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps), all
-# with GROUP_M = 8. A configuration whose stages do not fit the GPU's shared memory with fp32 tiles cannot be loaded,
-# and the tuner skips it, as it would for a user who runs the tutorial on fp32 operands. Compiled for sm_90 (227 KB):
-# with ieee every entry fits (48 to 192 KB); the first needs 288 KB with tf32 and 320 KB with tf32x3.
+# The tutorial's autotune list for CUDA, in its order: (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps), all with GROUP_M = 8.
+# It gives the first eight for fp16 and fp32 operands and adds eight "for fp8 inputs", and returns them all: the
+# baseline tunes over both. Compiled for sm_90 (227 KB of shared memory) with fp32 tiles, those whose stages need more
+# than that (the first with tf32 or tf32x3 inputs, most of the fp8 ones with any) fail to load and the tuner skips them.
 TUTORIAL_TILES: tuple[tuple[int, int, int, int, int], ...] = (
     (128, 256, 64, 3, 8),
     (64, 256, 32, 4, 4),
@@ -93,32 +116,70 @@ TUTORIAL_TILES: tuple[tuple[int, int, int, int, int], ...] = (
     (64, 32, 32, 5, 2),
     (32, 64, 32, 5, 2),
 )
-CONFIGS = [_config(*tile) for tile in TUTORIAL_TILES]
-# Under the interpreter: the smallest tile of the list, alone (nothing to time).
-INTERPRETER_CONFIGS = [_config(*TUTORIAL_TILES[-1])]
+TUTORIAL_FP8_TILES: tuple[tuple[int, int, int, int, int], ...] = (
+    (128, 256, 128, 3, 8),
+    (256, 128, 128, 3, 8),
+    (256, 64, 128, 4, 4),
+    (64, 256, 128, 4, 4),
+    (128, 128, 128, 4, 4),
+    (128, 64, 64, 4, 4),
+    (64, 128, 64, 4, 4),
+    (128, 32, 64, 4, 4),
+)
+PUBLISHED_TILES = (*TUTORIAL_TILES, *TUTORIAL_FP8_TILES)
+CONFIGS = [_config(*tile) for tile in PUBLISHED_TILES]
+# Under the interpreter: the smallest tile of the list, alone (nothing to time); the first of the smallest.
+INTERPRETER_CONFIGS = [_config(*min(PUBLISHED_TILES, key=lambda t: (t[0] * t[1] * t[2], t[0])))]
 
-# key: the shape, as the tutorial keys it, and the input precision (a tf32 winner says nothing of ieee).
-_KEY = ["M", "N", "K", "INPUT_PRECISION"]
-gemm_tutorial_tuned = triton.autotune(configs=CONFIGS, key=_KEY, restore_value=["C"])(gemm_tutorial_kernel)
-gemm_tutorial_interpreted = triton.autotune(configs=INTERPRETER_CONFIGS, key=_KEY,
-                                            restore_value=["C"])(gemm_tutorial_kernel)
+# key: the shape, as the tutorial keys it, and what it compiles differently for: the class and the form.
+_KEY = ["M", "N", "K", "INPUT_PRECISION", "WIDE_OFFSETS", "EPILOGUE"]
+# The published form writes C and reads nothing it writes: no copy of C around each timed configuration.
+gemm_tutorial_tuned = triton.autotune(configs=CONFIGS, key=_KEY)(gemm_tutorial_kernel)
+gemm_tutorial_interpreted = triton.autotune(configs=INTERPRETER_CONFIGS, key=_KEY)(gemm_tutorial_kernel)
+gemm_tutorial_blas_tuned = triton.autotune(configs=CONFIGS, key=_KEY, restore_value=["C"])(gemm_tutorial_kernel)
+gemm_tutorial_blas_interpreted = triton.autotune(configs=INTERPRETER_CONFIGS, key=_KEY,
+                                                 restore_value=["C"])(gemm_tutorial_kernel)
+_TUNERS = {(False, False): gemm_tutorial_tuned, (False, True): gemm_tutorial_interpreted,
+           (True, False): gemm_tutorial_blas_tuned, (True, True): gemm_tutorial_blas_interpreted}  # (epilogue, interp.)
 
 KERNEL = gemm_tutorial_kernel
-SIGNATURE = {"A": "*fp32", "B": "*fp32", "C": "*fp32", "M": "i32", "N": "i32", "K": "i32", "alpha": "fp32",
-             "beta": "fp32"}
+SIGNATURE = {"A": "*fp32", "B": "*fp32", "C": "*fp32", "M": "i32", "N": "i32", "K": "i32", "stride_am": "i32",
+             "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32", "stride_cm": "i32", "stride_cn": "i32",
+             "alpha": "fp32", "beta": "fp32"}
 INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3")
+# What the record calls each form: (WIDE_OFFSETS, EPILOGUE) -> its words.
+FORMS: dict[tuple[bool, bool], str] = {
+    (False, False): "as published",
+    (True, False): "64-bit offsets",
+    (False, True): "alpha/beta epilogue",
+    (True, True): "64-bit offsets, alpha/beta epilogue",
+}
+_INT32_LIMIT = 2**31
+_LARGEST_K_STEP = max(t[2] for t in PUBLISHED_TILES)
 
-_last: list[triton.Config | None] = [None]  # the configuration of the latest launch
+_last: list = [None, None]  # the configuration and the form of the latest launch
 
 
 def _interpreting() -> bool:
     return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
-def constexprs(block_m: int, block_n: int, block_k: int, *, group_m: int = 8, input_precision: str = "ieee") -> dict:
-    """The constexpr arguments of one configuration (for an ahead-of-time compile)."""
+def needs_wide_offsets(M: int, N: int, K: int) -> bool:
+    """Whether a 32-bit offset can overflow: an operand past 2^31 elements, or one K step of B (the pointer advance of
+    the largest K step of the list, BLOCK_K rows of N) past 2^31."""
+    return max(M * K, K * N, M * N, _LARGEST_K_STEP * N, _LARGEST_K_STEP) >= _INT32_LIMIT
+
+
+def form_of(M: int, N: int, K: int, alpha: float, beta: float) -> tuple[bool, bool]:
+    """(WIDE_OFFSETS, EPILOGUE) for a problem: the published form wherever the problem allows it."""
+    return needs_wide_offsets(M, N, K), not (alpha == 1.0 and beta == 0.0)
+
+
+def constexprs(block_m: int, block_n: int, block_k: int, *, group_m: int = 8, input_precision: str = "ieee",
+               wide_offsets: bool = False, epilogue: bool = False) -> dict:
+    """The constexpr arguments of one configuration (for an ahead-of-time compile); the published form by default."""
     return {"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k, "GROUP_M": group_m,
-            "INPUT_PRECISION": input_precision}
+            "INPUT_PRECISION": input_precision, "WIDE_OFFSETS": wide_offsets, "EPILOGUE": epilogue}
 
 
 def config_dict(config: triton.Config) -> dict:
@@ -133,23 +194,33 @@ def chosen_config() -> dict | None:
     return config_dict(_last[0]) if _last[0] is not None else None
 
 
+def chosen_form() -> str | None:
+    """The form of the latest launch, in `FORMS`' words ("as published", ...); None before any launch."""
+    return _last[1]
+
+
 def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0, beta: float = 0.0, *,
            input_precision: str = "ieee"):
-    """Launch on row-major contiguous fp32 operands (checked by the caller). The first launch of each problem and
-    input precision tunes (on a GPU); later ones reuse the winner. Returns the compiled kernel."""
+    """Launch on fp32 operands (checked by the caller) in the published form wherever the problem allows. The first
+    launch of each problem, class and form tunes (on a GPU); later ones reuse the winner. Returns the compiled
+    kernel."""
     if input_precision not in INPUT_PRECISIONS:
         raise ValueError(f"input_precision {input_precision!r}: expected one of {', '.join(INPUT_PRECISIONS)}")
     M, K = A.shape
     N = B.shape[1]
+    wide, epilogue = form_of(M, N, K, float(alpha), float(beta))
 
     def grid(meta: dict) -> tuple[int]:
         return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
 
-    tuner = gemm_tutorial_interpreted if _interpreting() else gemm_tutorial_tuned
-    handle = tuner[grid](A, B, C, M, N, K, alpha, beta, INPUT_PRECISION=input_precision)
-    _last[0] = getattr(tuner, "best_config", None)
+    tuner = _TUNERS[(epilogue, _interpreting())]
+    handle = tuner[grid](A, B, C, M, N, K, A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0),
+                         C.stride(1), alpha, beta, INPUT_PRECISION=input_precision, WIDE_OFFSETS=wide,
+                         EPILOGUE=epilogue)
+    _last[0], _last[1] = getattr(tuner, "best_config", None), FORMS[(wide, epilogue)]
     return handle
 
 
-__all__ = ["CONFIGS", "INPUT_PRECISIONS", "INTERPRETER_CONFIGS", "KERNEL", "SIGNATURE", "TUTORIAL_TILES",
-           "chosen_config", "config_dict", "constexprs", "launch"]
+__all__ = ["CONFIGS", "FORMS", "INPUT_PRECISIONS", "INTERPRETER_CONFIGS", "KERNEL", "PUBLISHED_TILES", "SIGNATURE",
+           "TUTORIAL_FP8_TILES", "TUTORIAL_TILES", "chosen_config", "chosen_form", "config_dict", "constexprs",
+           "form_of", "launch", "needs_wide_offsets"]

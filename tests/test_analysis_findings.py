@@ -16,7 +16,7 @@ import pytest
 from harness.analysis import wording
 from harness.analysis.build import build
 from harness.analysis.causes import causes, stated
-from harness.analysis.findings import Found, Unroll, findings, recorded
+from harness.analysis.findings import Found, Gaps, Unroll, findings, recorded
 from harness.analysis.measured import Measured
 from harness.analysis.record import Analysis, Cause, analysis_path, read_beside
 from harness.analysis.verdicts import Call
@@ -27,7 +27,7 @@ from harness.report.cause_text import because, pair_names, phrase
 from harness.report.doc import Bullets, plain
 from harness.report.render import findings_section
 from harness.roofline import Peaks
-from harness.timing import Timing
+from harness.timing import Samples, Timing
 from tests.recorded import REPO
 
 RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261125T102726Z.jsonl"
@@ -64,7 +64,13 @@ def _without_findings(an: Analysis) -> Analysis:
 
 def test_the_findings_and_their_causes_round_trip_through_the_record(run: Results) -> None:
     an = build(run, prove_mapping=False)
-    assert an.findings and any(f.causes for f in an.findings)
+    assert an.findings
+    # a cause with the control pair that held it (harness/analysis/causes.py), as the findings record them
+    held = Cause("smem_bank_conflicts", "counter", 92.0, 2.2e8, "faster", 0.4,
+                 {"control": [["k", "triton:dot"], ["k", "cuda"]]})
+    i, gaps = next((i, f) for i, f in enumerate(an.findings) if isinstance(f, Gaps) and f.gaps)
+    an.findings[i] = dataclasses.replace(gaps, gaps=(dataclasses.replace(gaps.gaps[0], causes=(held,)),
+                                                     *gaps.gaps[1:]))
     back = Analysis.from_json(json.loads(json.dumps(an.to_json())))
     assert back.findings is not None and len(back.findings) == len(an.findings)
     # the JSON keeps 6 significant digits of a ratio or a weight: written again, it is the same record
@@ -115,13 +121,23 @@ def test_a_finding_of_an_unknown_kind_is_refused() -> None:
 
 
 # ------------------------------------------------------------------------------------------- a synthetic pair
-def _record(model: str, ms: float, profile: dict) -> Result:
+def _record(model: str, ms: float, profile: dict, kernel: str = "rosetta.sgemm_warptile<128,128,8,32,64,8,8>"
+            ) -> Result:
     res = Resources(registers=128, spills=0, shared_bytes=16384, sass={"FFMA": 1024, "total": 2000},
                     config={"block_m": 128, "block_n": 128, "block_k": 16, "num_warps": 8} if model == "triton"
                     else None, profile={"duration_ns": ms * 1e6, "fma_pipe_pct": 70.0, **profile})
-    return Result("cuda" if model == "cuda" else "triton:dot", model, PROBLEM, Status.OK,
-                  kernel="rosetta.sgemm_warptile<128,128,8,32,64,8,8>", precision="fp32",
-                  timing=Timing(ms, ms, ms, ms, ms, 10, 1980, 1980), resources=res)
+    # ten rounds of one run in one batch: two rows of one time are called SAME (a control pair)
+    samples = Samples([ms * (1 + 0.001 * (i % 3 - 1)) for i in range(10)], [1980.0] * 10, [1] * 10,
+                      list(range(10)), "synthetic", 1980.0)
+    return Result("cuda" if model == "cuda" else "triton:dot", model, PROBLEM, Status.OK, kernel=kernel,
+                  precision="fp32", timing=Timing.of(samples), resources=res)
+
+
+def _control() -> list[Result]:
+    """Two rows of another kernel that run alike, their counters alike: the control pair of the pair's causes."""
+    kernel = "rosetta.sgemm_cp_async<128,128,8,32,64,8,8,4>"
+    return [_record(model, 2.5, {"smem_bank_conflicts": 1e5, "dram_bytes": 4e8}, kernel) for model in ("cuda",
+                                                                                                       "triton")]
 
 
 def _measured(*records: Result) -> Measured:
@@ -134,12 +150,14 @@ def test_a_cause_that_favours_the_slower_side_is_recorded_as_such_and_never_said
     # the faster kernel has far more bank conflicts (against it) and far less DRAM traffic (for it)
     fast = _record("cuda", 2.0, {"smem_bank_conflicts": 3e8, "dram_bytes": 2e8})
     slow = _record("triton", 3.0, {"smem_bank_conflicts": 1e3, "dram_bytes": 9e8})
-    m = _measured(fast, slow)
+    m = _measured(fast, slow, *_control())
     found = {c.quantity: c for c in causes(m, fast, slow)}
     conflicts, dram = found["smem_bank_conflicts"], found["dram_bytes"]
     assert (conflicts.faster, conflicts.slower, conflicts.favours) == (3e8, 1e3, "slower")
     assert (dram.faster, dram.slower, dram.favours) == (2e8, 9e8, "faster")
-    assert conflicts not in stated(m, fast, slow) and dram in stated(m, fast, slow)
+    assert conflicts not in stated(m, fast, slow)
+    assert [(c.quantity, c.faster, c.slower) for c in stated(m, fast, slow)] == [("dram_bytes", 2e8, 9e8)]
+    dram = stated(m, fast, slow)[0]       # as stated: with the control pair that held it
     text = because(m, fast, slow) or ""
     assert phrase(dram, pair_names(fast, slow)) in text
     assert phrase(conflicts, pair_names(fast, slow)) not in text and "bank conflicts" not in text

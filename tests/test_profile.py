@@ -272,3 +272,77 @@ def test_an_autotuned_row_is_profiled_in_the_configuration_it_is_given_on_the_gp
     row = profile.profile_one(kernel, "triton:autotuned", Problem("sgemm", 2048, 2048, 2048), chosen)
     assert row.error is None, row.error
     assert row.config == chosen and row.metrics["config_pinned"] == 1.0
+
+
+# ---------------------------------------------------------------------------------------------- rosetta run --profile
+def test_the_rows_profiled_are_each_ideas_headline_pair_its_control_rows_and_the_steps_records():
+    from harness.analysis.measured import Measured
+    from harness.analysis.record import read_beside
+    from harness.analysis.steps import counter_rows, hopper_steps, ladder_steps
+    from tests.recorded import REPO
+
+    path = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102241Z.jsonl"
+    m = Measured(results.load(path), read_beside(path))
+    rows = counter_rows(m)
+    keys = {(k, i, p.key) for p, k, i in rows}
+    assert len(keys) == len(rows) and all(k is not None for _, k, _ in rows)     # each once, no baseline
+    for _idea, kernels in m.ideas:
+        problem = m.headline(kernels[0].op)
+        for precision in m.precisions(kernels, problem):
+            for best in m.bests(kernels, problem, precision):
+                if best is None:
+                    continue
+                assert best.result.key in keys
+                # its control rows: its kernel in the other model, alike in design
+                others = [r for r in m.on(problem) if r.kernel == best.result.kernel and r.precision == precision
+                          and r.timed and not m.deliberately_different(r) and not r.impl_id.is_build_study]
+                assert {r.key for r in others} <= keys
+    for s in [*ladder_steps(m), *hopper_steps(m)]:
+        for side in (s.cuda, s.triton):
+            if side is not None and side.before is not None:
+                assert {side.best.result.key, side.before.result.key} <= keys
+
+
+def test_profile_records_stores_each_records_counters_in_its_timed_configuration(tmp_path, monkeypatch):
+    import shutil
+
+    from tests.recorded import REPO
+
+    src = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102756Z-tf32.jsonl"
+    path = tmp_path / src.name
+    shutil.copy(src, path)
+    loaded = results.load(path)
+    tuned = next(r for r in loaded.results if r.timed and r.resources and (r.resources.config or {}).get("autotuned"))
+    plain = next(r for r in loaded.results if r.timed and r.impl == "cuda")
+    asked = []
+
+    def fake(kernel, impl, problem, config=None):
+        asked.append((kernel.id if kernel else None, impl, config))
+        row = profile.ProfileRow(kernel.id if kernel else None, impl, problem.to_json(),
+                                 {"duration_ns": 1.0e6, "fma_pipe_pct": 50.0})
+        return row
+
+    monkeypatch.setattr(profile, "profile_one", fake)
+
+    class Quiet:
+        def print(self, *a, **k):
+            pass
+
+    targets = [(tuned.problem, tuned.kernel, tuned.impl), (plain.problem, plain.kernel, plain.impl)]
+    rows = profile.profile_records(path, targets, tmp_path, Quiet())
+    assert [r.error for r in rows] == [None, None]
+    assert asked == [(tuned.kernel, tuned.impl, tuned.resources.config["autotuned"]), (plain.kernel, "cuda", None)]
+    again = {r.key: r for r in results.load(path).results}
+    assert again[tuned.key].resources.profile == {"duration_ns": 1.0e6, "fma_pipe_pct": 50.0}
+    assert again[plain.key].resources.profile["fma_pipe_pct"] == 50.0
+    assert len(list(tmp_path.glob("profile-*.json"))) == 1
+
+
+def test_run_profile_is_refused_before_anything_runs_where_there_is_no_ncu(tmp_path, monkeypatch, capsys):
+    from harness import cli, env
+    from harness.inspect import tools
+
+    monkeypatch.setattr(env, "has_gpu", lambda: True)
+    monkeypatch.setattr(tools, "has_tool", lambda name: name != "ncu")
+    assert cli.main(["run", "--only", "s002", "--out", str(tmp_path), "--profile"]) == 2
+    assert "ncu" in capsys.readouterr().err and not any(tmp_path.iterdir())

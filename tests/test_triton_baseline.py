@@ -34,6 +34,9 @@ CLASSES = {"triton-tutorial": ("fp32", "ieee", "Triton tutorial (ieee)"),
 # The tutorial's CUDA list for fp16 and fp32 operands: (BLOCK_M, BLOCK_N, BLOCK_K, stages, warps), GROUP_M = 8.
 TUTORIAL = ((128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
             (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2))
+# ... and the entries it adds for fp8 inputs; its list for CUDA returns both.
+TUTORIAL_FP8 = ((128, 256, 128, 3, 8), (256, 128, 128, 3, 8), (256, 64, 128, 4, 4), (64, 256, 128, 4, 4),
+                (128, 128, 128, 4, 4), (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (128, 32, 64, 4, 4))
 
 
 def _tiles(configs) -> list[tuple[int, ...]]:
@@ -70,7 +73,7 @@ def test_each_triton_baseline_is_labelled_and_classed(name):
 
 
 def test_cublas_stays_the_yardstick():
-    assert [b.name for b in baselines("sgemm") if b.vendor] == ["cublas", "cublas-tf32"]
+    assert [b.name for b in baselines("sgemm") if b.vendor] == ["cublas", "cublas-tf32", "cublas-tn", "cublas-tf32-tn"]
     assert [b.name for b in baselines("sgemm") if not b.vendor] == list(NAMES)
     assert [b.name for b in baselines("sgemv")] == ["cublas"]
 
@@ -113,7 +116,7 @@ def test_the_report_draws_the_triton_baseline_in_tritons_colour():
 def test_the_kernel_takes_the_tutorials_cuda_list_and_the_interpreter_one_of_it():
     from kernels_triton import gemm_tutorial
 
-    assert _tiles(gemm_tutorial.CONFIGS) == list(TUTORIAL)
+    assert _tiles(gemm_tutorial.CONFIGS) == [*TUTORIAL, *TUTORIAL_FP8]   # the published list, all of it, in order
     assert all(c.kwargs["GROUP_M"] == 8 for c in gemm_tutorial.CONFIGS)
     (only,) = gemm_tutorial.INTERPRETER_CONFIGS
     assert _tiles([only])[0] == min(TUTORIAL, key=lambda t: (t[0] * t[1] * t[2], t[0]))
@@ -206,25 +209,58 @@ def test_the_chosen_configuration_lands_in_the_record(device):
     tiles = gemm_tutorial.CONFIGS + gemm_tutorial.INTERPRETER_CONFIGS
     assert chosen == gemm_tutorial.chosen_config() and chosen in [gemm_tutorial.config_dict(c) for c in tiles]
     assert rec.resources.config["input_precision"] == "ieee"
+    assert rec.resources.config["form"] == "as published"   # the last launch: the beta == 0 test, alpha = 1
     assert Result.from_json(rec.to_json()).resources.config == rec.resources.config
 
 
-def test_the_triton_baseline_forms_every_offset_in_64_bits():
-    """Any one operand past 2^31 elements is addressed right: no 32-bit product of M, N or K on any operand's path
-    (the same proof the counterparts get, tests/test_counterparts.py), in every precision class."""
+def test_the_published_form_offsets_in_32_bits_and_reads_no_c_where_the_variant_offsets_in_64_bits():
+    """As published, every offset is a 32-bit product of an index and a stride and C is only written; with
+    WIDE_OFFSETS no 32-bit product of a size is left on any operand's path (the proof the counterparts get,
+    tests/test_counterparts.py), so an operand past 2^31 elements is addressed right; every precision class."""
     from harness.inspect.compile_triton import TritonRequest, triton_resources_many
     from kernels_triton import gemm_tutorial as g
 
     aligned = tuple(n for n, t in g.SIGNATURE.items() if t.startswith("*") or t == "i32")
+    forms = [(p, wide, epilogue) for p in g.INPUT_PRECISIONS for wide in (False, True) for epilogue in (False, True)]
     requests = []
-    for precision in g.INPUT_PRECISIONS:
-        cx = g.constexprs(64, 128, 32, input_precision=precision)
+    for precision, wide, epilogue in forms:
+        cx = g.constexprs(64, 128, 32, input_precision=precision, wide_offsets=wide, epilogue=epilogue)
         requests.append(TritonRequest(g.KERNEL, {**g.SIGNATURE, **dict.fromkeys(cx, "constexpr")}, cx, 4, 4, 90,
                                       aligned))
-    for r in triton_resources_many(requests):
+    for (precision, wide, epilogue), r in zip(forms, triton_resources_many(requests), strict=True):
         for name in "ABC":
-            assert r.facts[f"ttir.size_mul_i32.{name}"] == 0, f"{name} is indexed with a 32-bit product of a size"
-            assert r.facts[f"ttir.size_mul_i64.{name}"] >= 1, f"{name}'s row offset is not a 64-bit product"
+            if wide:
+                assert r.facts[f"ttir.size_mul_i32.{name}"] == 0, (precision, epilogue, name)
+                assert r.facts[f"ttir.size_mul_i64.{name}"] >= 1, (precision, epilogue, name)
+            else:
+                assert r.facts[f"ttir.size_mul_i32.{name}"] >= 1, (precision, epilogue, name)
+                assert r.facts[f"ttir.size_mul_i64.{name}"] == 0, (precision, epilogue, name)
+
+
+def test_the_problem_picks_the_published_form_wherever_it_allows():
+    from kernels_triton import gemm_tutorial as g
+
+    assert g.form_of(4096, 4096, 4096, 1.0, 0.0) == (False, False)
+    assert g.FORMS[g.form_of(8192, 8192, 8192, 1.0, 0.0)] == "as published"
+    assert g.form_of(4096, 4096, 4096, 2.0, 0.0) == (False, True)         # alpha != 1: the epilogue
+    assert g.form_of(4096, 4096, 4096, 1.0, 0.5) == (False, True)         # beta != 0: the epilogue, C read
+    assert g.form_of(2**16, 2**15 + 1, 8, 1.0, 0.0) == (True, False)      # C past 2^31 elements
+    assert g.form_of(8, 2**24 + 1, 8, 1.0, 0.0) == (True, False)          # a K step of B past 2^31 elements
+    assert not g.needs_wide_offsets(46340, 46340, 46340)                    # every index under 2^31
+
+
+@pytest.mark.parametrize(("alpha", "beta", "form"), [(1.0, 0.0, "as published"), (2.0, 0.5, "alpha/beta epilogue")])
+def test_each_form_is_right_in_the_interpreter_and_named_in_the_record(alpha, beta, form, device):
+    """Every element against float64 on the odd CPU problem, C poisoned with NaN where the form must not read it."""
+    p = triton_tutorial.CPU_PROBLEM
+    g = torch.Generator().manual_seed(11)
+    A, B = torch.rand(p.M, p.K, generator=g).to(device), torch.rand(p.K, p.N, generator=g).to(device)
+    C = torch.full((p.M, p.N), float("nan"), device=device) if beta == 0.0 else torch.rand(p.M, p.N).to(device)
+    ref = alpha * (A.double() @ B.double()) + (beta * C.double() if beta else 0.0)
+    triton_tutorial.bind("triton-tutorial", {"A": A, "B": B, "C": C}, alpha, beta, device)()
+    assert not torch.isnan(C).any()
+    assert float((C.double() - ref).abs().max() / ref.abs().max()) < error_bound(p)
+    assert triton_tutorial.chosen_config("triton-tutorial")["form"] == form
 
 
 # ------------------------------------------------------------------------------------------------------- GPU tier
@@ -249,6 +285,28 @@ def test_the_triton_baselines_pass_the_numerics_layers_on_the_gpu(name, shape):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_on_the_gpu_the_published_form_passes_the_exact_and_random_layers(name):
+    """The form the timed problem runs (alpha = 1, beta = 0: the tutorial's as published) checked on its own: the
+    numerics layers give the row alpha and beta of their own, which run the epilogue variant."""
+    from harness import numerics
+
+    impl = Impl(name, "sgemm")
+    shape = GPU_SHAPES[1]
+    for layer in ("exact", "random"):
+        ops = numerics.make_operands(shape, layer, 2024, "cuda")
+        out = ops.fresh_output(float("nan"))
+        impl.bind(ops.tensors(out), 1.0, 0.0)()
+        torch.cuda.synchronize()
+        assert triton_tutorial.chosen_config(name)["form"] == "as published"
+        verdict = numerics.check(out, ops, numerics.reference(ops), poison=float("nan"), tf32=impl.tf32,
+                                 precision=impl.precision)
+        assert verdict.passed, (layer, verdict)
+        if layer == "exact":
+            assert verdict.error == 0.0
+
+
+@pytest.mark.gpu
 def test_on_the_gpu_only_the_tf32_baseline_computes_in_tf32():
     """The class reaches the dot: on the same inputs the TF32 row's error is far above the ieee and 3xTF32 rows'."""
     errors = {n: check_numerics(Impl(n, "sgemm"), _ctx(GPU_SHAPES[1]), "cuda").random.error for n in NAMES}
@@ -269,6 +327,7 @@ def test_on_the_gpu_the_record_keeps_the_tuners_choice_and_the_compiled_kernel(n
     assert res.registers and res.registers > 0
     assert res.config["input_precision"] == triton_tutorial.input_precision(name)
     assert res.config["autotuned"] in [gemm_tutorial.config_dict(c) for c in gemm_tutorial.CONFIGS]
+    assert res.config["form"] == "as published"
 
 
 @pytest.mark.gpu

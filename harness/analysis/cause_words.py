@@ -17,6 +17,8 @@ COUNTED = {
     "stall_barrier": "cycles a warp waits at barriers per issued instruction",
     "global_requests_per_kfma": "global read instructions per thousand FMAs",
 }
+# What a sentence says of a decided difference where no measured quantity discriminates (causes.stated is empty)
+NO_CAUSE = "no cause was measured"
 _PIPES = {"tensor_pipe_pct": "tensor", "fma_pipe_pct": "FMA"}
 _MEMORY = {"global": "global memory", "shared": "shared memory"}
 

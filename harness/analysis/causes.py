@@ -10,19 +10,30 @@ Executed counts come before static ones: a static SASS count includes paths that
 so instruction counts from the SASS are never a cause; only the form of an instruction (wgmma or mma.sync, 128-bit or
 32-bit loads) is. Counters are used only where ncu's kernel time agrees with the timed median (`tied`): a profile that
 ran another configuration (an autotuner choosing differently under the profiler) describes another kernel.
+
+A cause must also discriminate: the quantity differs between the two rows it separates and not between two rows that
+run alike (`controls`). The control pairs are the file's own comparisons on the same problem and in the same class
+that the rounds called SAME (a Triton form against its CUDA kernel at the kernel's own tile, a rung against its step
+before, a row against its Triton baseline). A quantity that differs as much, the same way, between two rows that run
+alike is not what makes one of the pair faster (the shared-memory tile's Triton dot has the wide loads its CUDA kernel
+lacks, yet at the kernel's own 32x32 tile the two run alike), so it is never said; one that differs less or not at all
+in a control pair holds there, and only a cause that some control pair holds and none refutes is stated. An ablation
+is its own control (two launches that differ in one setting). Where no cause is left, none was measured.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from harness.analysis.claims import TIE
 from harness.analysis.measured import Measured
-from harness.analysis.record import MIN_WEIGHT, Cause
+from harness.analysis.record import MIN_WEIGHT, Cause, Comparison
+from harness.analysis.verdicts import Call
 from harness.records.lines import Result
 
-__all__ = ["COUNTER_TOLERANCE", "MIN_GAP", "MIN_WEIGHT", "Cause", "against", "causes", "counters", "latency_bound",
-           "stated", "tied"]
+__all__ = ["CONTROL_RELATIONS", "COUNTER_TOLERANCE", "MIN_GAP", "MIN_WEIGHT", "Cause", "Control", "against", "causes",
+           "controls", "counters", "discriminating", "latency_bound", "stated", "tied"]
 
 # ncu's kernel time may differ from the timed median by this fraction before its counters are refused: ncu replays
 # one launch with the clocks unlocked, so a few percent is the replay (7% at most among the H100 run's fixed-tile
@@ -64,9 +75,10 @@ def counters(r: Result) -> dict[str, float] | None:
 
 
 def _sm_cycles(m: Measured, r: Result) -> float | None:
-    """SM-cycles the timed launch spans on the whole GPU (clock read beside the timed runs)."""
+    """SM-cycles the timed launch spans on the whole GPU: the clock of its timed runs (the rounds' windows, else the
+    reading beside a single burst)."""
     t, sms = r.timing, m.header.sms
-    clock = t.clock_mhz_before or t.clock_mhz_after if t else None
+    clock = (t.clock_mhz or t.clock_mhz_before or t.clock_mhz_after) if t else None
     if t is None or not clock or not sms:
         return None
     return t.median_ms * 1e3 * clock * sms
@@ -250,6 +262,89 @@ def _ablation_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
     return [Cause(key, "ablation", str(a.get(key)), str(b.get(key)), "faster", _ABLATION)]
 
 
+# ---------------------------------------------------------------------------------------------- control pairs
+# The comparisons of a file whose SAME calls make control pairs: two rows of kernels that both have compiled facts (a
+# cuBLAS row has none) and differ in code, not in the implementation timed twice ("aa") or across files ("runs").
+CONTROL_RELATIONS = ("counterpart", "step", "triton-baseline")
+
+
+@dataclass(frozen=True)
+class Control:
+    """A cause held to a control pair: two rows the rounds called SAME, and whether the quantity differs between them
+    as it does between the pair it is said of (`refutes`) or not (it holds there)."""
+
+    cause: Cause
+    pair: Comparison
+    refutes: bool
+
+
+def _measurable(m: Measured, r: Result, c: Cause) -> bool:
+    """Whether a cause's quantity can be read on a row at all."""
+    if c.kind == "counter":
+        found = counters(r)
+        return found is not None and (c.quantity in found or c.quantity == "achieved_occupancy_pct")
+    if c.quantity == "theoretical_occupancy":
+        return m.occupancy(r) is not None
+    return r.resources is not None and bool(r.resources.sass)
+
+
+def _as_much(c: Cause, other: Cause) -> bool:
+    """`other` (a control pair's) differs the way `c` does, by at least as much."""
+    if other.quantity != c.quantity or other.kind != c.kind:
+        return False
+    if isinstance(c.faster, str) or isinstance(c.slower, str):
+        return (other.faster, other.slower) == (c.faster, c.slower)
+    f, s, of, os_ = float(c.faster), float(c.slower), float(other.faster), float(other.slower)  # type: ignore[arg-type]
+    if (f < s) != (of < os_) or of == os_:
+        return False
+    return abs(of - os_) / max(abs(of), abs(os_)) >= abs(f - s) / max(abs(f), abs(s))
+
+
+def _control_pairs(m: Measured, fast: Result, slow: Result) -> list[Comparison]:
+    """The file's SAME comparisons on the pair's problem and class, those sharing a kernel with the pair first."""
+    kernels = {fast.kernel, slow.kernel} - {None}
+    found = [c for c in m.analysis.comparisons
+             if c.relation in CONTROL_RELATIONS and c.call is Call.SAME and c.problem == slow.problem
+             and c.subject_key not in (fast.key, slow.key)]
+    found = [c for c in found if m.record(c.reference_key).precision == slow.precision
+             and m.record(c.subject_key).precision == slow.precision]
+    return sorted(found, key=lambda c: not ({c.subject[0], c.reference[0]} & kernels))
+
+
+def controls(m: Measured, fast: Result, slow: Result, found: list[Cause]) -> list[Control]:
+    """Each cause of `found` held to each control pair on which its quantity can be read on both rows (see the
+    module's docstring); ablations, their own control, are not held to any."""
+    out = []
+    pairs = [(c, m.record(c.subject_key), m.record(c.reference_key)) for c in _control_pairs(m, fast, slow)]
+    for cause in found:
+        if cause.kind == "ablation":
+            continue
+        for comparison, x, y in pairs:
+            if not (_measurable(m, x, cause) and _measurable(m, y, cause)):
+                continue
+            alike = [*causes(m, x, y), *causes(m, y, x)]
+            out.append(Control(cause, comparison, any(_as_much(cause, other) for other in alike)))
+    return out
+
+
+def discriminating(m: Measured, fast: Result, slow: Result, found: list[Cause]) -> list[Cause]:
+    """The causes of `found` that discriminate: an ablation, or a quantity that some control pair holds and none
+    refutes. Each keeps, in its detail, the control pair that held it (its subject's and reference's kernel and
+    implementation)."""
+    held = controls(m, fast, slow, found)
+    out = []
+    for cause in found:
+        if cause.kind == "ablation":
+            out.append(cause)
+            continue
+        mine = [h for h in held if h.cause is cause]
+        if mine and not any(h.refutes for h in mine):
+            pair = mine[0].pair
+            out.append(Cause(cause.quantity, cause.kind, cause.faster, cause.slower, cause.favours, cause.weight,
+                             {**cause.detail, "control": [list(pair.subject), list(pair.reference)]}))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------- the API
 def causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
     """Every measured difference between `fast` and `slow`, those that point with the speed first, by weight."""
@@ -264,12 +359,13 @@ def _gap(fast: Result, slow: Result) -> float | None:
 
 
 def stated(m: Measured, fast: Result, slow: Result, limit: int = 2) -> list[Cause]:
-    """The top measured causes that point with the speed; none where none does (or the gap is within a rerun's
-    reach). `fast` must be the faster of the two as timed."""
+    """The top measured causes that point with the speed and discriminate (`discriminating`); none where none does
+    (or the gap is within a rerun's reach): then no cause was measured. `fast` must be the faster of the two as
+    timed."""
     gap = _gap(fast, slow)
     if gap is not None and gap < MIN_GAP:
         return []
-    return [c for c in causes(m, fast, slow) if c.cause][:limit]
+    return discriminating(m, fast, slow, [c for c in causes(m, fast, slow) if c.cause])[:limit]
 
 
 def against(m: Measured, fast: Result, slow: Result) -> Cause | None:

@@ -272,8 +272,14 @@ def moved_text(mv: Moved | None) -> str | None:
     return f"{label}: {write(mv.before)} → {write(mv.after)}"  # type: ignore[arg-type]
 
 
+# What a step cell says where the rung has no step: its kernel opens a lineage (steps.lineage_before)
+STARTS = "starts a lineage: no step"
+
+
 def step_text(s: Step) -> str:
-    """The step's speed over the rung before, with its interval and call, and the change in points."""
+    """The step's speed over the rung before in its lineage, with its interval and call, and the change in points."""
+    if s.before is None:
+        return STARTS if s.lineage == "starts" else "—"
     return f"{verdict_text(s.verdict)} · {s.points:+.1f} pts" if s.verdict is not None else "—"
 
 
@@ -283,15 +289,19 @@ def step_columns(side: str, name: str, get: Callable[[Any], Step | None]) -> lis
     return [
         Metric(f"{name} % cuBLAS", lambda m, row: s.best.interval if (s := get(row)) else None,
                lambda v: fmt.pct_ci(*v), style=lambda v: "nowrap"),
-        Metric(f"{name} step", lambda m, row: s if (s := get(row)) is not None and s.before is not None else None,
-               step_text, style=lambda s: call_style(s.verdict)),
+        Metric(f"{name} step", lambda m, row: s if (s := get(row)) is not None and (s.before is not None
+                                                                                   or s.lineage == "starts") else None,
+               step_text, style=lambda s: call_style(s.verdict) if s.before is not None else "muted"),
         Metric(f"{name}: what moved", lambda m, row: moved_text(s.moved) if (s := get(row)) else None, num=False,
                optional=True),
     ]
 
 
-STEPS_LEGEND = ("step: the rung's speed over the rung before it (the same model's), its interval and call from the "
-                "interleaved rounds, and the change in % of cuBLAS in points; " + CALLS + ". What moved: for a step "
+STEPS_LEGEND = ("step: the rung's speed over the step before it in its lineage (the same model's record of the kernel "
+                "its source is shown as a diff against: the same document's kernel before it, or the ladder's rung "
+                "before for tile-rosetta's own; a kernel that opens its series starts a lineage and has no step), its "
+                "interval and call from the interleaved rounds, and the change in % of cuBLAS in points; " + CALLS +
+                ". What moved: for a step "
                 "the rounds call FAST, of the Nsight Compute counters stored with both rungs' records (rosetta run "
                 "--profile), the one that favours the faster and plausibly explains most of the difference, before → "
                 "after; the column is drawn only where counters were recorded.")

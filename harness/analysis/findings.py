@@ -17,6 +17,7 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from harness.analysis import anchors, fmt, wording
+from harness.analysis.cause_words import NO_CAUSE
 from harness.analysis.causes import stated
 from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
 from harness.analysis.fmt import Inline, Link, Mono
@@ -392,7 +393,7 @@ class Gaps(Found):
                       f" at {fmt.pct_ci(*g.lead_pct)} of {baseline_label(lead.precision)} against ",
                       *named(trail, lead), ran(m, trail), f" at {fmt.pct_ci(*g.trail_pct)}"]
             why = said_causes(g.causes, (short(lead), short(trail)))
-            parts += [", where " + why] if why else []
+            parts += [", where " + why if why else f"; {NO_CAUSE}"]
         counts = [f"{n} {what}" for call, what in _COUNTED if (n := self.counts.get(call))]
         return [*parts, ("; " if self.gaps else "") + f"of {self.ideas} ideas and classes: " + ", ".join(counts) + "."]
 

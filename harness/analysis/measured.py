@@ -24,7 +24,27 @@ from harness.problems import Problem
 from harness.records.file import Results
 from harness.records.lines import Result, RunHeader
 from harness.records.order import SEED_SGEMM, headline_problem, record_order
-from harness.roofline import intensity, tile_bytes
+from harness.roofline import TensorRoof, intensity, tile_bytes
+
+
+@dataclass(frozen=True)
+class LayoutRead:
+    """A row that reads B K-major, read twice (harness/analysis/record.py): its kernel alone against cuBLAS given the
+    same layout (B^T stored, "TN"), and with the time it took to pack B against cuBLAS on row-major B ("NN"); beside
+    them the kernel alone against cuBLAS NN, as every row's % of cuBLAS is read. Each is None where the run lacks the
+    row it needs (a file from before the TN baselines, a record without its pack time)."""
+
+    result: Result
+    pack_ms: float | None
+    same_layout: Comparison | None    # kernel alone / cuBLAS TN
+    packed: Comparison | None         # (pack + kernel) / cuBLAS NN
+    alone: Comparison | None          # kernel alone / cuBLAS NN
+
+    @property
+    def pack_share(self) -> float | None:
+        """The pack time as a share of the kernel's own median time."""
+        t = self.result.timing
+        return self.pack_ms / t.median_ms if self.pack_ms and t is not None and t.median_ms > 0 else None
 
 
 @dataclass(frozen=True)
@@ -165,6 +185,29 @@ class Measured:
         """The % of cuBLAS with its 95% interval ((pct, None, None) where the rounds give none)."""
         c = self.vs(result, "cublas") if result.timed else None
         return c.pct() if c is not None else (self.pct(result), None, None)
+
+    def layout(self, result: Result) -> LayoutRead | None:
+        """The two reads of a row that reads B K-major (None for a row given B as the suite passes it)."""
+        facts = result.kernel_facts
+        if facts is None or facts.b_layout != "kmajor" or not result.timed:
+            return None
+        return LayoutRead(result, result.pack_ms, self.vs(result, "cublas-layout"), self.vs(result, "cublas-packed"),
+                          self.vs(result, "cublas"))
+
+    @cached_property
+    def tensor_roof(self) -> TensorRoof | None:
+        """The tensor cores' roof this run measured: the fastest cuBLAS TF32 rate on row-major B over its sgemm
+        problems, at its clock and scaled to the GPU's maximum (harness/roofline.py); None without such a row, its
+        clock, the GPU's maximum or its SM count."""
+        sms = self.header.sms
+        found = []
+        for r in self.all:
+            s = r.timing.samples if r.timed and r.timing else None
+            if r.impl != cublas_of("tf32") or s is None or r.figures is None or not s.max_mhz or not sms:
+                continue
+            if (clock := s.mean_mhz) is not None:
+                found.append(TensorRoof(r.figures.tflops, clock, s.max_mhz, sms, f"{r.label} on {r.problem.label}"))
+        return max(found, key=lambda t: t.at_max_clock, default=None)
 
     def record(self, key: RowKey) -> Result:
         """The record of a row key (Result.key), as a finding names it."""

@@ -7,7 +7,12 @@ Every pair the suite compares is here once, with its verdict (harness/analysis/v
 - "counterpart": every Triton counterpart against its CUDA kernel (the suite's build), in the same precision class;
 - "step": every rung of a ladder against the rung before, in the same model (harness/catalog/ladders.py);
 - "aa": every implementation against itself timed as a second entry (the A/A control, `rosetta run --aa`);
-- "runs" (two files, `across`): every implementation of one file against the same in another.
+- "runs" (two files, `across`): every implementation of one file against the same in another;
+- "cublas-layout": every row that reads B K-major (its kernel's b_layout) against cuBLAS of its class given the same
+  layout, B^T stored (cuBLAS "TN"), the kernel's time alone against cuBLAS's;
+- "cublas-packed": the same rows with the time it took to pack B added to each of their runs, against cuBLAS of
+  their class on row-major B ("NN"): what a caller holding row-major B waits for. The pack time is the median of
+  its own runs (Result.pack_ms), added as a constant: the interval is the rounds', not the pack's.
 The subject is the first named, the reference the second; a ratio is subject time / reference time.
 
 A record from a file of single bursts (before the rounds existed) keeps the ratio of the medians and no verdict.
@@ -32,6 +37,7 @@ from harness.catalog_types.tables import Catalog, Ladder
 from harness.identity import RecordKey
 from harness.problems import Problem
 from harness.records.lines import Result
+from harness.timing import Samples
 
 RowKey = RecordKey   # (kernel id or None, impl, problem key): Result.key, made by RecordKey.of
 
@@ -195,6 +201,23 @@ def pair(relation: str, subject: Result, reference: Result) -> Comparison | None
                       ratio, verdict)
 
 
+def packed(subject: Result, reference: Result) -> Comparison | None:
+    """A K-major-B row with its pack time added to every run, against a cuBLAS row on row-major B ("cublas-packed").
+    No cycles: the pack ran outside the windows whose clock was read."""
+    if not (subject.timed and reference.timed) or not subject.pack_ms:
+        return None
+    a, b = subject.timing.samples, reference.timing.samples
+    verdict = None
+    if a is not None and b is not None:
+        with_pack = Samples([ms + subject.pack_ms for ms in a.ms], [None] * len(a.ms), a.per_round, a.order, a.batch,
+                            a.max_mhz)
+        verdict = compare(with_pack, b, margin_for(subject.precision, reference.precision))
+    ratio = (verdict.time.ratio if verdict else
+             (subject.timing.median_ms + subject.pack_ms) / reference.timing.median_ms)
+    return Comparison("cublas-packed", subject.problem, (subject.kernel, subject.impl),
+                      (reference.kernel, reference.impl), ratio, verdict)
+
+
 def aa(result: Result) -> Comparison | None:
     """The A/A control of one result: its second entry against its first."""
     if not result.timed or result.timing.samples is None or result.timing.aa is None:
@@ -225,6 +248,13 @@ def analyse(results: Iterable[Result], source: str, catalog: Catalog | None = No
             cublas = by_impl.get((None, cublas_of(r.precision)))
             if cublas is not None and cublas is not r:
                 out.append(pair("cublas", r, cublas))
+            facts = r.kernel_facts
+            if facts is not None and facts.b_layout == "kmajor":
+                same = by_impl.get((None, cublas_of(r.precision, "kmajor")))
+                if same is not None:
+                    out.append(pair("cublas-layout", r, same))
+                if cublas is not None:
+                    out.append(packed(r, cublas))
             if r.impl_id.is_triton and r.kernel is not None:
                 tutorial = by_impl.get((None, triton_baseline_of(r.precision) or ""))
                 if tutorial is not None:

@@ -21,6 +21,12 @@ is SAME: a tie for the purposes of this suite, not a win.
 The same is done on cycles (time x the run's mean SM clock): two implementations timed at different clocks compare on
 their code in cycles, and on what a user waits for in time. Where the two calls differ, the difference is the
 clock's, not the programming model's.
+
+A cycles call is only as good as the clock it multiplies by. The probe (harness/sm_clock.py) reads some windows above
+the GPU's maximum SM clock, which no window can run at: those readings are brought down to the maximum
+(timing.Samples.clock) and the excess is the probe's error that the samples prove (timing.Samples.clock_error). A
+cycles call is made only where that error, the larger of the two sides', is below the call's margin; otherwise the
+verdict keeps its clock error and no cycles estimate, and the call rests on time alone.
 """
 
 from __future__ import annotations
@@ -97,10 +103,21 @@ class Verdict:
     """A comparison of two entries: in time, in cycles (None where a clock was not read), and how it was made."""
 
     time: Estimate
-    cycles: Estimate | None
+    cycles: Estimate | None   # None: no clock read, its error unknown (no maximum) or not below the margin
     margin: float
     rounds: tuple[int, int]   # the subject's and the reference's rounds
     paired: bool              # compared round by round (one batch) or as independent sets
+    # the probe's error the two sides' samples prove (the larger; timing.Samples.clock_error): a cycles call is made
+    # only below the margin. None: no clock read, or a record from before it was kept
+    clock_error: float | None = None
+    # the subject's mean SM clock over the reference's (corrected readings): above 1, the subject ran at the higher
+    # clock. None where either side's clock was not read
+    clock_ratio: float | None = None
+
+    @property
+    def cycles_gated(self) -> bool:
+        """Clocks were read on both sides, but their measured error is not below the margin: no cycles call."""
+        return self.cycles is None and self.clock_error is not None and self.clock_error >= self.margin
 
     @property
     def call(self) -> Call:
@@ -112,13 +129,18 @@ class Verdict:
         return self.cycles is not None and self.cycles.call is not self.time.call
 
     def to_json(self) -> dict:
-        return {"time": self.time.to_json(), "cycles": self.cycles.to_json() if self.cycles else None,
-                "margin": self.margin, "rounds": list(self.rounds), "paired": self.paired}
+        out = {"time": self.time.to_json(), "cycles": self.cycles.to_json() if self.cycles else None,
+               "margin": self.margin, "rounds": list(self.rounds), "paired": self.paired}
+        for name in ("clock_error", "clock_ratio"):
+            if getattr(self, name) is not None:
+                out[name] = _r(getattr(self, name))
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Verdict:
         return cls(Estimate.from_json(data["time"]), Estimate.from_json(data["cycles"]) if data.get("cycles") else None,
-                   float(data["margin"]), tuple(data["rounds"]), bool(data["paired"]))
+                   float(data["margin"]), tuple(data["rounds"]), bool(data["paired"]), data.get("clock_error"),
+                   data.get("clock_ratio"))
 
 
 def compare(subject: Samples, reference: Samples, margin: float, *, seed: int = 0) -> Verdict:
@@ -129,8 +151,14 @@ def compare(subject: Samples, reference: Samples, margin: float, *, seed: int = 
     time = _estimate(_round_medians(subject, subject.ms, n), _round_medians(reference, reference.ms, n), paired,
                      margin, seed)
     cs, cr = _round_medians(subject, subject.cycles, n), _round_medians(reference, reference.cycles, n)
-    cycles = _estimate(cs, cr, paired, margin, seed) if cs is not None and cr is not None else None
-    return Verdict(time, cycles, margin, (subject.rounds, reference.rounds), paired)
+    errors = [e for e in (subject.clock_error, reference.clock_error) if e is not None]
+    error = max(errors) if len(errors) == 2 else None
+    cycles = None
+    if cs is not None and cr is not None and error is not None and error < margin:
+        cycles = _estimate(cs, cr, paired, margin, seed)
+    clocks = subject.mean_mhz, reference.mean_mhz
+    ratio = clocks[0] / clocks[1] if clocks[0] and clocks[1] else None
+    return Verdict(time, cycles, margin, (subject.rounds, reference.rounds), paired, error, ratio)
 
 
 def _round_medians(s: Samples, values: list, rounds: int | None = None) -> np.ndarray | None:

@@ -33,8 +33,8 @@ from harness.problems import Problem
 from harness.registry import Kernel, get
 from kernels_triton.forms import AutotunedForm
 
-__all__ = ["METRICS", "ProfileRow", "command", "derive", "parse_csv", "pin", "profile",
-           "profile_one"]
+__all__ = ["METRICS", "ProfileRow", "command", "derive", "parse_csv", "pin", "profile", "profile_one",
+           "profile_records"]
 
 # What the profiled child prints of the configuration it launched (an autotuned counterpart's choice).
 CONFIG_MARK = "rosetta-profiled-config: "
@@ -195,6 +195,34 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
             on_row(row)
     console.print(f"profile: {len(rows)} implementations, {sum(r.error is not None for r in rows)} without counters; "
                   f"{path}", markup=False)
+    return rows
+
+
+def profile_records(results: Path, targets: list[tuple[Problem, str | None, str]], out_dir: Path, console: Any
+                    ) -> list[ProfileRow]:
+    """ncu on the given records of a results file (`rosetta run --profile`): (problem, kernel id, impl) each, launched
+    in the configuration its timed run chose (pinned, as `profile` pins it), its counters stored with its record as
+    soon as they are read (harness/records/file.py attach_profiles), so that the analysis reads them. Writes
+    profile-<time>.json in out_dir; a record that cannot be profiled is named and the rest go on."""
+    from harness.records.file import attach_profiles, autotuned_configs
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = out_dir / f"profile-{stamp}.json"
+    configs = {p.key: autotuned_configs(results, p) for p in {t[0] for t in targets}}
+    rows: list[ProfileRow] = []
+    for problem, kernel_id, impl in targets:
+        kernel = get(kernel_id) if kernel_id else None
+        row = profile_one(kernel, impl, problem, configs[problem.key].get((kernel_id, impl)))
+        rows.append(row)
+        if row.metrics and not row.error:
+            attach_profiles(results, {(kernel_id, impl, problem.key): row.metrics})
+        console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel_id or impl} [{impl}] {problem.shape_label}"
+                      + (f": {row.error}" if row.error else ""), markup=False)
+        path.write_text(json.dumps({"started": stamp, "results": str(results), "metrics": asked_metrics(),
+                                    "rows": [asdict(r) for r in rows]}, indent=1))
+    console.print(f"profile: {len(rows)} records, {sum(r.error is not None for r in rows)} without counters; {path}",
+                  markup=False)
     return rows
 
 

@@ -3,6 +3,10 @@
 sgemm: C.addmm_(A, B, beta, alpha) (cuBLAS sgemm; with beta == 0, C is not read). sgemv: torch.mv on
 row-major A, which calls cublasSgemv with the transposed column-major view, as seed 003 does
 (CUBLAS_OP_T, lda = N).
+
+The rows given B^T stored (baselines.CUBLAS_KMAJOR) pack B once at bind, as a K-major-B kernel's B is packed, outside
+any timed region; the launch passes the packed N x K tensor's transposed view, which torch hands to cuBLAS as an
+operand to transpose (no copy): cuBLAS's TN case for row-major A and C.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ from contextlib import contextmanager
 
 import torch
 
-from harness.baselines import CUBLAS_BASELINES
-from harness.operands import problem_of
+from harness.baselines import CUBLAS_BASELINES, b_layout_of
+from harness.operands import pack_b, problem_of
 
 BASELINES = tuple(CUBLAS_BASELINES)
 
@@ -34,7 +38,7 @@ def bind(name: str, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: 
     """A zero-argument launch of a baseline. On a CPU-only machine the same call is the vendor BLAS."""
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}: expected one of {', '.join(BASELINES)}")
-    tf32 = name == "cublas-tf32"
+    tf32 = CUBLAS_BASELINES[name] == "tf32"
     problem_of(name, "sgemv" if "x" in tensors else "sgemm", tensors, alpha, beta, device_type)
     if "x" in tensors:
         A, x, y = tensors["A"], tensors["x"], tensors["y"]
@@ -44,6 +48,8 @@ def bind(name: str, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: 
 
         return gemv
     A, B, C = tensors["A"], tensors["B"], tensors["C"]
+    if b_layout_of(name) == "kmajor":
+        B = pack_b(tensors)["B"].t()   # B^T stored, N x K; its transposed view is the K x N operand
 
     def gemm() -> None:
         with tf32_matmul(tf32):

@@ -1,8 +1,10 @@
 """The Triton baseline (kernels_triton/gemm_tutorial.py) bound like cuBLAS: operands checked once, then a bare launch.
 
 One kernel, three baselines: the name picks the precision class, and the class the ``input_precision`` of its dot
-(catalog_types/kernel.py TRITON_INPUT_PRECISION: ieee, tf32, tf32x3). The kernel forms offsets in 64 bits, so no operand
-size is refused; M, N and K each fit in int32 as every problem's do.
+(catalog_types/kernel.py TRITON_INPUT_PRECISION: ieee, tf32, tf32x3). The problem picks the form: the tutorial's as
+published (32-bit offsets, C = A @ B) wherever it allows, 64-bit offsets where an operand passes 2^31 elements, the
+alpha/beta epilogue where alpha != 1 or beta != 0 (kernels_triton/gemm_tutorial.py form_of); the record says which
+("form" in its configuration), so no operand size is refused and a row names the kernel that ran.
 """
 
 from __future__ import annotations
@@ -40,11 +42,15 @@ def bind(name: str, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: 
 
 
 def chosen_config(name: str) -> dict:
-    """What a record keeps of the latest launch: the input precision and the configuration the autotuner chose for
-    the problem (under ``autotuned``, as the suite's autotuned counterparts record theirs)."""
+    """What a record keeps of the latest launch: the input precision, the form the problem allowed ("as published",
+    "64-bit offsets", ...) and the configuration the autotuner chose for the problem (under ``autotuned``, as the
+    suite's autotuned counterparts record theirs)."""
     from kernels_triton.gemm_tutorial import chosen_config as chosen
+    from kernels_triton.gemm_tutorial import chosen_form
 
     config: dict = {"input_precision": input_precision(name)}
+    if (form := chosen_form()) is not None:
+        config["form"] = form
     if (tuned := chosen()) is not None:
         config["autotuned"] = tuned
     return config

@@ -8,6 +8,7 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 from __future__ import annotations
 
 from harness.analysis import anchors, fmt, metrics, wording
+from harness.analysis.cause_words import NO_CAUSE
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.compiled import compiled_records
 from harness.analysis.findings import between_text, ran, short
@@ -80,7 +81,7 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
             why = because(m, lead.result, trail.result, names)
             against = despite(m, lead.result, trail.result, names) if why else None
             parts.append(f"; what favours the faster: {why}" + (f"; against it, {against}" if against else "")
-                         if why else "")
+                         if why else f"; {NO_CAUSE}")
         parts.append(". ")
     if not parts:
         parts.append("No implementation of this idea was timed in this run. ")

@@ -2,8 +2,9 @@
 
 A .cu file appears in full the first time the page needs it; a later idea that uses it again links
 back. Where a kernel is a step from an earlier one of the same document (or of tile-rosetta's own
-series: the rungs of the ladder), the page shows the diff against the step before (the last file of
-the series already shown) instead of the whole kernel. A .cu file is read with the .cuh headers it
+series: the rungs of the ladder), the page shows the diff against the step before in its lineage
+(harness/analysis/steps.py lineage_before, the kernel its step is measured against) instead of the
+whole kernel. A .cu file is read with the .cuh headers it
 includes expanded in place (the Hopper rungs share theirs), so the first rung shows every helper it
 calls and each later one's diff shows what it adds, in a header or in its own file. Triton modules are
 self-contained and shown whole, once. Nothing is imported:
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from harness.analysis.measured import Measured
 from harness.analysis.metrics import launch_text
+from harness.analysis.steps import lineage_file
 from harness.catalog_types.kernel import Kernel
 from harness.report.doc import Inline, Mono, Source
 from kernels_cuda import expanded, source_path
@@ -63,12 +65,6 @@ def unified(old: str, new: str, old_name: str, new_name: str) -> str:
                                         fromfile=old_name, tofile=new_name, n=3))
 
 
-def _family(k: Kernel) -> tuple[str, str, bool]:
-    """Kernels that are steps of one series: one document's, or tile-rosetta's own per op and per precision class
-    (the tensor-core GEMM is no step of the fp32 SIMT ladder)."""
-    return (k.seed or k.id.split(".", 1)[0], k.op, k.precision == "fp32")
-
-
 def _threads(k: Kernel) -> str:
     return "×".join(str(d) for d in k.block if d > 1) or "1"
 
@@ -79,7 +75,7 @@ class SourcePlanner:
     def __init__(self, m: Measured) -> None:
         self.m = m                                    # the run: a Triton launch is named as it ran
         self.shown: dict[str, tuple[str, str]] = {}   # path -> (anchor, title) of the section that shows it
-        self._bodies: dict[str, tuple[tuple[str, str, bool], str]] = {}   # path -> (family, body)
+        self._kernels = m.catalog.kernels             # registry order: the order of the steps
 
     def cuda(self, kernels: list[Kernel], anchor: str, title: str) -> list[Source]:
         out = []
@@ -95,21 +91,18 @@ class SourcePlanner:
                 out.append(Source(path, "cuda", "", used, shown_at=self.shown[path][0], shown_in=self.shown[path][1]))
                 continue
             text = cuda_text(name)
-            body = split_header(text)[1]
-            family = _family(users[0])
-            # The step before is the last file of the same series already on the page (page order is the registry's
-            # order, the order of the steps); the diff includes the header comment, so the edits and the section
-            # it cites are part of what changed. A diff even where a step rewrote much: what changed is the point.
-            earlier = [p for p, (f, _) in self._bodies.items() if f == family]
+            # The step before is the file of the kernel the step is measured against (steps.lineage_before), where
+            # the page shows it already; the diff includes the header comment, so the edits and the section it cites
+            # are part of what changed. A diff even where a step rewrote much: what changed is the point.
+            before = lineage_file(users, self._kernels)
+            prev = f"kernels_cuda/{before}" if before else None
             source = Source(path, "cuda", text, used)
-            if earlier:
-                prev = earlier[-1]
+            if prev in self.shown:
                 diff = unified(cuda_text(prev.removeprefix("kernels_cuda/")), text, prev, path)
                 source = Source(path, "cuda", diff, used, diff_against=prev, against_at=self.shown[prev][0],
                                 shown_in=self.shown[prev][1])
             out.append(source)
             self.shown[path] = (anchor, title)
-            self._bodies[path] = (family, body)
         return out
 
     def triton(self, kernels: list[Kernel], anchor: str, title: str) -> list[Source]:
