@@ -53,6 +53,11 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                    f"least {MIN_ROUNDS} for a call). GPU only")
     s.add_argument("--aa", action="store_true", help="the A/A control: time every implementation twice, as two "
                    "entries of the same rounds; their calls must be SAME. GPU only")
+    s.add_argument("--regime", choices=("burst", "sustained"),
+                   help="burst (default): interleaved short bursts. sustained: then the run's headline "
+                   "implementations again, each back to back to a detected steady state after an idle gap, with "
+                   "clock, power and energy per GEMM, in a results file of its own beside the run's "
+                   "(<run>-sustained.jsonl). GPU only")
     s.add_argument("--seed", type=int, default=20261122, help="seed of the random inputs")
     s.add_argument("--no-report", action="store_true", help="write the results file only")
     s.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
@@ -76,6 +81,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = make_console()
     if args.timeout <= 0:
         raise UserError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
+    if args.regime == "sustained" and args.shard:
+        raise UserError("--regime sustained and --shard together: the sustained regime takes the whole run's headline "
+                        "rows; give one")
     if args.rounds is not None and args.rounds < MIN_ROUNDS:
         raise UserError(f"--rounds {args.rounds}: a call needs at least {MIN_ROUNDS} rounds")
     if args.resume and not Path(args.resume).exists():
@@ -120,6 +128,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     print_summary(session.results, None, console, terminal_cells(analysis))
     for line in aa_lines(analysis):
         console.print(line, markup=False)
+    if gpu:
+        from harness.analysis.energy import file_energy
+
+        console.print(file_energy(session.results).line(), markup=False)
+    if args.regime == "sustained":
+        failures += sustained_regime(args, out_path, gpus[0], console)
     if not gpu:
         console.print(compiled_line(reporter.results), markup=False)
     console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s); results: {out_path}",
@@ -144,6 +158,29 @@ def cmd_run(args: argparse.Namespace) -> int:
             console.print(f"  {rec.kernel or rec.impl} ({rec.impl}) {rec.problem.label}: {rec.reason}", markup=False)
         return 1
     return 0
+
+
+def sustained_regime(args: argparse.Namespace, burst: Path, gpu: str | None, console) -> list[Result]:
+    """`--regime sustained`: the run's headline implementations in the sustained regime (harness/sustained_run.py),
+    written beside the run and analysed; its table in the terminal. Returns its failures."""
+    from harness.analysis.build import write_beside
+    from harness.analysis.regimes import study
+    from harness.records.file import load
+    from harness.report.regimes import terminal_lines
+    from harness.sustained_run import run
+
+    console.print("sustained regime: the headline implementations, each back to back to its steady state",
+                  markup=False)
+    with Reporter(console) as reporter:
+        path, failures = run(burst, sys.argv[1:], aa=args.aa, timeout_s=args.timeout, gpu=gpu, seed=args.seed,
+                             progress=reporter)
+    results = load(path)
+    write_beside(path, results)
+    found = study(results)
+    for line in terminal_lines(found) if found else []:
+        console.print(line, markup=False, soft_wrap=True)
+    console.print(f"sustained regime: {path}", markup=False)
+    return failures
 
 
 def compiled_line(results: list[Result]) -> str:

@@ -380,7 +380,9 @@ def burst_energy(readings: list[tuple[int | None, int | None, float] | None], ru
     short = 0
     for reading, ran, span in zip(readings, runs_ms, window_ms, strict=True):
         if reading is None:
-            mj.append(None), seconds.append(None), joules.append(None)
+            mj.append(None)
+            seconds.append(None)
+            joules.append(None)
             continue
         before, after, s = reading
         change = delta_mj(before, after, s, limit, res.step_mj or 0.0)

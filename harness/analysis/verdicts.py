@@ -21,6 +21,10 @@ is SAME: a tie for the purposes of this suite, not a win.
 The same is done on cycles (time x the run's mean SM clock): two implementations timed at different clocks compare on
 their code in cycles, and on what a user waits for in time. Where the two calls differ, the difference is the
 clock's, not the programming model's.
+
+And on energy, where both sides' rounds hold it (harness/energy.py: joules per launch, one value per round): the same
+estimate over the rounds both resolved, the same margin and the same call, read as less (FAST) or more (SLOW) energy
+per launch.
 """
 
 from __future__ import annotations
@@ -101,6 +105,7 @@ class Verdict:
     margin: float
     rounds: tuple[int, int]   # the subject's and the reference's rounds
     paired: bool              # compared round by round (one batch) or as independent sets
+    energy: Estimate | None = None   # joules per launch, where both sides' rounds resolved it
 
     @property
     def call(self) -> Call:
@@ -111,14 +116,23 @@ class Verdict:
         """Time and cycles call it differently: the clock, not the code, decides the time call."""
         return self.cycles is not None and self.cycles.call is not self.time.call
 
+    @property
+    def energy_differs(self) -> bool:
+        """Time and energy call it differently (the faster side is not the one that spends less, or one is a tie)."""
+        return self.energy is not None and self.energy.call is not self.time.call
+
     def to_json(self) -> dict:
-        return {"time": self.time.to_json(), "cycles": self.cycles.to_json() if self.cycles else None,
-                "margin": self.margin, "rounds": list(self.rounds), "paired": self.paired}
+        out = {"time": self.time.to_json(), "cycles": self.cycles.to_json() if self.cycles else None,
+               "margin": self.margin, "rounds": list(self.rounds), "paired": self.paired}
+        if self.energy is not None:  # written only where measured: older records read back unchanged
+            out["energy"] = self.energy.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Verdict:
         return cls(Estimate.from_json(data["time"]), Estimate.from_json(data["cycles"]) if data.get("cycles") else None,
-                   float(data["margin"]), tuple(data["rounds"]), bool(data["paired"]))
+                   float(data["margin"]), tuple(data["rounds"]), bool(data["paired"]),
+                   Estimate.from_json(data["energy"]) if data.get("energy") else None)
 
 
 def compare(subject: Samples, reference: Samples, margin: float, *, seed: int = 0) -> Verdict:
@@ -130,7 +144,23 @@ def compare(subject: Samples, reference: Samples, margin: float, *, seed: int = 
                      margin, seed)
     cs, cr = _round_medians(subject, subject.cycles, n), _round_medians(reference, reference.cycles, n)
     cycles = _estimate(cs, cr, paired, margin, seed) if cs is not None and cr is not None else None
-    return Verdict(time, cycles, margin, (subject.rounds, reference.rounds), paired)
+    return Verdict(time, cycles, margin, (subject.rounds, reference.rounds), paired,
+                   energy_estimate(subject, reference, margin, seed=seed))
+
+
+def energy_estimate(subject: Samples, reference: Samples, margin: float, *, seed: int = 0) -> Estimate | None:
+    """Joules per launch, subject over reference, from the rounds that resolved it: paired over the rounds both sides
+    resolved where they share a batch, else as two independent sets; None with fewer than MIN_ROUNDS such rounds."""
+    a, b = subject.joules_per_launch(), reference.joules_per_launch()
+    paired = subject.batch == reference.batch
+    if paired:
+        both = [(x, y) for x, y in zip(a, b, strict=False) if x and y]
+        a, b = [x for x, _ in both], [y for _, y in both]
+    else:
+        a, b = [x for x in a if x], [y for y in b if y]
+    if min(len(a), len(b)) < MIN_ROUNDS:
+        return None
+    return _estimate(np.log(np.asarray(a)), np.log(np.asarray(b)), paired, margin, seed)
 
 
 def _round_medians(s: Samples, values: list, rounds: int | None = None) -> np.ndarray | None:

@@ -18,6 +18,7 @@ from harness.catalog_types.kernel import PRECISION_CLASSES, Published, precision
 from harness.records.lines import Result
 from harness.report import anchors, fmt, wording
 from harness.report.doc import Cell, Inline, Mono, Table
+from harness.report.regimes import regime_note
 from harness.report.wording import PRECISION_TEXT, baseline_label, config_text
 
 
@@ -44,8 +45,8 @@ def headline_table(m: Measured) -> Table:
                   cls="headline")
     for row in headline_rows(m):
         precision, op = row.precision, row.op
-        cells = [Cell(f"{op} {row.problem.shape_label}",
-                      sub=PRECISION_TEXT.get(precision, precision) + f" vs {baseline_label(precision)}")]
+        cells = [Cell(f"{op} {row.problem.shape_label}", sub=PRECISION_TEXT.get(precision, precision)
+                      + f" vs {baseline_label(precision)}" + regime_note(m, precision))]
         for best in (row.cuda, row.triton):
             named = best.kernel if best and best.result.impl_id.is_cuda else \
                 f"{best.result.label}: {best.kernel}" if best else ""
