@@ -37,11 +37,17 @@ from harness.sustained import ROUNDS
 MEASURE = "harness.run.sustained_work:measure_one"
 
 
+# The op whose headline rows the regime takes: the one with tensor-core rows, whose fp32 rows are the SIMT control on
+# the same problem. sgemv's headline launches last tens of microseconds: back to back they would time the host's
+# launch rate as much as the GPU, and no GEMV runs on the tensor cores.
+OPS = ("sgemm",)
+
+
 def headline_plan(results: Results) -> Plan:
-    """Per problem of the run's headline rows: each class's cuBLAS, best CUDA and best Triton, once each."""
+    """Per problem of the run's sgemm headline rows: each class's cuBLAS, best CUDA and best Triton, once each."""
     m = Measured(results, read_beside(results.path) if results.path else None)
     plan: dict = {}
-    for row in headline_rows(m):
+    for row in (r for r in headline_rows(m) if r.op in OPS):
         keys = plan.setdefault(row.problem, {})
         for r in (row.cublas, *(b.result for b in (row.cuda, row.triton) if b is not None)):
             keys.setdefault(r.key, _key(r))
@@ -76,7 +82,8 @@ def run(burst: Path, argv: list[str], *, aa: bool, timeout_s: float, gpu: str | 
     results = load(burst)
     plan = headline_plan(results)
     if not plan:
-        raise ValueError(f"{burst.name}: no headline row was timed, so there is nothing to run in the sustained regime")
+        raise ValueError(f"{burst.name}: no sgemm headline row was timed, so there is nothing to run in the sustained "
+                         "regime")
     out = sustained_path(burst)
     if out.exists():
         out.unlink()  # a file of this run's sustained regime from an earlier attempt: this one replaces it

@@ -199,7 +199,7 @@ def test_the_page_of_a_sustained_file_shows_the_regimes_section_and_names_its_re
 
 
 # ---------------------------------------------------------------------------------------------------- the committed run
-def test_the_sustained_regime_takes_each_headline_class_cublas_best_cuda_and_best_triton_once() -> None:
+def test_the_sustained_regime_takes_each_sgemm_class_cublas_best_cuda_and_best_triton_once() -> None:
     from harness.analysis.measured import Measured
     from harness.analysis.overview import headline_rows
     from harness.analysis.record import read_beside
@@ -211,13 +211,14 @@ def test_the_sustained_regime_takes_each_headline_class_cublas_best_cuda_and_bes
     results = load(path)
     plan = headline_plan(results)
     rows = headline_rows(Measured(results, read_beside(path)))
-    want = {(r.problem, k) for row in rows for r in [row] for k in
+    want = {(row.problem, k) for row in rows if row.op == "sgemm" for k in
             [row.cublas.key, *(b.result.key for b in (row.cuda, row.triton) if b)]}
     got = {(p, (k.kernel, k.impl.to_json(), p.key)) for p, keys in plan for k in keys}
     assert got == want
     assert all(len(keys) == len(set(keys)) for _, keys in plan)  # cuBLAS fp32 heads two classes, planned once
-    sgemm = next(keys for p, keys in plan if p.op == "sgemm")
-    assert {k.impl.to_json() for k in sgemm} >= {"cublas", "cublas-tf32", "cuda"}
+    assert [p.op for p, _ in plan] == ["sgemm"]
+    assert {k.impl.to_json() for k in plan[0][1]} >= {"cublas", "cublas-tf32", "cuda"}
+    assert len(plan[0][1]) == 8  # cuBLAS fp32 and TF32, and the best CUDA and Triton of fp32, TF32 and 3xTF32
 
 
 def test_a_committed_run_of_bursts_names_the_regime_of_its_tensor_core_headline_figures(tmp_path: Path) -> None:
@@ -256,3 +257,21 @@ def test_regime_sustained_with_a_shard_is_refused_before_anything_runs(tmp_path:
     monkeypatch.setattr(env, "has_gpu", lambda: True)
     assert cli.main(["run", "--only", "s002", "--out", str(tmp_path), "--regime", "sustained", "--shard", "0/2"]) == 2
     assert "--shard" in capsys.readouterr().err and not list(tmp_path.iterdir())
+
+
+def test_a_sustained_session_plans_what_it_is_given_and_its_header_names_the_regime_and_its_source(monkeypatch) -> None:
+    from harness import env
+    from harness.run.messages import NO_DEVICE_FACTS
+    from harness.run.worker import WorkerSpec
+    from harness.sustained_run import MEASURE, SustainedSession
+
+    monkeypatch.setattr(env, "has_gpu", lambda: False)  # the header of a machine without NVML or a GPU
+    plan = [(PROBLEM, [])]
+    session = SustainedSession([], [PROBLEM], Path("x-sustained.jsonl"), ["run"], measure=MEASURE, given=plan,
+                               source="x.jsonl")
+    assert session.plan() is plan
+    worker = type("W", (), {"device": "Fake H100", "peaks": None, "facts": NO_DEVICE_FACTS, "spec": WorkerSpec()})()
+    header = session.header(plan, [worker])
+    assert header.regime["name"] == "sustained" and header.regime["source"] == "x.jsonl"
+    assert Rule.from_json(header.regime["rule"]) == RULE and header.regime["flush_l2"] is False
+    assert RunHeader.from_json(header.to_json()).regime == header.regime
