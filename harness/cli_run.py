@@ -171,9 +171,13 @@ def sustained_regime(args: argparse.Namespace, burst: Path, gpu: str | None, con
 
     console.print("sustained regime: the headline implementations, each back to back to its steady state",
                   markup=False)
-    with Reporter(console) as reporter:
-        path, failures = run(burst, sys.argv[1:], aa=args.aa, timeout_s=args.timeout, gpu=gpu, seed=args.seed,
-                             progress=reporter)
+    try:
+        with Reporter(console) as reporter:
+            path, failures = run(burst, sys.argv[1:], aa=args.aa, timeout_s=args.timeout, gpu=gpu, seed=args.seed,
+                                 progress=reporter)
+    except ValueError as e:  # no headline row to take: said, and the run's own results and report stand
+        console.print(f"sustained regime not run: {e}", markup=False)
+        return []
     results = load(path)
     write_beside(path, results)
     found = study(results)

@@ -4,7 +4,8 @@ counter resolves, measured on the GPU itself.
 What NVML's reference says, and what it leaves open:
 - nvmlDeviceGetTotalEnergyConsumption: millijoules since the driver was loaded (Volta and newer), an unsigned 64-bit
   count. How often it changes is not documented. Published studies of the board sensor report that A100 and H100
-  boards take power over a quarter of each 100 ms, and tools that read the counter see it move about every 100 ms.
+  boards take power over a quarter of each 100 ms (Yang et al., SC24), and tools that read the counter (Zeus) see it
+  move about every 100 ms.
   So the suite does not assume a period: `resolution()` watches the counter while the GPU is busy and records how
   often it changed and by how much, and every energy figure is taken in windows that the measured period can
   resolve (harness/rounds.py for the bursts, harness/sustained.py for the sustained regime).
@@ -39,8 +40,8 @@ PLAUSIBLE_OVER_LIMIT = 1.5
 # updates is late by up to one period at each end, so the error is at most 2 / RESOLVED_PERIODS of the window's
 # energy (here 4%), and over many rounds, read at unrelated phases, it averages out.
 RESOLVED_PERIODS = 50
-# How long `resolution()` watches the counter by default, and the most readings it takes (a reading costs tens of
-# microseconds; the cap keeps a fast counter's record small).
+# How long `resolution()` watches the counter by default (about six changes of a counter that moves every 100 ms),
+# and the most readings it takes (each reading's cost is measured and recorded with the period).
 RESOLUTION_S = 0.6
 MAX_POLLS = 200_000
 
@@ -165,15 +166,19 @@ def open_meter(gpu: str | int | None = None, *, uuid: str | None = None, nvml: o
         nvml.nvmlInit()  # type: ignore[union-attr]
     except Exception as e:
         return Meter(nvml, None, f"NVML did not start ({type(e).__name__}: {e})")
+    if uuid:  # the exact GPU, whatever order CUDA and NVML count in
+        try:
+            return Meter(nvml, nvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith(("GPU-", "MIG-"))
+                                                              else f"GPU-{uuid}"))
+        except Exception:
+            pass  # a UUID this NVML does not take: the index, as CUDA_VISIBLE_DEVICES maps it
     try:
-        if uuid:
-            handle = nvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith(("GPU-", "MIG-")) else f"GPU-{uuid}")
-        elif isinstance(gpu, str) and gpu.startswith(("GPU-", "MIG-")):
+        if isinstance(gpu, str) and gpu.startswith(("GPU-", "MIG-")):
             handle = nvml.nvmlDeviceGetHandleByUUID(gpu)
         else:
             handle = nvml.nvmlDeviceGetHandleByIndex(_nvml_index(gpu))
     except Exception as e:
-        return Meter(nvml, None, f"NVML has no handle for GPU {uuid or gpu} ({type(e).__name__}: {e})")
+        return Meter(nvml, None, f"NVML has no handle for GPU {gpu} ({type(e).__name__}: {e})")
     return Meter(nvml, handle)
 
 

@@ -154,3 +154,14 @@ def test_samples_without_energy_write_exactly_what_they_wrote_before() -> None:
     s = Samples([1.0, 2.0], [1980.0, None], [2], [0], "b", 1980.0)
     assert set(s.to_json()) == {"ms", "mhz", "per_round", "order", "batch", "max_mhz"}
     assert s.joules_per_launch() == [None]
+
+
+def test_a_uuid_nvml_does_not_take_falls_back_to_the_index() -> None:
+    nvml = FakeNvml(now=Clock())
+
+    def refuse(uuid: str) -> str:
+        raise RuntimeError("Not Found")
+
+    nvml.nvmlDeviceGetHandleByUUID = refuse  # type: ignore[method-assign]
+    meter = open_meter(0, uuid="not-a-uuid", nvml=nvml)
+    assert meter.available and meter.handle == "gpu0"

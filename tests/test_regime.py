@@ -275,3 +275,22 @@ def test_a_sustained_session_plans_what_it_is_given_and_its_header_names_the_reg
     assert header.regime["name"] == "sustained" and header.regime["source"] == "x.jsonl"
     assert Rule.from_json(header.regime["rule"]) == RULE and header.regime["flush_l2"] is False
     assert RunHeader.from_json(header.to_json()).regime == header.regime
+
+
+def test_a_run_of_bursts_whose_counter_resolved_them_shows_energy_per_launch_and_its_call(tmp_path: Path) -> None:
+    from harness.analysis.measured import Measured
+    from harness.report.markdown import to_markdown
+    from harness.report.regimes import burst_energy_table, regimes_section
+
+    def burst(impl: str, kernel: str | None, joules: float) -> Result:
+        s = rounds_of(0.415, 1500.0, 0.001, runs=20, batch="s", joules=joules)
+        return Result.of(ImplId.from_json(impl), PROBLEM, Status.OK, kernel=kernel, precision="tf32", tf32=True,
+                         timing=Timing.of(s))
+
+    path = write_sustained(tmp_path / "gpu-20260101T000000Z.jsonl",
+                           [burst("cublas-tf32", None, 0.285), burst("cuda", CUDA_TF32, 0.300)], sustained=False)
+    m = Measured(load(path))
+    text = to_markdown(burst_energy_table(m))
+    assert "0.285 [" in text and "0.300 [" in text and "more energy" in text and "SAME" in text
+    section = regimes_section(m, [])
+    assert section is not None and "2 of 2 timed records resolved" in section.blocks[0].parts[0]

@@ -1,15 +1,16 @@
 """The page's section on the two regimes, and its lines in the terminal: prints harness/analysis/regimes.py's
 RegimeStudy (the table of headline implementations in both regimes, their calls, the findings) and says which regime a
-headline figure is in. Kept apart from the page's other printers so that it plugs into the page by two calls:
-`regime_note` in the headline table and `regimes_section` in the page's reading order."""
+headline figure is in. Kept apart from the page's other printers so that it plugs into them by a few calls:
+`regime_note` in the headline table, `regime_plots` and `regimes_section` in the page (render.py), `readme_lines` in
+the README's results section, `terminal_lines` after `rosetta run --regime sustained`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness.analysis.energy import FileEnergy, Interval, file_energy
+from harness.analysis.energy import FileEnergy, Interval, file_energy, of_result
 from harness.analysis.measured import Measured
-from harness.analysis.regimes import BURST, RegimeRow, RegimeStudy, names_regime, regime_of, study_beside
+from harness.analysis.regimes import BURST, RegimeRow, RegimeStudy, name, names_regime, regime_of, study_beside
 from harness.analysis.verdicts import Estimate, Verdict
 from harness.report import fmt
 from harness.report.doc import Bullets, Cell, Figure, Para, Section, Table, TableBlock
@@ -162,6 +163,9 @@ def regimes_section(m: Measured, plots: list[Plot]) -> Section | None:
     if s is None:
         if regime_of(m.file) == BURST and any(r.timed for r in m.all):
             section.add(Para([energy_note(file_energy(m.all))], cls="note"))
+            table = burst_energy_table(m)
+            if table:
+                section.add(TableBlock(table, "Energy per launch in this run's bursts", folded=True))
             return section
         return None
     section.add(Para([method_text(s)], cls="note"))
@@ -173,6 +177,26 @@ def regimes_section(m: Measured, plots: list[Plot]) -> Section | None:
     section.add(TableBlock(calls_table(s), "Each headline comparison in both regimes"))
     section.add(Bullets([[f] for f in findings(s)], cls="findings"))
     return section
+
+
+def burst_energy_table(m: Measured) -> Table:
+    """Every record whose bursts resolved their energy: joules per launch, GFLOP/J, power, and the energy call against
+    its cuBLAS beside the time call (empty where the counter resolved no burst)."""
+    table = Table([("implementation", False), ("problem", False), ("J per launch", True), ("GFLOP/J", True),
+                   ("W", True), ("vs cuBLAS: speed, call", True), ("vs cuBLAS: energy, call", True)],
+                  cls="energy")
+    for r in sorted(m.all, key=m.order):
+        e = of_result(r)
+        if e is None:
+            continue
+        c = m.vs(r, "cublas")
+        table.add([Cell(name(r)), Cell(r.problem.label), Cell(_interval(e.joules), num=True),
+                   Cell(_interval(e.gflop_per_j, ".0f"), num=True), Cell(_interval(e.watts, ".0f"), num=True),
+                   Cell(_time(c.verdict) if c else "—", num=True), Cell(_energy(c.verdict if c else None), num=True)])
+    table.notes.append("Each figure the median over the rounds whose burst spanned enough periods of the energy "
+                       "counter, with its 95% interval; the burst's window holds its runs and the L2 flushes and clock "
+                       "probes between them, whose share of the window's device time is taken out.")
+    return table
 
 
 def energy_note(fe: FileEnergy) -> str:
