@@ -371,16 +371,24 @@ class Window:
 
 
 def burst_energy(readings: list[tuple[int | None, int | None, float] | None], runs_ms: list[float],
-                 window_ms: list[float | None], meter_state: MeterState | None) -> Energy | None:
+                 window_ms: list[float | None], meter_state: MeterState | None,
+                 planned_s: float | None = None) -> Energy | None:
     """The Energy of an entry's bursts (harness/rounds.py): each round's counter change over its window, and where the
     window resolves it, the timed runs' share (the window's energy times their event time over the window's device
-    time: the L2 flushes and clock probes between the runs take the rest). None where no meter was given."""
+    time: the L2 flushes and clock probes between the runs take the rest). None where no meter was given; no
+    readings at all where the planned burst (planned_s) was too short for the counter to be read, said in the note."""
     if meter_state is None:
         return None
     res, limit = meter_state.resolution, meter_state.card.enforced_w or meter_state.card.limit_w
+    n = len(readings)
     if not meter_state.meter.available:
-        n = len(readings)
         return Energy(NONE, [None] * n, [None] * n, [None] * n, None, meter_state.meter.reason or "")
+    if all(r is None for r in readings) and planned_s is not None and not res.resolves(planned_s):
+        period = f"{res.period_ms:.1f} ms" if res.period_ms else f"longer than {1e3 * res.seconds:.0f} ms"
+        return Energy(NONE, [None] * n, [None] * n, [None] * n, res.period_ms,
+                      f"not read: bursts of about {1e3 * planned_s:.2g} ms, the counter moves every {period} "
+                      f"(a window needs {RESOLVED_PERIODS} periods); energy per launch comes from the sustained "
+                      f"regime's longer windows", {"burst_s": float(f"{planned_s:.4g}")})
     mj, seconds, joules = [], [], []
     short = 0
     for reading, ran, span in zip(readings, runs_ms, window_ms, strict=True):

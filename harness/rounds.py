@@ -6,8 +6,11 @@ run); harness/analysis/verdicts.py makes the calls from the samples.
 Energy (harness/energy.py): NVML's total-energy counter is read with the GPU idle just before a burst's first timed
 run and just after its last, so that each round's reading covers that burst's timed runs and only what separates
 them (the L2 flushes and clock probes, whose share of the window's device time is taken out). Whether a burst is
-long enough for the counter is decided against the counter's period as measured in this process: the record keeps
-every reading, and the energy only of the bursts it resolves (Samples.energy says how many and why).
+long enough for the counter is decided against the counter's period as measured in this process, before the rounds:
+an entry whose planned burst is shorter than RESOLVED_PERIODS of it is not read at all (the reads would add a host
+synchronisation before each burst and resolve nothing), and its Samples.energy says so, with both durations. An
+entry's bursts are bounded by ENTRY_BUDGET_MS over all rounds, so a counter that moves every 100 ms resolves none:
+energy per launch then comes from the longer windows of the sustained regime (harness/sustained.py).
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
     take part in the first rounds only: burst_plan), each after an L2 flush, bracketed by CUDA events and by two SM
     clock probes. With `twins`, every entry is timed a second time as an entry of its own
     (key (key, "aa")): the A/A control, whose call must be SAME. on_burst(key, round) is called before each burst.
-    With `energy`, NVML's energy counter is read around each burst (see the module's docstring).
+    With `energy`, NVML's energy counter is read around each burst that it can resolve (the module's docstring).
     """
     import torch
 
@@ -102,6 +105,10 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
     batch = uuid.uuid4().hex[:12]
     max_mhz = max_sm_clock_mhz(device)
     meter = meter_state(device.index if device.index is not None else torch.cuda.current_device()) if energy else None
+    # the planned burst's device time (runs, without the flushes between them): read only where the counter resolves it
+    burst_s = {e.key: plans[e.key].runs * e.estimate_ms / 1e3 for e in todo}
+    reads = {key: meter is not None and meter.meter.available and meter.resolution.resolves(s)
+             for key, s in burst_s.items()}
     got: dict[Hashable, dict] = {e.key: {"ms": [], "mhz": [], "per_round": [], "order": [], "energy": [],
                                          "window_ms": []} for e in todo}
     rng = random.Random(seed)
@@ -113,7 +120,7 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
                 on_burst(e.key, r)
             plan = plans[e.key]
             ms, mhz, reading, window_ms = _burst(e.launch, plan.runs, plan.untimed, flush, probes, device,
-                                                 meter.meter if meter is not None and meter.meter.available else None)
+                                                 meter.meter if reads[e.key] else None)  # type: ignore[union-attr]
             g = got[e.key]
             g["ms"] += ms
             g["mhz"] += mhz
@@ -125,7 +132,7 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
     for key, g in got.items():
         runs_ms = [sum(g["ms"][i] for i in idx) for idx in _rounds_of(g["per_round"])]
         out[key] = Samples(g["ms"], g["mhz"], g["per_round"], g["order"], batch, max_mhz,
-                           burst_energy(g["energy"], runs_ms, g["window_ms"], meter))
+                           burst_energy(g["energy"], runs_ms, g["window_ms"], meter, burst_s[key]))
     return out
 
 

@@ -165,3 +165,23 @@ def test_a_uuid_nvml_does_not_take_falls_back_to_the_index() -> None:
     nvml.nvmlDeviceGetHandleByUUID = refuse  # type: ignore[method-assign]
     meter = open_meter(0, uuid="not-a-uuid", nvml=nvml)
     assert meter.available and meter.handle == "gpu0"
+
+
+def test_bursts_too_short_for_the_measured_counter_are_not_read_and_the_file_says_why_in_one_line() -> None:
+    from harness.analysis.energy import file_energy
+    from harness.identity import ImplId
+    from harness.problems import Problem
+    from harness.records.lines import Result, Status
+    from harness.timing import Timing
+
+    e = burst_energy([None] * 3, [4.0] * 3, [None] * 3, state(100.0), planned_s=0.005)
+    assert e is not None and e.method == NONE and e.joules == [None] * 3 and e.period_ms == 100.0
+    assert "bursts of about 5 ms" in e.note and "100.0 ms" in e.note and e.extra == {"burst_s": 0.005}
+    s = Samples([1.0] * 3, [1980.0] * 3, [1] * 3, [0] * 3, "b", 1980.0, e)
+    r = Result.of(ImplId("cublas"), Problem("sgemm", 64, 64, 64), Status.OK, timing=Timing.of(s))
+    line = file_energy([r]).line()
+    assert "\n" not in line and "every 100.0 ms" in line and "longest burst lasts 5 ms" in line
+    assert "--regime sustained" in line
+    # a burst the counter can resolve is read, so a burst_energy without readings for it is a failed read, not this
+    long = burst_energy([None] * 3, [4.0] * 3, [None] * 3, state(100.0), planned_s=6.0)
+    assert long is not None and long.method == COUNTER

@@ -86,7 +86,7 @@ class FileEnergy:
     resolved: int                    # of them, with at least one resolved round
     period_ms: float | None          # the counter's measured period (the median of what the records say)
     window_ms: float | None          # the median window the counter was read over (host time)
-    missing: str                     # why there are no readings (NVML absent), else ""
+    missing: str                     # why there are no readings (NVML absent, bursts too short), else ""
 
     def line(self) -> str:
         """One line: where the energy came from, or why there is none."""
@@ -104,9 +104,15 @@ def file_energy(results: list[Result]) -> FileEnergy:
     timed = [r for r in results if r.timed and r.timing is not None and r.timing.samples is not None]
     energies = [r.timing.samples.energy for r in timed if r.timing.samples.energy is not None]
     read = [e for e in energies if e.method != NONE]
-    periods = [e.period_ms for e in read if e.period_ms]
+    periods = [e.period_ms for e in energies if e.period_ms]
     windows = [1e3 * s for e in read for s in e.window_s if s]
     missing = next((e.note for e in energies if e.method == NONE and e.note), "")
+    bursts = [e.extra["burst_s"] for e in energies if "burst_s" in e.extra]
+    if bursts and periods:  # one line for the whole file, from the longest burst that was too short
+        missing = (f"the counter moves every {statistics.median(periods):.1f} ms (measured), the longest burst lasts "
+                   f"{1e3 * max(bursts):.3g} ms: no burst resolvable (a window needs {RESOLVED_PERIODS} periods); "
+                   f"energy per GEMM is measured in the sustained regime's longer windows (rosetta run --regime "
+                   f"sustained)")
     return FileEnergy(len(timed), len(read), sum(e.resolved > 0 for e in read),
                       statistics.median(periods) if periods else None,
                       statistics.median(windows) if windows else None, missing)
