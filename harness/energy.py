@@ -426,10 +426,12 @@ class MeterState:
 
 
 def keep_busy(device: object, seconds: float) -> None:
-    """Queue about `seconds` of matrix products on the device (to watch the counter move), without waiting."""
+    """Queue about `seconds` of matrix products on the device (to watch the counter move), without waiting. Products
+    of 8192^3 (tens of milliseconds each in fp32) keep the launch queue short of its limit, past which queueing
+    would block the host."""
     import torch
 
-    a = torch.randn(4096, 4096, device=device)
+    a = torch.randn(8192, 8192, device=device)
     out = torch.empty_like(a)
     torch.matmul(a, a, out=out)
     torch.cuda.synchronize(device)
