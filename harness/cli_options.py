@@ -20,7 +20,7 @@ DEFAULT_OUT = "runs"
 # The others apply to the CPU tier too: --only/--op choose kernels, --seed the random inputs, --timeout
 # the isolated workers, --shard/--resume the plan, --out/--results/--no-report the files.
 GPU_ONLY = {"shape": "--shape", "sweep": "--sweep", "gpus": "--gpus", "rep_ms": "--rep-ms", "rounds": "--rounds",
-            "aa": "--aa", "profile": "--profile"}
+            "aa": "--aa", "profile": "--profile", "regime": "--regime"}
 
 
 class UserError(Exception):

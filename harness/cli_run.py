@@ -55,6 +55,11 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--profile", action="store_true", help="after timing, Nsight Compute's counters of each idea's "
                    "headline pair and the rows its causes are held to, in the timed configuration, stored with their "
                    "records: the report's counter cells and counter causes (minutes per idea). GPU only, needs ncu")
+    s.add_argument("--regime", choices=("burst", "sustained"),
+                   help="burst (default): interleaved short bursts. sustained: then the run's headline "
+                   "implementations again, each back to back to a detected steady state after an idle gap, with "
+                   "clock, power and energy per GEMM, in a results file of its own beside the run's "
+                   "(<run>-sustained.jsonl). GPU only")
     s.add_argument("--seed", type=int, default=SEED, help="seed of the random inputs")
     s.add_argument("--no-report", action="store_true", help="write the results file only")
     s.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
@@ -78,6 +83,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     console = make_console()
     if args.timeout <= 0:
         raise UserError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
+    if args.regime == "sustained" and args.shard:
+        raise UserError("--regime sustained and --shard together: the sustained regime takes the whole run's headline "
+                        "rows; give one")
     if args.rounds is not None and args.rounds < MIN_ROUNDS:
         raise UserError(f"--rounds {args.rounds}: a call needs at least {MIN_ROUNDS} rounds")
     if args.out:
@@ -107,6 +115,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                          timeout_s=args.timeout, shard=shard_spec(args.shard), resume=bool(args.resume),
                          rounds=args.rounds or ROUNDS, aa=args.aa)
     session.check_target()  # the file it writes, before the first line is (the device is checked once known)
+    if args.regime == "sustained":
+        from harness.sustained_run import check_target
+
+        try:
+            check_target(out_path)  # the second file it writes, likewise
+        except ValueError as e:
+            raise UserError(str(e)) from None
     if not gpu:
         # What is attempted, not what happened: the end of the run says how many sources were compiled.
         console.print(f"[yellow]No GPU ({env.gpu_reason()}):[/] running the CPU tier instead: Triton counterparts "
@@ -132,6 +147,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     print_summary(Measured(results, analysis), console)
     for line in aa_lines(analysis):
         console.print(line, markup=False)
+    if gpu:
+        from harness.analysis.energy import file_energy
+
+        console.print(file_energy(session.results).line(), markup=False)
+    if args.regime == "sustained":
+        failures += sustained_regime(args, out_path, gpus[0], console)
     if not gpu:
         console.print(compiled_line(reporter.results), markup=False)
     console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s); results: {out_path}",
@@ -173,6 +194,33 @@ def profile_headlines(out_path: Path, analysis: Analysis, console) -> Analysis:
     again = write_beside(out_path, load(out_path))
     console.print(f"profile took {time.perf_counter() - started:.0f} s", markup=False)
     return again
+
+
+def sustained_regime(args: argparse.Namespace, burst: Path, gpu: str | None, console) -> list[Result]:
+    """`--regime sustained`: the run's headline implementations in the sustained regime (harness/sustained_run.py),
+    written beside the run and analysed; its table in the terminal. Returns its failures."""
+    from harness.analysis.build import write_beside
+    from harness.analysis.regimes import study
+    from harness.records.file import load
+    from harness.report.regimes import terminal_lines
+    from harness.sustained_run import run
+
+    console.print("sustained regime: the headline implementations, each back to back to its steady state",
+                  markup=False)
+    try:
+        with Reporter(console) as reporter:
+            path, failures = run(burst, args.argv, aa=args.aa, timeout_s=args.timeout, gpu=gpu, seed=args.seed,
+                                 progress=reporter)
+    except ValueError as e:  # no headline row to take: said, and the run's own results and report stand
+        console.print(f"sustained regime not run: {e}", markup=False)
+        return []
+    results = load(path)
+    write_beside(path, results)
+    found = study(results)
+    for line in terminal_lines(found) if found else []:
+        console.print(line, markup=False, soft_wrap=True)
+    console.print(f"sustained regime: {path}", markup=False)
+    return failures
 
 
 def compiled_line(results: list[Result]) -> str:

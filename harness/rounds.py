@@ -2,6 +2,15 @@
 burst each, every run kept as a sample with the mean SM clock of its window (harness/sm_clock.py), so that a sample
 is a time and a cycle count. The runs are timed as harness/timing.py times them (CUDA events, L2 flushed before each
 run); harness/analysis/verdicts.py makes the calls from the samples.
+
+Energy (harness/energy.py): NVML's total-energy counter is read with the GPU idle just before a burst's first timed
+run and just after its last, so that each round's reading covers that burst's timed runs and only what separates
+them (the L2 flushes and clock probes, whose share of the window's device time is taken out). Whether a burst is
+long enough for the counter is decided against the counter's period as measured in this process, before the rounds:
+an entry whose planned burst is shorter than RESOLVED_PERIODS of it is not read at all (the reads would add a host
+synchronisation before each burst and resolve nothing), and its Samples.energy says so, with both durations. An
+entry's bursts are bounded by ENTRY_BUDGET_MS over all rounds, so a counter that moves every 100 ms resolves none:
+energy per launch then comes from the longer windows of the sustained regime (harness/sustained.py).
 """
 
 from __future__ import annotations
@@ -74,7 +83,8 @@ def estimate_ms(fn: Callable[[], object], device: torch.device, flush_l2: bool =
 
 def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float = REP_MS, seed: int = 0,
                twins: bool = False, device: torch.device | None = None, flush_l2: bool = True,
-               on_burst: Callable[[Hashable, int], None] | None = None) -> dict[Hashable, Samples]:
+               on_burst: Callable[[Hashable, int], None] | None = None, energy: bool = True
+               ) -> dict[Hashable, Samples]:
     """Time every entry in `rounds` rounds, each round in its own shuffled order, one burst per entry per round.
 
     A burst is one untimed run (the entry's code and data back in place after the others ran), then
@@ -82,9 +92,11 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
     take part in the first rounds only: burst_plan), each after an L2 flush, bracketed by CUDA events and by two SM
     clock probes. With `twins`, every entry is timed a second time as an entry of its own
     (key (key, "aa")): the A/A control, whose call must be SAME. on_burst(key, round) is called before each burst.
+    With `energy`, NVML's energy counter is read around each burst that it can resolve (the module's docstring).
     """
     import torch
 
+    from harness.energy import burst_energy, meter_state
     from harness.sm_clock import ProbeBuffer, max_sm_clock_mhz
 
     device = device or torch.device("cuda", torch.cuda.current_device())
@@ -94,7 +106,13 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
     probes = ProbeBuffer.make(max((p.runs for p in plans.values()), default=1), device)
     batch = uuid.uuid4().hex[:12]
     max_mhz = max_sm_clock_mhz(device)
-    got: dict[Hashable, dict] = {e.key: {"ms": [], "mhz": [], "per_round": [], "order": []} for e in todo}
+    meter = meter_state(device.index if device.index is not None else torch.cuda.current_device()) if energy else None
+    # the planned burst's device time (runs, without the flushes between them): read only where the counter resolves it
+    burst_s = {e.key: plans[e.key].runs * e.estimate_ms / 1e3 for e in todo}
+    reads = {key: meter is not None and meter.meter.available and meter.resolution.resolves(s)
+             for key, s in burst_s.items()}
+    got: dict[Hashable, dict] = {e.key: {"ms": [], "mhz": [], "per_round": [], "order": [], "energy": [],
+                                         "window_ms": []} for e in todo}
     rng = random.Random(seed)
     for r in range(rounds):
         order = [e for e in todo if r < plans[e.key].rounds]
@@ -103,13 +121,26 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
             if on_burst is not None:
                 on_burst(e.key, r)
             plan = plans[e.key]
-            ms, mhz = _burst(e.launch, plan.runs, plan.untimed, flush, probes, device)
+            ms, mhz, reading, window_ms = _burst(e.launch, plan.runs, plan.untimed, flush, probes, device,
+                                                 meter.meter if reads[e.key] else None)  # type: ignore[union-attr]
             g = got[e.key]
             g["ms"] += ms
             g["mhz"] += mhz
             g["per_round"].append(len(ms))
             g["order"].append(position)
-    return {key: Samples(g["ms"], g["mhz"], g["per_round"], g["order"], batch, max_mhz) for key, g in got.items()}
+            g["energy"].append(reading)
+            g["window_ms"].append(window_ms)
+    out = {}
+    for key, g in got.items():
+        runs_ms = [sum(g["ms"][i] for i in idx) for idx in _rounds_of(g["per_round"])]
+        out[key] = Samples(g["ms"], g["mhz"], g["per_round"], g["order"], batch, max_mhz,
+                           burst_energy(g["energy"], runs_ms, g["window_ms"], meter, burst_s[key]))
+    return out
+
+
+def _rounds_of(per_round: list[int]) -> list[range]:
+    starts = [sum(per_round[:r]) for r in range(len(per_round))]
+    return [range(s, s + n) for s, n in zip(starts, per_round, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -130,20 +161,38 @@ def burst_plan(estimate: float, rounds: int, rep_ms: float) -> BurstPlan:
 
 
 def _burst(fn: Callable[[], object], runs: int, untimed: bool, flush: torch.Tensor | None, probes,
-           device: torch.device) -> tuple[list[float], list[float | None]]:
+           device: torch.device, meter=None
+           ) -> tuple[list[float], list[float | None], tuple[int | None, int | None, float] | None, float | None]:
+    """The burst's run times and clocks; with a meter, its energy counter before and after the timed runs (the GPU
+    idle at both readings) and the device time between them (events), so the runs' share can be taken."""
     import torch
     if untimed:
         fn()
     probes.clear()
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
-    for i in range(runs):
+    window = edges = None
+    if meter is not None:
+        from harness.energy import Window
+
         if flush is not None:
+            flush.zero_()  # the first run's flush, before the window opens
+        edges = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+        torch.cuda.synchronize(device)
+        window = Window(meter).open()
+        edges[0].record()
+    for i in range(runs):
+        if flush is not None and (i > 0 or window is None):
             flush.zero_()
         probes.probe(i, 0)
         starts[i].record()
         fn()
         ends[i].record()
         probes.probe(i, 1)
+    if edges is not None:
+        edges[1].record()
     torch.cuda.synchronize(device)
-    return [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)], probes.clocks_mhz(runs)
+    reading = window.close() if window is not None else None
+    window_ms = edges[0].elapsed_time(edges[1]) if edges is not None else None
+    return ([s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)], probes.clocks_mhz(runs), reading,
+            window_ms)

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
+from harness.energy import Energy
+
 if TYPE_CHECKING:  # torch loads where something is timed, not where a record is read
     import torch
 
@@ -98,6 +100,10 @@ class Samples:
     ms[i] * mhz[i] * 1e3. per_round[r] runs were taken in round r, at position order[r] of that round's shuffled
     order. Samples of one `batch` were taken in the same rounds, so two entries of a batch can be compared round by
     round; entries of different batches (another task, another file) only as two independent sets.
+
+    A sample may stand for several launches timed together (`launches`: the sustained regime times chunks of
+    back-to-back launches, harness/sustained.py): ms[i] is then the time per launch over that chunk. `energy` holds
+    each round's energy of its timed launches (harness/energy.py; None in files from before it was read).
     """
 
     ms: list[float]
@@ -106,10 +112,14 @@ class Samples:
     order: list[int]
     batch: str
     max_mhz: float | None = None   # the GPU's maximum SM clock: the reference of the throttle threshold
+    energy: Energy | None = None   # one value per round
+    launches: int = 1              # launches each sample stands for
 
     def __post_init__(self) -> None:
         if len(self.mhz) != len(self.ms) or sum(self.per_round) != len(self.ms) or not self.ms:
             raise ValueError(f"samples: {len(self.ms)} times, {len(self.mhz)} clocks, rounds of {self.per_round}")
+        if self.energy is not None and len(self.energy.joules) != len(self.per_round):
+            raise ValueError(f"samples: energy of {len(self.energy.joules)} rounds, times of {len(self.per_round)}")
 
     @property
     def rounds(self) -> int:
@@ -177,11 +187,23 @@ class Samples:
     def throttled_count(self) -> int:
         return sum(self.throttled(i) for i in range(len(self.ms)))
 
+    def joules_per_launch(self) -> list[float | None]:
+        """Each round's energy per timed launch (None where it was not resolved; every round None without energy)."""
+        if self.energy is None:
+            return [None] * self.rounds
+        return [j / (n * self.launches) if j is not None and n else None
+                for j, n in zip(self.energy.joules, self.per_round, strict=True)]
+
     def to_json(self) -> dict:
         # compact: 5 significant digits of time and whole MHz are below what one run varies by
-        return {"ms": [float(f"{x:.5g}") for x in self.ms], "mhz": [round(m) if m else None for m in self.mhz],
-                "per_round": list(self.per_round), "order": list(self.order), "batch": self.batch,
-                "max_mhz": self.max_mhz}
+        out = {"ms": [float(f"{x:.5g}") for x in self.ms], "mhz": [round(m) if m else None for m in self.mhz],
+               "per_round": list(self.per_round), "order": list(self.order), "batch": self.batch,
+               "max_mhz": self.max_mhz}
+        if self.energy is not None:  # optional fields are written only when set: older files read back unchanged
+            out["energy"] = self.energy.to_json()
+        if self.launches != 1:
+            out["launches"] = self.launches
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Samples:
@@ -190,7 +212,8 @@ class Samples:
             raise ValueError(f"samples lack {', '.join(missing)}")
         return cls([float(x) for x in data["ms"]], [float(m) if m else None for m in data["mhz"]],
                     [int(n) for n in data["per_round"]], [int(o) for o in data["order"]], str(data["batch"]),
-                    data.get("max_mhz"))
+                    data.get("max_mhz"), Energy.from_json(data["energy"]) if data.get("energy") else None,
+                    int(data.get("launches", 1)))
 
 
 def sm_clock_mhz(device: torch.device) -> int | None:

@@ -26,7 +26,7 @@ def no_gpu(monkeypatch):
 
 GPU_ONLY_ARGS = {"--shape": ["--shape", "64x64x64"], "--sweep": ["--sweep"], "--gpus": ["--gpus", "2"],
                  "--rep-ms": ["--rep-ms", "100"], "--rounds": ["--rounds", "5"], "--aa": ["--aa"],
-                 "--profile": ["--profile"]}
+                 "--profile": ["--profile"], "--regime": ["--regime", "sustained"]}
 
 
 def test_every_gpu_only_option_has_a_refusal_test() -> None:

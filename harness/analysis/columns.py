@@ -24,6 +24,7 @@ from harness.analysis.metrics import (
     verdict_text,
 )
 from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
+from harness.analysis.regimes import regime_note
 from harness.analysis.steps import Moved, Step
 from harness.analysis.wording import PRECISION_TEXT, baseline_label, published_text
 from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
@@ -85,7 +86,7 @@ def _cublas_rate(r: Result) -> str:
 HEADLINE: list[Metric[HeadlineRow]] = [
     Metric("op · problem · class", _headline_row, num=False,
            sub=lambda m, h: PRECISION_TEXT.get(h.precision, h.precision) + f" vs {baseline_label(h.precision)} "
-           f"({_cublas_rate(h.cublas)})" + (f" · {h.role}" if h.role else "")),
+           f"({_cublas_rate(h.cublas)})" + (f" · {h.role}" if h.role else "") + regime_note(m, h.precision)),
     best_metric("best CUDA", lambda h: h.cuda),
     best_metric("best Triton, like for like", lambda h: h.triton),
     best_metric("best Triton, any design", lambda h: h.triton_any, optional=True),

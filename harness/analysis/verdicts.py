@@ -19,14 +19,19 @@ SLOW wholly above 1, and AMBIGUOUS where it straddles 1. A difference smaller th
 is SAME: a tie for the purposes of this suite, not a win.
 
 The same is done on cycles (time x the run's mean SM clock): two implementations timed at different clocks compare on
-their code in cycles, and on what a user waits for in time. Where the two calls differ, the difference is the
-clock's, not the programming model's.
+their code in cycles, and on what a user waits for in time. Where the two calls differ, the clock decided the time
+call: the side that ran at the higher clock either hid a difference in the code or made one that the code lacks
+(Verdict.clock_ratio says which side that was).
 
 A cycles call is only as good as the clock it multiplies by. The probe (harness/sm_clock.py) reads some windows above
 the GPU's maximum SM clock, which no window can run at: those readings are brought down to the maximum
 (timing.Samples.clock) and the excess is the probe's error that the samples prove (timing.Samples.clock_error). A
 cycles call is made only where that error, the larger of the two sides', is below the call's margin; otherwise the
 verdict keeps its clock error and no cycles estimate, and the call rests on time alone.
+
+And on energy, where both sides' rounds hold it (harness/energy.py: joules per launch, one value per round): the same
+estimate over the rounds both resolved, the same margin and the same call, read as less (FAST) or more (SLOW) energy
+per launch.
 """
 
 from __future__ import annotations
@@ -113,6 +118,7 @@ class Verdict:
     # the subject's mean SM clock over the reference's (corrected readings): above 1, the subject ran at the higher
     # clock. None where either side's clock was not read
     clock_ratio: float | None = None
+    energy: Estimate | None = None   # joules per launch, where both sides' rounds resolved it
 
     @property
     def cycles_gated(self) -> bool:
@@ -128,19 +134,26 @@ class Verdict:
         """Time and cycles call it differently: the clock, not the code, decides the time call."""
         return self.cycles is not None and self.cycles.call is not self.time.call
 
+    @property
+    def energy_differs(self) -> bool:
+        """Time and energy call it differently (the faster side is not the one that spends less, or one is a tie)."""
+        return self.energy is not None and self.energy.call is not self.time.call
+
     def to_json(self) -> dict:
         out = {"time": self.time.to_json(), "cycles": self.cycles.to_json() if self.cycles else None,
                "margin": self.margin, "rounds": list(self.rounds), "paired": self.paired}
         for name in ("clock_error", "clock_ratio"):
             if getattr(self, name) is not None:
                 out[name] = _r(getattr(self, name))
+        if self.energy is not None:  # written only where measured: older records read back unchanged
+            out["energy"] = self.energy.to_json()
         return out
 
     @classmethod
     def from_json(cls, data: dict) -> Verdict:
         return cls(Estimate.from_json(data["time"]), Estimate.from_json(data["cycles"]) if data.get("cycles") else None,
                    float(data["margin"]), tuple(data["rounds"]), bool(data["paired"]), data.get("clock_error"),
-                   data.get("clock_ratio"))
+                   data.get("clock_ratio"), Estimate.from_json(data["energy"]) if data.get("energy") else None)
 
 
 def compare(subject: Samples, reference: Samples, margin: float, *, seed: int = 0) -> Verdict:
@@ -158,7 +171,23 @@ def compare(subject: Samples, reference: Samples, margin: float, *, seed: int = 
         cycles = _estimate(cs, cr, paired, margin, seed)
     clocks = subject.mean_mhz, reference.mean_mhz
     ratio = clocks[0] / clocks[1] if clocks[0] and clocks[1] else None
-    return Verdict(time, cycles, margin, (subject.rounds, reference.rounds), paired, error, ratio)
+    return Verdict(time, cycles, margin, (subject.rounds, reference.rounds), paired, error, ratio,
+                   energy_estimate(subject, reference, margin, seed=seed))
+
+
+def energy_estimate(subject: Samples, reference: Samples, margin: float, *, seed: int = 0) -> Estimate | None:
+    """Joules per launch, subject over reference, from the rounds that resolved it: paired over the rounds both sides
+    resolved where they share a batch, else as two independent sets; None with fewer than MIN_ROUNDS such rounds."""
+    a, b = subject.joules_per_launch(), reference.joules_per_launch()
+    paired = subject.batch == reference.batch
+    if paired:
+        both = [(x, y) for x, y in zip(a, b, strict=False) if x and y]
+        a, b = [x for x, _ in both], [y for _, y in both]
+    else:
+        a, b = [x for x in a if x], [y for y in b if y]
+    if min(len(a), len(b)) < MIN_ROUNDS:
+        return None
+    return _estimate(np.log(np.asarray(a)), np.log(np.asarray(b)), paired, margin, seed)
 
 
 def _round_medians(s: Samples, values: list, rounds: int | None = None) -> np.ndarray | None:

@@ -18,6 +18,7 @@ from harness.kernel_resources import Resources  # the record's field type, defin
 from harness.numerics import Verdict
 from harness.problems import Problem
 from harness.records.kernel_facts import KernelFacts, facts_of_id
+from harness.regime import Regime
 from harness.roofline import Peaks
 from harness.timing import Timing
 
@@ -152,6 +153,8 @@ class Result:
     phase_s: dict[str, float] = field(default_factory=dict)
     # its kernel's facts when the run wrote it (None for a baseline, and in files from before records carried them)
     facts: KernelFacts | None = None
+    # a sustained-regime record's bursts and steady rounds (harness/regime.py); None in a run of bursts
+    regime: Regime | None = None
 
     @classmethod
     def of(cls, impl: ImplId, problem: Problem, status: Status, **fields: object) -> Result:
@@ -225,6 +228,8 @@ class Result:
             out["phase_s"] = dict(self.phase_s)
         if self.facts is not None:
             out["kernel_facts"] = self.facts.to_json()
+        if self.regime is not None:
+            out["regime"] = self.regime.to_json()
         if self.figures is not None:
             out.update(self.figures.to_json())
         return out
@@ -249,7 +254,8 @@ class Result:
                    resources=Resources.from_json(data["resources"]) if data.get("resources") else None,
                    device=data.get("device"), gpu=data.get("gpu"), pack_ms=data.get("pack_ms"),
                    phase_s=_phases(data.get("phase_s")),
-                   facts=KernelFacts.from_json(data["kernel_facts"]) if data.get("kernel_facts") else None)
+                   facts=KernelFacts.from_json(data["kernel_facts"]) if data.get("kernel_facts") else None,
+                   regime=Regime.from_json(data["regime"]) if data.get("regime") else None)
 
 
 def _phases(data: object) -> dict[str, float]:
@@ -282,12 +288,16 @@ class RunHeader:
     rounds: int | None = None               # interleaved timing rounds per problem (None: single bursts, older files)
     aa: bool = False                        # every implementation also timed as a second entry: the A/A control
     schema: int = SCHEMA
+    # the card's power limit, enforced limit, driver, as NVML gave them (harness/energy.py Card); None: older files
+    power: dict | None = None
+    # a sustained-regime run (harness/sustained.py): its name, rule, the burst run it took its rows from; None: bursts
+    regime: dict | None = None
 
     def to_json(self) -> dict:
         out = {"record": "run", "schema": self.schema, "started": self.started, "mode": self.mode,
                "device": self.device, "versions": self.versions, "argv": self.argv, "seed": self.seed,
                "problems": [p.to_json() for p in self.problems], "rep_ms": self.rep_ms}
-        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s", "build", "rounds"):
+        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s", "build", "rounds", "power", "regime"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         if self.aa:
@@ -314,7 +324,7 @@ class RunHeader:
                    Peaks.from_json(data["peaks"]) if data.get("peaks") else None, data.get("devices"),
                    {k: Peaks.from_json(v) for k, v in by_device.items()} if by_device else None,
                    data.get("shard"), data.get("timeout_s"), data.get("build"), data.get("rounds"),
-                   bool(data.get("aa", False)))
+                   bool(data.get("aa", False)), power=data.get("power"), regime=data.get("regime"))
 
 
 @dataclass

@@ -20,6 +20,7 @@ from harness.report.markdown import to_markdown
 from harness.report.method import command
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table
 from harness.report.plots import all_plots
+from harness.report.regimes import readme_lines
 from harness.report.results_tables import markdown_results_table
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -50,6 +51,7 @@ def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
         lines.append(f"Measured peaks: {h.peaks.fp32_tflops:.1f} TFLOP/s FP32 FMA, {h.peaks.copy_gbps:.0f} GB/s "
                      f"device-to-device copy (bytes read + written).")
     lines.append("#### Headline\n\n" + to_markdown(headline_table(m)))
+    lines += readme_lines(results_path, readme_dir)  # the sustained regime, where its file lies beside the run
     found = recorded(m)
     if found:
         lines.append("#### Findings\n\n" + "\n".join(f"{n}. {markdown.inline(f.words(m), links=False)}"

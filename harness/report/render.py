@@ -18,6 +18,7 @@ from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Se
 from harness.report.method import method_section, notices, when
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table, shared_triton_table
 from harness.report.plots import Plot, all_plots
+from harness.report.regimes import regime_plots, regimes_section
 from harness.report.results_tables import results_table
 from harness.report.sections import idea_section
 from harness.report.sources import SourcePlanner
@@ -35,16 +36,17 @@ def render(results_path: Path, out_dir: Path) -> tuple[Path, Path]:
     # the analysis record written beside the file by `rosetta run` (made now, in memory, where it is missing or stale)
     m = Measured(results, read_beside(Path(results_path)))
     plots = all_plots(m)
+    charts = regime_plots(m)  # drawn in the regimes section only
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = Path(results_path).stem
     files = {}
-    for p in plots:
+    for p in (*plots, *charts):
         if p.png:
             name = f"{stem}-{p.key}.png"
             (out_dir / name).write_bytes(p.png)
             files[p.key] = name
-    doc = document(m, plots)
+    doc = document(m, plots, charts)
     html_path, md_path = out_dir / f"{stem}.html", out_dir / f"{stem}.md"
     html_path.write_text(html.page(doc, files), encoding="utf-8")
     md_path.write_text(markdown.page(doc, files), encoding="utf-8")
@@ -194,15 +196,15 @@ def all_results_section(m: Measured) -> Section:
     return s
 
 
-def document(m: Measured, plots: list[Plot]) -> Document:
+def document(m: Measured, plots: list[Plot], charts: list[Plot] | None = None) -> Document:
     h = m.header
     return Document(
         title=f"tile-rosetta: {h.device}",
         subtitle=(f"Hand-written CUDA GEMM/GEMV kernels from {len(m.catalog.seeds)} worklogs beside their "
                   f"Triton counterparts and cuBLAS · run of {when(h.started)}"),  # the file: named in the footer
         notices=notices(m),
-        sections=[s for s in (headline_section(m, plots), findings_section(m), overview_section(m),
-                              plots_section(m, plots), claims_section(m), ideas_section(m),
+        sections=[s for s in (headline_section(m, plots), findings_section(m), regimes_section(m, charts or []),
+                              overview_section(m), plots_section(m, plots), claims_section(m), ideas_section(m),
                               all_results_section(m), method_section(m)) if s is not None],
         footer=f"Rendered by harness.report from {m.file.path.name}. Static figures only: this page loads nothing "
                "from the network.")

@@ -349,7 +349,14 @@ class RunSession:
                          peaks_by_device=peaks if len(workers) > 1 else None,
                          shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s,
                          build=build_description(first.facts.arch),
-                         rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu)
+                         rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu,
+                         power=self.card() if self.gpu else None)
+
+    def card(self) -> dict:
+        """The first GPU's power limits and driver through NVML, which needs no CUDA context (harness/energy.py)."""
+        from harness.energy import card_of
+
+        return card_of(self.gpus[0]).to_json()
 
 
 # The options of `rosetta run` that choose its kernels; --resume compares them as the file's header recorded them.

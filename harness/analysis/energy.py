@@ -1,0 +1,118 @@
+"""Energy per launch as the analysis reads it from the records (harness/energy.py wrote it): joules per launch and
+GFLOP per joule, each the median over the rounds that resolved it with a 95% interval, and what a whole file says of
+its energy (how many records have it, the counter's measured period, why the others have none).
+
+A comparison's call in energy is made with the time and cycle calls, by harness/analysis/verdicts.py (Verdict.energy).
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness.analysis.verdicts import LEVEL, RESAMPLES
+from harness.energy import NONE, RESOLVED_PERIODS
+from harness.records.lines import Result
+from harness.rounds import MIN_ROUNDS
+from harness.timing import Samples
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A median over rounds with its 95% interval (lo, hi None: fewer than MIN_ROUNDS rounds)."""
+
+    value: float
+    lo: float | None
+    hi: float | None
+    rounds: int
+
+
+def median_interval(values: list[float], seed: int = 0) -> Interval | None:
+    """The median of per-round values with a percentile-bootstrap interval over the rounds (the verdicts' resamples
+    and level); None for no value."""
+    if not values:
+        return None
+    point = float(statistics.median(values))
+    if len(values) < MIN_ROUNDS:
+        return Interval(point, None, None, len(values))
+    arr = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    boot = np.median(arr[rng.integers(0, len(arr), size=(RESAMPLES, len(arr)))], axis=1)
+    tail = (1 - LEVEL) / 2
+    lo, hi = np.quantile(boot, [tail, 1 - tail])
+    return Interval(point, float(lo), float(hi), len(values))
+
+
+@dataclass(frozen=True)
+class EnergyFigure:
+    """An implementation's energy per launch over its rounds."""
+
+    joules: Interval            # per launch
+    gflop_per_j: Interval       # the problem's flops over the joules (its interval: the joules' mapped)
+    watts: Interval | None      # the rounds' mean power over their windows (where the window's time is recorded)
+    method: str                 # how the energy was read (harness/energy.py COUNTER, POWER)
+
+    @classmethod
+    def of(cls, samples: Samples | None, flops: float) -> EnergyFigure | None:
+        """None where no round resolved it."""
+        if samples is None or samples.energy is None:
+            return None
+        per_launch = [j for j in samples.joules_per_launch() if j]
+        joules = median_interval(per_launch)
+        if joules is None:
+            return None
+        e = samples.energy
+        watts = [m / 1e3 / s for m, s, j in zip(e.mj, e.window_s, e.joules, strict=True) if m and s and j]
+        return cls(joules, Interval(flops / joules.value / 1e9, flops / joules.hi / 1e9 if joules.hi else None,
+                                    flops / joules.lo / 1e9 if joules.lo else None, joules.rounds),
+                   median_interval(watts), e.method)
+
+
+def of_result(result: Result) -> EnergyFigure | None:
+    """A timed record's energy per launch (None: not read, or not resolved in any round)."""
+    if not result.timed or result.timing is None:
+        return None
+    return EnergyFigure.of(result.timing.samples, result.problem.flops)
+
+
+@dataclass(frozen=True)
+class FileEnergy:
+    """What a results file says of its energy: the figures a terminal line and the page's note are made of."""
+
+    timed: int                       # timed records
+    read: int                        # of them, with energy readings
+    resolved: int                    # of them, with at least one resolved round
+    period_ms: float | None          # the counter's measured period (the median of what the records say)
+    window_ms: float | None          # the median window the counter was read over (host time)
+    missing: str                     # why there are no readings (NVML absent, bursts too short), else ""
+
+    def line(self) -> str:
+        """One line: where the energy came from, or why there is none."""
+        if not self.timed:
+            return "energy: nothing timed"
+        if not self.read:
+            return f"energy: not measured ({self.missing or 'a file from before energy was read'})"
+        period = f"every {self.period_ms:.1f} ms" if self.period_ms else "too seldom to time"
+        window = f"{self.window_ms:.1f} ms" if self.window_ms is not None else "?"
+        return (f"energy: NVML's counter changes {period} (measured); windows of {window}: {self.resolved} of "
+                f"{self.timed} timed records resolved (a window needs {RESOLVED_PERIODS} periods)")
+
+
+def file_energy(results: list[Result]) -> FileEnergy:
+    timed = [r for r in results if r.timed and r.timing is not None and r.timing.samples is not None]
+    energies = [r.timing.samples.energy for r in timed if r.timing.samples.energy is not None]
+    read = [e for e in energies if e.method != NONE]
+    periods = [e.period_ms for e in energies if e.period_ms]
+    windows = [1e3 * s for e in read for s in e.window_s if s]
+    missing = next((e.note for e in energies if e.method == NONE and e.note), "")
+    bursts = [e.extra["burst_s"] for e in energies if "burst_s" in e.extra]
+    if bursts and periods:  # one line for the whole file, from the longest burst that was too short
+        missing = (f"the counter moves every {statistics.median(periods):.1f} ms (measured), the longest burst lasts "
+                   f"{1e3 * max(bursts):.3g} ms: no burst resolvable (a window needs {RESOLVED_PERIODS} periods); "
+                   f"energy per GEMM is measured in the sustained regime's longer windows (rosetta run --regime "
+                   f"sustained)")
+    return FileEnergy(len(timed), len(read), sum(e.resolved > 0 for e in read),
+                      statistics.median(periods) if periods else None,
+                      statistics.median(windows) if windows else None, missing)
