@@ -24,9 +24,9 @@ from harness.cli_options import (
     results_path,
     shard_spec,
 )
+from harness.cli_pairs import add_pair, kernels_of
 from harness.cli_progress import Reporter
 from harness.problems import CPU_SGEMM, CPU_SGEMV
-from harness.registry import select
 from harness.rounds import MIN_ROUNDS, ROUNDS
 from harness.run.worker import DEFAULT_TIMEOUT_S
 
@@ -41,6 +41,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                        "the CPU tier (Triton counterparts in the interpreter on small odd shapes, no timing); the "
                        "options marked 'GPU only' are then refused (exit code 2) rather than ignored.")
     add_only(s, "run")
+    add_pair(s)
     s.add_argument("--op", choices=("sgemm", "sgemv"), help="this operation's kernels only")
     s.add_argument("--shape", nargs="+", help="MxNxK (sgemm) or MxN (sgemv). GPU only: the CPU tier picks the "
                    "small odd shape each tile calls for")
@@ -69,7 +70,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
     gpu = env.has_gpu()
-    kernels = select(args.only, args.op)
+    kernels = kernels_of(args)  # --pair: a user's own pairs, checked before anything runs (cli_pairs.py)
     problems = problems_of(args)  # a malformed --shape is named as such, even where --shape is refused
     refuse_what_cannot_apply(args, gpu, env.gpu_reason())  # before anything runs or is written
     interpreting = env.use_interpreter_without_gpu()

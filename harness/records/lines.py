@@ -281,13 +281,16 @@ class RunHeader:
     build: dict | None = None               # the CUDA build: compiler, arch, each variant's options (harness/nvrtc)
     rounds: int | None = None               # interleaved timing rounds per problem (None: single bursts, older files)
     aa: bool = False                        # every implementation also timed as a second entry: the A/A control
+    # a user's own pairs the run declared: their kernels and ideas as the catalog writes them, code included
+    # (harness/catalog_types/tables.py declared_json), so that the file's analysis and page need no file of the user's
+    pairs: dict | None = None
     schema: int = SCHEMA
 
     def to_json(self) -> dict:
         out = {"record": "run", "schema": self.schema, "started": self.started, "mode": self.mode,
                "device": self.device, "versions": self.versions, "argv": self.argv, "seed": self.seed,
                "problems": [p.to_json() for p in self.problems], "rep_ms": self.rep_ms}
-        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s", "build", "rounds"):
+        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s", "build", "rounds", "pairs"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         if self.aa:
@@ -314,7 +317,7 @@ class RunHeader:
                    Peaks.from_json(data["peaks"]) if data.get("peaks") else None, data.get("devices"),
                    {k: Peaks.from_json(v) for k, v in by_device.items()} if by_device else None,
                    data.get("shard"), data.get("timeout_s"), data.get("build"), data.get("rounds"),
-                   bool(data.get("aa", False)))
+                   bool(data.get("aa", False)), data.get("pairs"))
 
 
 @dataclass

@@ -111,7 +111,7 @@ def shared_triton_table(m: Measured) -> Table:
     for sm in shared_modules(m):
         pcts = sm.pcts
         settings = "\n".join(f"{k.id} [{c.name}]: {config_text(c.config(k))}" for k, c in sm.pairs)
-        table.add([Cell(f"kernels_triton/{sm.module}.py", code=True),
+        table.add([Cell(sm.pairs[0][1].path, code=True),
                    Cell("\n".join(m.catalog.ideas[i].title if i in m.catalog.ideas else i for i in sm.ideas)),
                    Cell(settings, cls="settings"),
                    Cell(f"{fmt.pct(min(pcts))} – {fmt.pct(max(pcts))}" if len(pcts) > 1 else

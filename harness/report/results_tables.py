@@ -157,7 +157,8 @@ def _kernel_cell(r: Result, catalog: Catalog) -> Cell:
     kernel = r.kernel_facts
     if kernel is None:
         return Cell(r.kernel, code=True, sub="not in the registry", cls="warn")
-    sub = f"{'seed ' + kernel.seed if kernel.seed else 'ours'} · {kernel.idea_title}"
+    declared = r.kernel in catalog.by_id and catalog.by_id[r.kernel].declared   # a user's own pair
+    sub = f"{'seed ' + kernel.seed if kernel.seed else 'yours' if declared else 'ours'} · {kernel.idea_title}"
     if r.kernel not in catalog.by_id:
         return Cell(r.kernel, code=True, sub=f"{sub} · no longer in the registry", cls="warn")
     return Cell(r.kernel, code=True, href=anchors.href(anchors.kernel(r.kernel)), sub=sub)

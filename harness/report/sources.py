@@ -16,7 +16,7 @@ import difflib
 import importlib.util
 from pathlib import Path
 
-from harness.catalog_types.kernel import Kernel
+from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.report.doc import Inline, Mono, Source
 from harness.report.wording import config_text
 from kernels_cuda import expanded, source_path
@@ -78,6 +78,7 @@ class SourcePlanner:
     def __init__(self) -> None:
         self.shown: dict[str, tuple[str, str]] = {}   # path -> (anchor, title) of the section that shows it
         self._bodies: dict[str, tuple[tuple[str, str, bool], str]] = {}   # path -> (family, body)
+        self._texts: dict[str, str] = {}              # path -> the text shown (a diff is against it)
 
     def cuda(self, kernels: list[Kernel], anchor: str, title: str) -> list[Source]:
         out = []
@@ -85,14 +86,15 @@ class SourcePlanner:
         for k in kernels:
             files.setdefault(k.source, []).append(k)
         for name, users in files.items():
-            path = f"kernels_cuda/{name}"
+            path = users[0].path
             used: list[Inline] = []
             for i, k in enumerate(users):
                 used += ["; " if i else "", Mono(k.id), f" ({_threads(k)} threads)"]
             if path in self.shown:
                 out.append(Source(path, "cuda", "", used, shown_at=self.shown[path][0], shown_in=self.shown[path][1]))
                 continue
-            text = cuda_text(name)
+            # a user's own kernel is shown as the record keeps it: the page needs no file of the user's
+            text = users[0].code or cuda_text(name)
             body = split_header(text)[1]
             family = _family(users[0])
             # The step before is the last file of the same series already on the page (page order is the registry's
@@ -102,27 +104,30 @@ class SourcePlanner:
             source = Source(path, "cuda", text, used)
             if earlier:
                 prev = earlier[-1]
-                diff = unified(cuda_text(prev.removeprefix("kernels_cuda/")), text, prev, path)
+                diff = unified(self._texts[prev], text, prev, path)
                 source = Source(path, "cuda", diff, used, diff_against=prev, against_at=self.shown[prev][0],
                                 shown_in=self.shown[prev][1])
             out.append(source)
             self.shown[path] = (anchor, title)
             self._bodies[path] = (family, body)
+            self._texts[path] = text
         return out
 
     def triton(self, kernels: list[Kernel], anchor: str, title: str) -> list[Source]:
         out = []
         modules: dict[str, list[Inline]] = {}
+        forms: dict[str, Counterpart] = {}
         for k in kernels:
             for c in k.counterparts:
                 used = modules.setdefault(c.module, [])
+                forms.setdefault(c.module, c)
                 used += ["; " if used else "", Mono(k.id), f" [{c.name}]: {config_text(c.config(k))}"]
         for module, used in modules.items():
-            path = f"kernels_triton/{module}.py"
+            path = forms[module].path
             if path in self.shown:
                 out.append(Source(path, "python", "", used, shown_at=self.shown[path][0],
                                   shown_in=self.shown[path][1]))
                 continue
-            out.append(Source(path, "python", triton_text(module), used))
+            out.append(Source(path, "python", forms[module].code or triton_text(module), used))
             self.shown[path] = (anchor, title)
         return out

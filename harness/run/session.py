@@ -19,6 +19,7 @@ from harness import env
 from harness.identity import CUBLAS_FP32, ImplId
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
+from harness.pairs.active import header_tables
 from harness.problems import Problem
 from harness.records.file import ResultsWriter, load
 from harness.records.kernel_facts import KernelFacts
@@ -277,7 +278,8 @@ class RunSession:
                          peaks_by_device=peaks if len(workers) > 1 else None,
                          shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s,
                          build=build_description(first.facts.arch),
-                         rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu)
+                         rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu,
+                         pairs=header_tables(self.kernels))
 
 
 def _start_all(workers: list[Worker]) -> None:
