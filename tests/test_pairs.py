@@ -275,6 +275,13 @@ def test_the_example_pair_runs_on_the_cpu_tier_and_its_page_needs_none_of_its_fi
     assert "__global__ void sgemm_blocked" in page and "def sgemm_blocked_port" in page
     assert "its user's own" in page and "yours · A 32x64 block tile" in page
 
+    # and the CSV of the run says which rows are the user's
+    assert cli.main(["export", str(path), "--csv", str(tmp_path / "rows.csv")]) == 0
+    import csv
+
+    with open(tmp_path / "rows.csv", newline="", encoding="utf-8") as fh:
+        declared = {(r["kernel"], r["impl"]) for r in csv.DictReader(fh) if r["declared"] == "True"}
+    assert declared == {(kernel, "triton:port"), (kernel, "cuda")}
 
 
 def test_a_pair_is_compared_with_the_catalog_kernel_it_stands_beside_model_by_model() -> None:
