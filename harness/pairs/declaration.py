@@ -35,7 +35,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from harness.catalog_types.kernel import PRECISION_CLASSES, Precision
+from harness.catalog_types.kernel import Precision
 from harness.preconditions import (
     Precondition,
     dims_fit_int32,
@@ -315,8 +315,6 @@ def declaration(data: dict, where: str = COMMAND_LINE, folder: Path | None = Non
                         f"{', '.join(POINTERS[op])}")
     out.conditions()  # each precondition's text understood
     out.conditions(triton_conditions)
-    if precision != "fp32" and PRECISION_CLASSES[precision].yardstick == "tf32" and op != "sgemm":
-        raise PairError(f"{who}: precision {precision!r} is an sgemm class")
     return out
 
 
