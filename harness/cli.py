@@ -16,14 +16,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness import cli_clock, cli_gpu_tools, cli_kernels, cli_results, cli_run
+from harness import cli_clock, cli_export, cli_gpu_tools, cli_kernels, cli_results, cli_run
 from harness.cli_options import UserError
 
 # Each verb's subparser, in the order `rosetta --help` lists them.
 VERBS = (cli_kernels.add_list, cli_run.add_run, cli_results.add_compare, cli_gpu_tools.add_profile,
          cli_results.add_merge, cli_results.add_analyse, cli_results.add_report, cli_results.add_claims,
          cli_kernels.add_explain, cli_kernels.add_trace, cli_gpu_tools.add_sanitize, cli_gpu_tools.add_referee,
-         cli_gpu_tools.add_knobs, cli_clock.add_clock)
+         cli_gpu_tools.add_knobs, cli_clock.add_clock, cli_export.add_export)
 
 
 def build_parser() -> argparse.ArgumentParser:

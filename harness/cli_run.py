@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from harness import env
 from harness.cli_console import console as make_console
-from harness.cli_ids import choose
 from harness.cli_options import (
     DEFAULT_OUT,
     UserError,
@@ -23,6 +22,7 @@ from harness.cli_options import (
     results_path,
     shard_spec,
 )
+from harness.cli_pairs import add_pair, kernels_of
 from harness.cli_paths import output_folder, results_in
 from harness.cli_progress import Reporter
 from harness.problems import CPU_SGEMM, CPU_SGEMV, SEED
@@ -40,6 +40,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                        "the CPU tier (Triton counterparts in the interpreter on small odd shapes, no timing); the "
                        "options marked 'GPU only' are then refused (exit code 2) rather than ignored.")
     add_only(s, "run")
+    add_pair(s)
     s.add_argument("--op", choices=("sgemm", "sgemv"), help="this operation's kernels only")
     s.add_argument("--shape", nargs="+", help="MxNxK (sgemm) or MxN (sgemv). GPU only: the CPU tier picks the "
                    "small odd shape each tile calls for")
@@ -76,7 +77,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
     gpu = env.has_gpu()
-    kernels = choose(args.only, args.op)
+    kernels = kernels_of(args)  # --pair: a user's own pairs, checked before anything runs (cli_pairs.py)
     problems = problems_of(args)  # a malformed --shape is named as such, even where --shape is refused
     refuse_what_cannot_apply(args, gpu, env.gpu_reason())  # before anything runs or is written
     interpreting = env.use_interpreter_without_gpu()

@@ -8,14 +8,14 @@ from pathlib import Path
 from harness.analysis.findings import findings
 from harness.analysis.mapping import prove
 from harness.analysis.measured import Measured
-from harness.analysis.record import Analysis, analyse, analysis_path
+from harness.analysis.record import Analysis, analyse, analysis_path, catalog_of
 from harness.records.file import Results
 
 
 def build(results: Results, prove_mapping: bool = True) -> Analysis:
     """Every comparison within the file, the findings they support and, with `prove_mapping`, the mapping claims
     proven (on the file's recorded evidence, compiling only what it lacks)."""
-    an = analyse(results.results, results.path.name)
+    an = analyse(results.results, results.path.name, catalog_of(results.header))
     an.findings = findings(Measured(results, an))
     if prove_mapping:
         an.mapping = prove(results.results)

@@ -146,7 +146,7 @@ def _settings(m: Measured, sm: SharedModule) -> str:
 
 
 SHARED: list[Metric[SharedModule]] = [
-    Metric("Triton module", lambda m, sm: f"kernels_triton/{sm.module}.py", num=False, code=True),
+    Metric("Triton module", lambda m, sm: sm.pairs[0][1].path, num=False, code=True),
     Metric("ideas", lambda m, sm: "\n".join(m.catalog.ideas[i].title if i in m.catalog.ideas else i for i in sm.ideas),
            num=False),
     Metric("kernels and launch settings as they ran", _settings, num=False, style=lambda v: "settings",

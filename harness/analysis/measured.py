@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from harness.analysis.record import Analysis, Comparison, RowKey, analyse, pair, today
+from harness.analysis.record import Analysis, Comparison, RowKey, analyse, catalog_of, pair
 from harness.baselines import cublas_of
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
@@ -107,8 +107,9 @@ class Measured:
 
     @cached_property
     def catalog(self) -> Catalog:
-        """The catalog the file was analysed with, as its record keeps it (today's where the record did not)."""
-        return self.analysis.catalog or today()
+        """The catalog the file was analysed with, as its record keeps it (today's and the run's declared pairs where
+        the record did not)."""
+        return self.analysis.catalog or catalog_of(self.header)
 
     @cached_property
     def kernels(self) -> list[Kernel]:
@@ -136,7 +137,8 @@ class Measured:
     @cached_property
     def analysis(self) -> Analysis:
         """Every verdict of the file (harness/analysis): the record given, else made now from the records."""
-        return self._analysis or analyse(self.all, self.file.path.name if self.file.path else "records")
+        return self._analysis or analyse(self.all, self.file.path.name if self.file.path else "records",
+                                         catalog_of(self.header))
 
     def vs(self, result: Result, relation: str) -> Comparison | None:
         """The comparison of `relation` ("cublas", "triton-baseline", "counterpart", "step", "aa") of a result."""

@@ -95,7 +95,8 @@ def _kernel_sub(m: Measured, r: Result) -> str:
     kernel = r.kernel_facts
     if kernel is None:
         return "not in the registry" if r.kernel else ""
-    sub = f"{'seed ' + kernel.seed if kernel.seed else 'ours'} · {kernel.idea_title}"
+    declared = r.kernel in m.catalog.by_id and m.catalog.by_id[r.kernel].declared   # a user's own pair
+    sub = f"{'seed ' + kernel.seed if kernel.seed else 'yours' if declared else 'ours'} · {kernel.idea_title}"
     return sub if r.kernel in m.catalog.by_id else f"{sub} · no longer in the registry"
 
 

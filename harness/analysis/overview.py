@@ -193,34 +193,39 @@ class Part:
     op: str
     simt: bool                          # fp32 FFMA only (no tensor cores)
     ideas: tuple[tuple[Idea, tuple[Kernel, ...]], ...]
+    declared: bool = False              # a user's own pairs (harness/pairs): a part of their own, after the catalog's
 
     @property
     def key(self) -> str:
-        return f"part-{self.op}-{'simt' if self.simt else 'tc'}"
+        return f"part-{self.op}-{'simt' if self.simt else 'tc'}" + ("-declared" if self.declared else "")
 
     @property
     def title(self) -> str:
         name = "GEMM" if self.op == "sgemm" else "GEMV"
+        if self.declared:
+            return f"Your {name} pairs" + ("" if self.simt else " on tensor cores")
         if self.op == "sgemm" and self.simt:
             return "The fp32 SIMT GEMM ladder"
         return f"{name} on tensor cores" if not self.simt else f"{name} (fp32 SIMT)"
 
     @property
     def is_ladder(self) -> bool:
-        return self.op == "sgemm" and self.simt
+        return self.op == "sgemm" and self.simt and not self.declared
 
 
-def part_key(kernels: list[Kernel] | tuple[Kernel, ...]) -> tuple[str, bool]:
-    return kernels[0].op, all(k.precision == "fp32" for k in kernels)
+def part_key(kernels: list[Kernel] | tuple[Kernel, ...]) -> tuple[str, bool, bool]:
+    return kernels[0].op, all(k.precision == "fp32" for k in kernels), any(k.declared for k in kernels)
 
 
 def parts(m: Measured) -> list[Part]:
-    """The ideas of this run grouped into parts: ops in order, SIMT before tensor cores; ideas in registry order."""
-    groups: dict[tuple[str, bool], list[tuple[Idea, tuple[Kernel, ...]]]] = {}
+    """The ideas of this run grouped into parts: ops in order, SIMT before tensor cores, a user's own pairs after the
+    catalog's; ideas in registry order."""
+    groups: dict[tuple[str, bool, bool], list[tuple[Idea, tuple[Kernel, ...]]]] = {}
     for idea, kernels in m.ideas:
         groups.setdefault(part_key(kernels), []).append((idea, tuple(kernels)))
-    order = sorted(groups, key=lambda k: (OP_ORDER.index(k[0]) if k[0] in OP_ORDER else len(OP_ORDER), not k[1]))
-    return [Part(op, simt, tuple(groups[(op, simt)])) for op, simt in order]
+    order = sorted(groups, key=lambda k: (k[2], OP_ORDER.index(k[0]) if k[0] in OP_ORDER else len(OP_ORDER),
+                                          not k[1]))
+    return [Part(op, simt, tuple(groups[(op, simt, declared)]), declared) for op, simt, declared in order]
 
 
 def ladder(m: Measured) -> Part | None:

@@ -7,6 +7,8 @@ Every pair the suite compares is here once, with its verdict (harness/analysis/v
 - "counterpart": every Triton counterpart against its CUDA kernel (the suite's build), in the same precision class;
 - "step": every rung of a ladder against the rung before, in the same model (harness/catalog/ladders.py);
 - "aa": every implementation against itself timed as a second entry (the A/A control, `rosetta run --aa`);
+- "beside": a user's own pair (harness/pairs) against the catalog kernel it was declared beside, in the same model
+  and class: CUDA against its CUDA kernel, Triton against its first form that moves data as it does;
 - "runs" (two files, `across`): every implementation of one file against the same in another;
 - "cublas-layout": every row that reads B K-major (its kernel's b_layout) against cuBLAS of its class given the same
   layout, B^T stored (cuBLAS "TN"), the kernel's time alone against cuBLAS's;
@@ -36,7 +38,7 @@ from harness.baselines import cublas_of, triton_baseline_of
 from harness.catalog_types.tables import Catalog, Ladder
 from harness.identity import RecordKey
 from harness.problems import Problem
-from harness.records.lines import Result
+from harness.records.lines import Result, RunHeader
 from harness.timing import Samples
 
 RowKey = RecordKey   # (kernel id or None, impl, problem key): Result.key, made by RecordKey.of
@@ -234,6 +236,12 @@ def today() -> Catalog:
     return CATALOG
 
 
+def catalog_of(header: RunHeader) -> Catalog:
+    """The catalog a file is analysed with: today's, and the user's own pairs the run declared, as its header keeps
+    them (harness/pairs), so that they are drawn as they were run wherever the file is read."""
+    return today().with_declared(header.pairs) if header.pairs else today()
+
+
 def analyse(results: Iterable[Result], source: str, catalog: Catalog | None = None) -> Analysis:
     """Every comparison within one file, with the catalog's ladders (today's unless given)."""
     catalog = catalog or today()
@@ -264,8 +272,21 @@ def analyse(results: Iterable[Result], source: str, catalog: Catalog | None = No
                 if cuda is not None and cuda.precision == r.precision:
                     out.append(pair("counterpart", r, cuda))
             out.append(aa(r))
+            out.append(beside(r, by_impl, catalog))
         out += steps(rows, catalog)
     return Analysis(source, [c for c in out if c is not None], catalog=catalog)
+
+
+def beside(r: Result, by_impl: dict[tuple, Result], catalog: Catalog) -> Comparison | None:
+    """A user's pair's row against the catalog kernel it was declared beside, in the same model and class."""
+    kernel = catalog.by_id.get(r.kernel or "")
+    other = catalog.by_id.get(kernel.beside) if kernel is not None and kernel.beside else None
+    if other is None or r.impl_id.is_build_study:
+        return None
+    form = next((c.name for c in other.counterparts if not c.deliberately_different), None)
+    impl = "cuda" if r.impl_id.is_cuda else f"triton:{form}" if form else ""
+    reference = by_impl.get((other.id, impl))
+    return pair("beside", r, reference) if reference is not None and reference.precision == r.precision else None
 
 
 def rung_records(rows: list[Result], lad: Ladder, model: str, catalog: Catalog) -> list[Result | None]:

@@ -38,6 +38,11 @@ def get(kernel_id: str) -> Kernel:
     try:
         return BY_ID[kernel_id]
     except KeyError:
+        from harness.pairs import active  # a user's own pair, declared to this run (harness/pairs)
+
+        declared = active.kernel(kernel_id)
+        if declared is not None:
+            return declared
         close = [k for k in BY_ID if kernel_id.lower() in k.lower()]
         hint = f"; did you mean {', '.join(close[:5])}?" if close else "; `rosetta list` shows them all"
         raise ValueError(f"unknown kernel id {kernel_id!r}{hint}") from None

@@ -7,9 +7,11 @@ beside the value: `Counterpart.config(kernel)` is the one place the derivation h
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Literal
 
 from harness.preconditions import Precondition, indices_fit_int32, unmet
@@ -183,6 +185,13 @@ class Counterpart:
     # The form splits its operands in a pre-pass before the product, writing the parts to global memory: its KERNEL
     # is the product alone, which splits nothing (the mapping claims hold its compiled code to that).
     presplit: bool = False
+    # What the form needs of a problem beyond its offsets (a user's port without masks: harness/pairs); the catalog's
+    # forms mask every edge and need nothing.
+    preconditions: tuple[Precondition, ...] = ()
+    # A user's own Triton file (harness/pairs): its path as declared and its text as the run read it, so that a page
+    # drawn from a record shows the code without the file. "" for the catalog's forms, kernels_triton/<module>.py.
+    file: str = ""
+    code: str = ""
 
     def __post_init__(self) -> None:
         if self.design and not self.design.startswith(DELIBERATELY_DIFFERENT):
@@ -193,9 +202,14 @@ class Counterpart:
         return self.design.startswith(DELIBERATELY_DIFFERENT)
 
     def unmet(self, problem: Problem) -> list[str]:
-        """What this counterpart cannot run (checked when it is bound): only an operand past 2^31 elements for a
-        form with 32-bit offsets."""
-        return [] if self.offsets_64bit else unmet((indices_fit_int32(),), problem)
+        """What this counterpart cannot run (checked when it is bound): an operand past 2^31 elements for a form with
+        32-bit offsets, and what it declares it needs."""
+        return unmet((*self.preconditions, *(() if self.offsets_64bit else (indices_fit_int32(),))), problem)
+
+    @property
+    def path(self) -> str:
+        """The file a page names: kernels_triton/<module>.py, or a user's file as declared."""
+        return self.file or f"kernels_triton/{self.module}.py"
 
     def precision_of(self, kernel: Kernel) -> Precision:
         """The precision class this counterpart runs in: its own where set, else its kernel's."""
@@ -263,6 +277,17 @@ class Kernel:
     # A persistent kernel walks its tiles itself: it is launched on min(SMs, tiles) blocks of a 1-D grid
     # (the SM count is the device's, known at launch), and `grid` gives the tiles it walks.
     persistent: bool = False
+    # A user's own kernel (harness/pairs): its .cu as declared (relative to where the run started, or absolute) and
+    # the file's text as the run read it, so that a page drawn from a record shows the code without the file. ""
+    # for the catalog's kernels, whose file is kernels_cuda/<source>.
+    file: str = ""
+    code: str = ""
+    # A declared grid function, "module:function", called with {M, N, K, BLOCK_M, BLOCK_N, BLOCK_K} and returning
+    # the grid (1 to 3 sizes); "" for the tile grid below.
+    grid_fn: str = ""
+    # A user's pair: the catalog kernel it was declared to stand beside, which the analysis compares it with, model by
+    # model (harness/analysis/record.py, relation "beside").
+    beside: str = ""
 
     def __post_init__(self) -> None:
         if self.counterparts and all(c.deliberately_different for c in self.counterparts):
@@ -275,8 +300,21 @@ class Kernel:
 
     @property
     def source(self) -> str:
-        """The .cu file: the id without template arguments, '.' -> '_' (a test holds the files to it)."""
+        """The .cu file: the id without template arguments, '.' -> '_' (a test holds the files to it); a user's kernel
+        its file's absolute path (kernels_cuda.source_path leaves an absolute path as it is)."""
+        if self.file:
+            return str(Path(self.file).resolve())
         return self.id.split("<")[0].replace(".", "_") + ".cu"
+
+    @property
+    def path(self) -> str:
+        """The file a page names: kernels_cuda/<source>, or a user's file as declared."""
+        return self.file or f"kernels_cuda/{self.source}"
+
+    @property
+    def declared(self) -> bool:
+        """A user's own kernel, declared for a run (harness/pairs), not one of the catalog's."""
+        return bool(self.file)
 
     @property
     def threads(self) -> int:
@@ -292,6 +330,13 @@ class Kernel:
         return self.seed is None
 
     def grid(self, problem: Problem) -> tuple[int, int, int]:
+        if self.grid_fn:
+            module, _, name = self.grid_fn.partition(":")
+            sizes = getattr(importlib.import_module(module), name)(
+                {"M": problem.M, "N": problem.N, "K": problem.K, "BLOCK_M": self.tile_m, "BLOCK_N": self.tile_n,
+                 "BLOCK_K": self.tile_k})
+            x, y, z = (*(int(v) for v in sizes), 1, 1)[:3]
+            return (x, y, z)
         if self.op == "sgemv":
             return (-(-problem.M // self.tile_m), 1, 1)
         return (-(-problem.N // self.tile_n), -(-problem.M // self.tile_m), 1)

@@ -8,7 +8,7 @@ written before records kept the tables is drawn with those.
 
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from enum import Enum
 from functools import cached_property
 from typing import Literal
@@ -88,6 +88,15 @@ class Catalog:
         """The wgmma rungs: every rung of a tensor-core chain after its first (the mma.sync rung it starts from)."""
         return tuple(k for lad in self.ladders if lad.precision != "fp32" for rung in lad.rungs[1:] for k in rung)
 
+    def with_declared(self, data: dict) -> Catalog:
+        """This catalog with the kernels and ideas a run declared (a user's own pairs, harness/pairs: the JSON of
+        `declared_json`, as the run's header keeps it) after its own; an id it already holds stays its own."""
+        kernels = tuple(k for k in (_kernel(k) for k in data.get("kernels") or ()) if k.id not in self.by_id)
+        ideas = {i["key"]: Idea(**i) for i in data.get("ideas") or () if i["key"] not in self.ideas}
+        if not kernels and not ideas:
+            return self
+        return replace(self, kernels=(*self.kernels, *kernels), ideas={**self.ideas, **ideas})
+
     def to_json(self) -> dict:
         return {"kernels": [_kernel_json(k) for k in self.kernels],
                 "ideas": [asdict(i) for i in self.ideas.values()],
@@ -120,6 +129,11 @@ def _ladder(data: dict, by_id: dict[str, Kernel]) -> Ladder:
     return Ladder(data["name"], data["precision"], rungs, data["forms"], summit)
 
 
+def declared_json(kernels: tuple[Kernel, ...] | list[Kernel], ideas: list[Idea]) -> dict:
+    """Kernels and ideas a run declares beside the catalog, as `Catalog.with_declared` reads them back."""
+    return {"kernels": [_kernel_json(k) for k in kernels], "ideas": [asdict(i) for i in ideas]}
+
+
 def _fields(pairs: list[tuple[str, object]]) -> dict:
     # a precondition's test is its kind's (Precondition.from_json rebuilds it); a role is its value
     return {k: (v.value if isinstance(v, Enum) else v) for k, v in pairs if not callable(v)}
@@ -145,7 +159,8 @@ def _kernel_json(k: Kernel) -> dict:
 
 def _counterpart(data: dict) -> Counterpart:
     return Counterpart(**{**data, "deviations": {k: Deviation(**d) for k, d in (data.get("deviations") or {}).items()},
-                          "role": Role(data.get("role", Role.PLAIN.value))})
+                          "role": Role(data.get("role", Role.PLAIN.value)),
+                          "preconditions": tuple(Precondition.from_json(p) for p in data.get("preconditions") or ())})
 
 
 def _kernel(data: dict) -> Kernel:

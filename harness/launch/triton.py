@@ -14,6 +14,7 @@ import torch
 
 from harness import env
 from harness.operands import pack_b, problem_of
+from harness.pairs import active
 from harness.registry import Counterpart, Kernel
 from kernels_triton.forms import AutotunedForm, TritonForm
 
@@ -24,7 +25,11 @@ INTERPRETER_PRECISION = {"bf16x3": "ieee", "bf16x6": "ieee"}
 
 
 def form(name: str) -> TritonForm:
-    """A form of kernels_triton by its module name, checked against the declared interface (kernels_triton/forms.py)."""
+    """A form of kernels_triton by its module name, checked against the declared interface (kernels_triton/forms.py);
+    a user's pair's Triton file by its pair's ("pair:<name>", harness/pairs)."""
+    declared = active.form(name)
+    if declared is not None:
+        return declared
     mod: ModuleType = importlib.import_module(f"kernels_triton.{name}")
     if not isinstance(mod, TritonForm):
         lacking = [n for n in ("KERNEL", "SIGNATURE", "constexprs", "launch") if not hasattr(mod, n)]
@@ -53,7 +58,7 @@ def config(kernel: Kernel, counterpart: Counterpart) -> dict:
     extra = set(counterpart.params) | set(counterpart.deviations)
     refused = sorted(k for k in extra if k not in accepted)
     if refused:
-        raise ValueError(f"{kernel.id} [{counterpart.name}]: kernels_triton.{counterpart.module}.launch takes no "
+        raise ValueError(f"{kernel.id} [{counterpart.name}]: {counterpart.path}'s launch takes no "
                          f"{', '.join(refused)}")
     # A derived setting the form does not use (the naive form has no K step) is simply not passed.
     return {k: v for k, v in wanted.items() if k in accepted}

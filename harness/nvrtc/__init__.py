@@ -36,7 +36,9 @@ def sources() -> list[str]:
 
 
 def _names(source: str) -> list[str]:
-    return sorted({k.symbol for k in KERNELS if k.source == source})
+    from harness.pairs import active  # a user's own pair's source, declared to this run (harness/pairs)
+
+    return sorted({k.symbol for k in (*KERNELS, *active.kernels()) if k.source == source})
 
 
 @cache

@@ -29,9 +29,10 @@ class KernelFacts:
 
     @classmethod
     def of(cls, kernel: Kernel) -> KernelFacts:
+        from harness.pairs import active  # a user's own pair's idea (harness/pairs)
         from harness.registry import IDEAS  # the catalog: where a record is written, not where one is read
 
-        idea = IDEAS.get(kernel.idea)
+        idea = IDEAS.get(kernel.idea) or active.ideas().get(kernel.idea)
         return cls(kernel.id, kernel.op, kernel.idea, idea.title if idea else kernel.idea, kernel.seed,
                    kernel.precision, (kernel.tile_m, kernel.tile_n, kernel.tile_k), kernel.threads, kernel.b_layout,
                    kernel.computes_alpha_beta, kernel.reads_c_when_beta_zero)

@@ -287,6 +287,9 @@ class RunHeader:
     build: dict | None = None               # the CUDA build: compiler, arch, each variant's options (harness/nvrtc)
     rounds: int | None = None               # interleaved timing rounds per problem (None: single bursts, older files)
     aa: bool = False                        # every implementation also timed as a second entry: the A/A control
+    # a user's own pairs the run declared: their kernels and ideas as the catalog writes them, code included
+    # (harness/catalog_types/tables.py declared_json), so that the file's analysis and page need no file of the user's
+    pairs: dict | None = None
     schema: int = SCHEMA
     # the card's power limit, enforced limit, driver, as NVML gave them (harness/energy.py Card); None: older files
     power: dict | None = None
@@ -297,7 +300,7 @@ class RunHeader:
         out = {"record": "run", "schema": self.schema, "started": self.started, "mode": self.mode,
                "device": self.device, "versions": self.versions, "argv": self.argv, "seed": self.seed,
                "problems": [p.to_json() for p in self.problems], "rep_ms": self.rep_ms}
-        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s", "build", "rounds", "power", "regime"):
+        for name in ("sms", "l2_bytes", "devices", "shard", "timeout_s", "build", "rounds", "pairs", "power", "regime"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         if self.aa:
@@ -324,7 +327,7 @@ class RunHeader:
                    Peaks.from_json(data["peaks"]) if data.get("peaks") else None, data.get("devices"),
                    {k: Peaks.from_json(v) for k, v in by_device.items()} if by_device else None,
                    data.get("shard"), data.get("timeout_s"), data.get("build"), data.get("rounds"),
-                   bool(data.get("aa", False)), power=data.get("power"), regime=data.get("regime"))
+                   bool(data.get("aa", False)), data.get("pairs"), power=data.get("power"), regime=data.get("regime"))
 
 
 @dataclass

@@ -15,10 +15,13 @@ def cpu_problem(kernel: Kernel, counterpart: Counterpart) -> Problem:
     The interpreter's cost grows with programs x K steps, so tiny tiles get small problems.
     """
     if kernel.op == "sgemv":
-        return CPU_SGEMV
-    cfg = counterpart.config(kernel)
-    m = min(CPU_SGEMM.M, 2 * int(cfg["block_m"]) + 3)
-    return Problem("sgemm", m, min(CPU_SGEMM.N, 2 * int(cfg["block_n"]) + 5), CPU_SGEMM.K)
+        odd = CPU_SGEMV
+    else:
+        cfg = counterpart.config(kernel)
+        m = min(CPU_SGEMM.M, 2 * int(cfg["block_m"]) + 3)
+        odd = Problem("sgemm", m, min(CPU_SGEMM.N, 2 * int(cfg["block_n"]) + 5), CPU_SGEMM.K)
+    # a form that needs more of a problem (a user's port without masks) gets the nearest shape it allows
+    return allowed_shape(counterpart.preconditions, odd) if counterpart.preconditions else odd
 
 
 def seed_problem(kernel: Kernel) -> Problem:

@@ -50,7 +50,9 @@ def provenance(catalog: Catalog, kernels: list[Kernel]) -> list[Inline]:
     parts: list[Inline] = ["From "]
     for i, (seed, sections) in enumerate(places.items()):
         parts.append("; " if i else "")
-        if seed is None:
+        if seed is None and any(k.declared for k in kernels):
+            parts.append(f"its user's own pair, {'; '.join(sections)}")
+        elif seed is None:
             parts.append(f"tile-rosetta's own step{'s' if len(sections) > 1 else ''} ({'; '.join(sections)})")
         else:
             titles = fmt.joined([section_title(catalog, s) for s in sections])
@@ -85,6 +87,12 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
         parts.append(". ")
     if not parts:
         parts.append("No implementation of this idea was timed in this run. ")
+    # a user's own pair beside the catalog kernel it was declared beside: the analysis's "beside" verdicts
+    ids = {k.id for k in kernels if k.beside}
+    for r in (r for r in m.all if r.kernel in ids and r.problem == problem):
+        if (c := m.vs(r, "beside")) is not None:
+            parts.append(f"On {r.problem.label}, " + wording.sentence(c, f"{r.kernel} [{r.impl}]",
+                                                                      f"{c.reference[0]} [{c.reference[1]}]") + ". ")
     for k in kernels:
         pct = published_pct(k, m.catalog)
         ours = m.seed_record(k.id)
@@ -133,8 +141,8 @@ def kernels_table(m: Measured, kernels: list[Kernel]) -> Table:
     for k in kernels:
         tile = f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else f"{k.tile_m} row{'s' if k.tile_m != 1 else ''}"
         doc = (f"{k.seed} {seed_title(catalog, k.seed)}\n{section_title(catalog, k.section)}" if k.seed
-               else f"tile-rosetta's own\n{k.section}")
-        counterparts = "\n".join(f"{c.name} ({c.module}): {launch_text(m, k, c)}"
+               else f"its user's own\n{k.section}" if k.declared else f"tile-rosetta's own\n{k.section}")
+        counterparts = "\n".join(f"{c.name} ({c.file or c.module}): {launch_text(m, k, c)}"
                                  + "".join(f"\n  deviation: {n}" for n in c.deviation_notes()) for c in k.counterparts)
         beta0 = (Cell("n/a", cls="muted") if k.op == "sgemv" else Cell("reads C (declared)", cls="warn")
                  if k.reads_c_when_beta_zero else Cell("honours" if k.computes_alpha_beta else "honours (C = A·B)",

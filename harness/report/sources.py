@@ -20,7 +20,7 @@ from pathlib import Path
 from harness.analysis.measured import Measured
 from harness.analysis.metrics import launch_text
 from harness.analysis.steps import lineage_file
-from harness.catalog_types.kernel import Kernel
+from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.report.doc import Inline, Mono, Source
 from kernels_cuda import expanded, source_path
 
@@ -83,14 +83,14 @@ class SourcePlanner:
         for k in kernels:
             files.setdefault(k.source, []).append(k)
         for name, users in files.items():
-            path = f"kernels_cuda/{name}"
+            path = users[0].path
             used: list[Inline] = []
             for i, k in enumerate(users):
                 used += ["; " if i else "", Mono(k.id), f" ({_threads(k)} threads)"]
             if path in self.shown:
                 out.append(Source(path, "cuda", "", used, shown_at=self.shown[path][0], shown_in=self.shown[path][1]))
                 continue
-            text = cuda_text(name)
+            text = users[0].code or cuda_text(name)  # a user's own kernel as the record keeps it
             # The step before is the file of the kernel the step is measured against (steps.lineage_before), where
             # the page shows it already; the diff includes the header comment, so the edits and the section it cites
             # are part of what changed. A diff even where a step rewrote much: what changed is the point.
@@ -108,16 +108,18 @@ class SourcePlanner:
     def triton(self, kernels: list[Kernel], anchor: str, title: str) -> list[Source]:
         out = []
         modules: dict[str, list[Inline]] = {}
+        forms: dict[str, Counterpart] = {}
         for k in kernels:
             for c in k.counterparts:
                 used = modules.setdefault(c.module, [])
+                forms.setdefault(c.module, c)
                 used += ["; " if used else "", Mono(k.id), f" [{c.name}]: {launch_text(self.m, k, c)}"]
         for module, used in modules.items():
-            path = f"kernels_triton/{module}.py"
+            path = forms[module].path
             if path in self.shown:
                 out.append(Source(path, "python", "", used, shown_at=self.shown[path][0],
                                   shown_in=self.shown[path][1]))
                 continue
-            out.append(Source(path, "python", triton_text(module), used))
+            out.append(Source(path, "python", forms[module].code or triton_text(module), used))
             self.shown[path] = (anchor, title)
         return out

@@ -20,6 +20,7 @@ from harness import env
 from harness.identity import CUBLAS_FP32, ImplId
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
+from harness.pairs.active import header_tables
 from harness.problems import SEED, Problem
 from harness.records.file import ResultsWriter, load
 from harness.records.kernel_facts import KernelFacts
@@ -350,7 +351,7 @@ class RunSession:
                          shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s,
                          build=build_description(first.facts.arch),
                          rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu,
-                         power=self.card() if self.gpu else None)
+                         pairs=header_tables(self.kernels), power=self.card() if self.gpu else None)
 
     def card(self) -> dict:
         """The first GPU's power limits and driver through NVML, which needs no CUDA context (harness/energy.py)."""

@@ -1,0 +1,294 @@
+"""A results file as tables a notebook reads: a row per implementation and problem (`rows`), a row per timed run
+(`sample_rows`). `rosetta export` writes them as CSV (harness/cli_export.py); docs/export.md documents each column,
+and a test holds that page to the columns declared here.
+
+Every figure is read from the records and the file's analysis record (Measured: the one record of the file's
+verdicts, the same the page shows): the % of cuBLAS and its interval, and every call, are the analysis's, never
+recomputed here; the configuration is the one the record says ran (an autotuner's choice where there was one, the
+kernel's tile and threads as the run recorded them), not the catalog's today.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from harness.analysis.measured import Measured
+from harness.analysis.record import Comparison
+from harness.catalog_types.kernel import precision_label
+from harness.numerics import Verdict
+from harness.records.lines import Result
+
+Value = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    doc: str                                       # docs/export.md's words for it
+    value: Callable[[Result, Measured], Value]
+
+
+def config(r: Result) -> dict:
+    """The configuration that ran, as its record says: a Triton launch's settings with its autotuner's choice in
+    place of what it was given; a CUDA kernel's tile and threads as the run recorded its facts."""
+    cfg = dict(r.resources.config) if r.resources is not None and r.resources.config else {}
+    chosen = cfg.pop("autotuned", None)
+    if isinstance(chosen, dict):
+        cfg.update(chosen)
+    facts = r.kernel_facts
+    if r.impl_id.is_cuda and facts is not None:
+        m, n, k = facts.tile
+        cfg = {"block_m": m, "block_n": n, "block_k": k, "threads": facts.threads, **cfg}
+    return cfg
+
+
+def _config_json(r: Result) -> str | None:
+    cfg = config(r)
+    return json.dumps(cfg, sort_keys=True) if cfg else None
+
+
+def _autotuned(r: Result) -> bool:
+    cfg = r.resources.config if r.resources is not None and r.resources.config else {}
+    return isinstance(cfg.get("autotuned"), dict)
+
+
+def _setting(name: str) -> Callable[[Result, Measured], Value]:
+    def value(r: Result, m: Measured) -> Value:
+        v = config(r).get(name)
+        return v if isinstance(v, (int, float, str, bool)) else None
+    return value
+
+
+def _threads(r: Result, m: Measured) -> Value:
+    cfg = config(r)
+    if "threads" in cfg:
+        return int(cfg["threads"])
+    return 32 * int(cfg["num_warps"]) if isinstance(cfg.get("num_warps"), int) else None
+
+
+def _timing(name: str) -> Callable[[Result, Measured], Value]:
+    return lambda r, m: getattr(r.timing, name) if r.timing is not None else None
+
+
+def _figure(name: str) -> Callable[[Result, Measured], Value]:
+    return lambda r, m: getattr(r.figures, name) if r.figures is not None else None
+
+
+def _resource(name: str) -> Callable[[Result, Measured], Value]:
+    return lambda r, m: getattr(r.resources, name) if r.resources is not None else None
+
+
+def _pct(index: int) -> Callable[[Result, Measured], Value]:
+    """The % of cuBLAS (0), its interval's low (1) and high (2) end, as the analysis has them."""
+    def value(r: Result, m: Measured) -> Value:
+        return m.interval(r)[index] if r.timed else None
+    return value
+
+
+# The relations a row is compared in (harness/analysis/record.py), by the prefix of their columns.
+RELATIONS: dict[str, tuple[str, str]] = {
+    "cublas": ("cublas", "the cuBLAS of its precision class"),
+    "tutorial": ("triton-baseline", "the Triton tutorial GEMM of its class (Triton rows)"),
+    "vs_cuda": ("counterpart", "its CUDA kernel (Triton rows)"),
+    "step": ("step", "the rung before it on its ladder, in the same model"),
+    "aa": ("aa", "itself timed as a second entry (the A/A control, `rosetta run --aa`)"),
+    "beside": ("beside", "the catalog kernel a user's pair was declared beside, in the same model"),
+}
+
+
+def _comparison(prefix: str, r: Result, m: Measured) -> Comparison | None:
+    return m.vs(r, RELATIONS[prefix][0]) if r.timed else None
+
+
+def _verdict_columns(prefix: str) -> list[Column]:
+    against = RELATIONS[prefix][1]
+
+    def part(get: Callable[[Comparison], Value]) -> Callable[[Result, Measured], Value]:
+        def value(r: Result, m: Measured) -> Value:
+            c = _comparison(prefix, r, m)
+            return get(c) if c is not None else None
+        return value
+
+    out = [] if prefix == "cublas" else [
+        Column(f"{prefix}_time_ratio", f"time over the time of {against} (below 1: faster)", part(lambda c: c.ratio)),
+        Column(f"{prefix}_lo", "the 95% interval of that ratio, low end",
+               part(lambda c: c.verdict.time.lo if c.verdict else None)),
+        Column(f"{prefix}_hi", "its high end", part(lambda c: c.verdict.time.hi if c.verdict else None))]
+    out += [Column(f"{prefix}_call", f"the call against {against}: FAST, SLOW, SAME or AMBIGUOUS (empty for a file "
+                   "of single bursts)", part(lambda c: c.call.value if c.call else None)),
+            Column(f"{prefix}_cycles_call", "the same call made in SM cycles (empty where the clock was not read)",
+                   part(lambda c: c.verdict.cycles.call.value if c.verdict and c.verdict.cycles else None))]
+    if prefix in ("cublas", "step", "beside"):
+        out.append(Column(f"{prefix}_reference", "the row it is compared with: kernel [implementation], or the "
+                          "baseline's name", part(lambda c: f"{c.reference[0]} [{c.reference[1]}]"
+                                                  if c.reference[0] else c.reference[1])))
+    return out
+
+
+LAYERS = ("exact", "random", "subnormal", "scaled")
+
+
+def _layer(layer: str, field: str) -> Callable[[Result, Measured], Value]:
+    def value(r: Result, m: Measured) -> Value:
+        v: Verdict | None = r.numerics.layers.get(layer) if r.numerics is not None else None
+        return getattr(v, field) if v is not None else None
+    return value
+
+
+def _layer_columns(layer: str) -> list[Column]:
+    exact = layer == "exact"
+    out = [Column(f"{layer}_passed", f"the {layer} layer passed (empty: not run)", _layer(layer, "passed")),
+           Column(f"{layer}_error", f"its normwise forward error{' (0 for bit-exact)' if exact else ''}",
+                  _layer(layer, "error"))]
+    if not exact:
+        out += [Column(f"{layer}_componentwise", "its componentwise forward error (worst output)",
+                       _layer(layer, "componentwise")),
+                Column(f"{layer}_bound", "the bound both errors are held to", _layer(layer, "bound")),
+                Column(f"{layer}_vendor_error", "cuBLAS fp32's normwise error on the same inputs (fp32-class rows)",
+                       _layer(layer, "vendor_error"))]
+    return out
+
+
+def _facts(name: str) -> Callable[[Result, Measured], Value]:
+    def value(r: Result, m: Measured) -> Value:
+        facts = r.kernel_facts
+        return getattr(facts, name) if facts is not None else None
+    return value
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("file", "the results file", lambda r, m: m.file.path.name if m.file.path else None),
+    Column("device", "the GPU that measured it (cpu for the CPU tier)", lambda r, m: r.device),
+    Column("gpu", "which of the host's GPUs, in a --gpus run", lambda r, m: r.gpu),
+    Column("problem", "the problem as the report names it", lambda r, m: r.problem.label),
+    Column("op", "sgemm or sgemv", lambda r, m: r.op),
+    Column("M", "rows of A and C (sgemv: of A and y)", lambda r, m: r.problem.M),
+    Column("N", "columns of B and C (sgemv: of A)", lambda r, m: r.problem.N),
+    Column("K", "the inner dimension (1 for sgemv)", lambda r, m: r.problem.K),
+    Column("alpha", "C = alpha*A*B + beta*C", lambda r, m: r.problem.alpha),
+    Column("beta", "the scalar of C (C is not read where it is 0)", lambda r, m: r.problem.beta),
+    Column("kernel", "the kernel's id (empty for a baseline)", lambda r, m: r.kernel),
+    Column("impl", "the implementation: cuda, cuda:cupy, triton:<form>, or a baseline's name", lambda r, m: r.impl),
+    Column("model", "cuda, triton, or the baseline's name", lambda r, m: r.model),
+    Column("label", "how tables name the implementation", lambda r, m: r.label),
+    Column("idea", "the kernel's idea, as the run recorded it", _facts("idea")),
+    Column("seed", "the document the kernel is from (empty: tile-rosetta's own or a user's pair)", _facts("seed")),
+    Column("declared", "a user's own pair (rosetta run --pair)",
+           lambda r, m: bool(r.kernel and r.kernel in m.catalog.by_id and m.catalog.by_id[r.kernel].declared)),
+    Column("precision", "the precision class: fp32, tf32, 3xtf32, bf16x3, bf16x6", lambda r, m: r.precision),
+    Column("precision_label", "the class as the report names it, caveat included",
+           lambda r, m: precision_label(r.precision)),
+    Column("b_layout", "row (B is K x N) or kmajor (B^T stored)", _facts("b_layout")),
+    Column("status", "ok, failed, skipped or compiled (CPU tier: built, not run)", lambda r, m: r.status.value),
+    Column("reason", "why it failed, was skipped or was not run", lambda r, m: r.reason or None),
+    Column("config", "the configuration that ran, as JSON: a Triton launch's settings with the autotuner's choice, "
+           "a CUDA kernel's tile and threads", lambda r, m: _config_json(r)),
+    Column("autotuned", "the configuration is an autotuner's choice", lambda r, m: _autotuned(r)),
+    Column("block_m", "output rows per block or program, as run", _setting("block_m")),
+    Column("block_n", "output columns per block or program (sgemv: columns per step)", _setting("block_n")),
+    Column("block_k", "the K step", _setting("block_k")),
+    Column("num_warps", "Triton's warps per program", _setting("num_warps")),
+    Column("num_stages", "Triton's pipeline stages", _setting("num_stages")),
+    Column("threads", "threads per block or program", _threads),
+    Column("median_ms", "median device time of one run, ms (L2 flushed before each)", _timing("median_ms")),
+    Column("p20_ms", "20th percentile", _timing("p20_ms")),
+    Column("p80_ms", "80th percentile", _timing("p80_ms")),
+    Column("min_ms", "fastest run", _timing("min_ms")),
+    Column("max_ms", "slowest run", _timing("max_ms")),
+    Column("runs", "timed runs", _timing("runs")),
+    Column("rounds", "interleaved rounds it took part in",
+           lambda r, m: r.timing.samples.rounds if r.timing is not None and r.timing.samples is not None else None),
+    Column("clock_mhz", "mean SM clock over its timed runs, MHz",
+           lambda r, m: r.timing.clock_mhz if r.timing is not None else None),
+    Column("throttled_runs", "runs below the throttle threshold of the GPU's maximum clock",
+           lambda r, m: r.timing.samples.throttled_count if r.timing is not None and r.timing.samples else None),
+    Column("tflops", "2*M*N*K / median time (sgemm)", _figure("tflops")),
+    Column("gbps", "bytes of A, x and y (sgemv) or of A, B and C once / median time", _figure("gbps")),
+    Column("intensity", "FLOP per byte its tiling must move", _figure("intensity")),
+    Column("pct_peak", "% of the measured FP32 FMA peak (sgemm fp32) or copy bandwidth (sgemv)", _figure("pct_peak")),
+    Column("pct_cublas", "% of the speed of the cuBLAS of its class on the same problem (the analysis's estimate)",
+           _pct(0)),
+    Column("pct_cublas_lo", "its 95% interval, low end", _pct(1)),
+    Column("pct_cublas_hi", "its high end", _pct(2)),
+    *_verdict_columns("cublas"),
+    *_verdict_columns("tutorial"),
+    *_verdict_columns("vs_cuda"),
+    *_verdict_columns("step"),
+    *_verdict_columns("aa"),
+    *_verdict_columns("beside"),
+    Column("numerics_passed", "every numerics layer and the beta = 0 test passed",
+           lambda r, m: r.numerics.passed if r.numerics is not None else None),
+    *(c for layer in LAYERS for c in _layer_columns(layer)),
+    Column("beta0_observed", "with beta = 0 and NaN in C: honours or leaks NaN",
+           lambda r, m: r.numerics.beta0.observed if r.numerics is not None and r.numerics.beta0 else None),
+    Column("beta0_declared", "what the kernel declares",
+           lambda r, m: r.numerics.beta0.declared if r.numerics is not None and r.numerics.beta0 else None),
+    Column("registers", "registers per thread", _resource("registers")),
+    Column("spills", "bytes spilled (ptxas)", _resource("spills")),
+    Column("shared_bytes", "shared memory per block, bytes", _resource("shared_bytes")),
+    Column("local_bytes", "local memory per thread, bytes", _resource("local_bytes")),
+    Column("occupancy", "theoretical sm_90 occupancy, 0 to 1", _resource("occupancy")),
+    Column("resources_source", "how the resources were read", lambda r, m: (r.resources.source or None)
+           if r.resources is not None else None),
+    Column("pack_ms", "one-off time of packing B to K-major (not in median_ms)", lambda r, m: r.pack_ms),
+)
+
+SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("file", "the results file"),
+    ("problem", "the problem as the report names it"),
+    ("op", "sgemm or sgemv"),
+    ("M", "the problem's dimensions, as in the first table"), ("N", ""), ("K", ""),
+    ("kernel", "the kernel's id (empty for a baseline)"),
+    ("impl", "the implementation"),
+    ("precision", "the precision class"),
+    ("entry", "main, or aa for the A/A control's second entry"),
+    ("round", "the interleaved round, from 0"),
+    ("position", "its place in that round's shuffled order, from 0"),
+    ("run", "the run within its burst, from 0"),
+    ("ms", "device time of the run, ms"),
+    ("sm_clock_mhz", "mean SM clock over the run's window, MHz (empty: not read)"),
+    ("sm_cycles", "SM cycles of the run: ms x MHz x 1000 (empty: no clock)"),
+    ("throttled", "below the throttle threshold of the GPU's maximum clock"),
+    ("batch", "runs of one batch were taken in the same rounds (pairable round by round)"),
+)
+
+
+def rows(m: Measured) -> Iterator[dict[str, Value]]:
+    """A row per record (implementation and problem), in the page's order."""
+    for r in sorted(m.all, key=lambda r: (m.problems.index(r.problem), m.order(r))):
+        yield {c.name: c.value(r, m) for c in COLUMNS}
+
+
+def sample_rows(m: Measured) -> Iterator[dict[str, Value]]:
+    """A row per timed run of every record that kept its samples (files from before the rounds have none)."""
+    for r in sorted(m.all, key=lambda r: (m.problems.index(r.problem), m.order(r))):
+        if r.timing is None:
+            continue
+        for entry, samples in (("main", r.timing.samples), ("aa", r.timing.aa)):
+            if samples is None:
+                continue
+            cycles = samples.cycles
+            for rnd, idx in enumerate(samples.by_round()):
+                for run, i in enumerate(idx):
+                    yield {"file": m.file.path.name if m.file.path else None, "problem": r.problem.label,
+                           "op": r.op, "M": r.problem.M, "N": r.problem.N, "K": r.problem.K, "kernel": r.kernel,
+                           "impl": r.impl, "precision": r.precision, "entry": entry, "round": rnd,
+                           "position": samples.order[rnd], "run": run, "ms": samples.ms[i],
+                           "sm_clock_mhz": samples.mhz[i],
+                           "sm_cycles": round(cycles[i] * 1e6) if cycles[i] is not None else None,
+                           "throttled": samples.throttled(i), "batch": samples.batch}
+
+
+def markdown() -> str:
+    """The two tables of columns as docs/export.md shows them (a test holds the page to this)."""
+    lines = ["`--csv`: a row per implementation and problem.", "", "| column | what it holds |", "|---|---|"]
+    lines += [f"| `{c.name}` | {c.doc} |" for c in COLUMNS]
+    lines += ["", "`--samples`: a row per timed run.", "", "| column | what it holds |", "|---|---|"]
+    lines += [f"| `{name}` | {doc} |" for name, doc in SAMPLE_COLUMNS]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")
