@@ -28,9 +28,14 @@ def add_clock(sub: argparse._SubParsersAction) -> None:
 def cmd_clock(args: argparse.Namespace) -> int:
     if not args.results and not args.measure:
         raise UserError("give results files to examine, or --measure to measure the probe on this GPU")
+    from harness.cli_paths import output_folder, results_in
+
+    loaded = [(Path(name), results_in(name, "clock")) for name in args.results]  # every file checked before any output
+    if args.measure:
+        output_folder(args.out, "--out", default=args.out == DEFAULT_OUT)
     out = console()
-    for name in args.results:
-        _examine(Path(name), out)
+    for path, results in loaded:
+        _examine(path, results.results, out)
     if args.measure:
         if not env.has_gpu():
             raise UserError(f"clock --measure needs a GPU ({env.gpu_reason()})")
@@ -47,14 +52,10 @@ def cmd_clock(args: argparse.Namespace) -> int:
     return 0
 
 
-def _examine(path: Path, out) -> None:
+def _examine(path: Path, results: list, out) -> None:
     from harness.analysis import clock
-    from harness.records.file import load
     from harness.term_table import Column, print_table
 
-    if not path.is_file():
-        raise UserError(f"{path}: no such results file")
-    results = load(path).results
     every = clock.overall(results)
     if every is None:
         out.print(f"{path.name}: no clock readings with the GPU's maximum recorded", markup=False)

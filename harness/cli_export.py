@@ -35,9 +35,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     from harness.analysis.export import COLUMNS, SAMPLE_COLUMNS, rows, sample_rows
     from harness.analysis.measured import Measured
     from harness.analysis.record import read_beside
-    from harness.records.file import load
+    from harness.cli_paths import output_file, results_in
 
-    results = load(args.results)  # ValueError naming the line for a file that is not a results file
+    # every path checked before anything is written: the results file, then each file to write
+    results = results_in(args.results, "export")
+    for flag, target in (("--csv", args.csv), ("--samples", args.samples)):
+        if target and target != "-":
+            output_file(target, flag)
     # the file's analysis record (the verdicts its page shows); made now, the same way, where it is missing or stale
     m = Measured(results, read_beside(Path(args.results)))
     for target, names, table in ((args.csv, [c.name for c in COLUMNS], rows),

@@ -79,7 +79,7 @@ def test_a_document_step_reads_its_own_gain_not_another_documents(m: Measured) -
 
 
 def test_the_page_diffs_each_step_against_the_file_it_is_measured_against(m: Measured) -> None:
-    planner = SourcePlanner(m.catalog.kernels)
+    planner = SourcePlanner(m)
     shown = {}
     for idea, kernels in m.ideas:
         for source in planner.cuda(kernels, idea.key, idea.title):

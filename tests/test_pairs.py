@@ -113,7 +113,9 @@ def test_a_page_shows_a_declared_kernels_code_as_the_record_keeps_it_without_its
     port = replace(pair.counterpart, file="nowhere/moved.py", code="# the port as it was run\n")
     gone = replace(pair.kernel, file="nowhere/moved.cu", code="// the code as it was run\n__global__ void k() {}\n",
                    counterparts=(port,))
-    planner = SourcePlanner()
+    from harness.analysis.measured import Measured
+
+    planner = SourcePlanner(Measured.of([]))
     (cuda,) = planner.cuda([gone], "a", "t")
     (port,) = planner.triton([gone], "a", "t")
     assert cuda.path == "nowhere/moved.cu" and "the code as it was run" in cuda.code
@@ -185,7 +187,7 @@ REFUSALS = {
     "a Triton parameter the suite does not give": (
         lambda t: [_port_copy(t, "K, alpha, beta,", "K, alpha, beta, lda,", "port_lda")],
         "the kernel's parameter lda: none the suite gives"),
-    "a catalog kernel that is not there": (lambda t: ["beside=s004.block_tiling"], "unknown kernel id"),
+    "a catalog kernel that is not there": (lambda t: ["beside=s004.no_such_kernel"], "no kernel id"),
     "a Python file named like an installed module": (
         lambda t: [f"triton.file={shutil.copy(EXAMPLE / 'sgemm_blocked_port.py', t / 'json.py')}"],
         "is imported by its name, 'json', which is already"),

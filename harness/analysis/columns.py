@@ -80,6 +80,8 @@ def _headline_row(m: Measured, h: HeadlineRow) -> str:
 
 
 def _cublas_rate(r: Result) -> str:
+    if r.rate is None:
+        return "not timed"
     return f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm" else f"{fmt.gbps(r.rate)} GB/s"  # type: ignore[arg-type]
 
 

@@ -248,8 +248,10 @@ SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("position", "its place in that round's shuffled order, from 0"),
     ("run", "the run within its burst, from 0"),
     ("ms", "device time of the run, ms"),
-    ("sm_clock_mhz", "mean SM clock over the run's window, MHz (empty: not read)"),
-    ("sm_cycles", "SM cycles of the run: ms x MHz x 1000 (empty: no clock)"),
+    ("sm_clock_mhz", "mean SM clock over the run's window as the probe read it, MHz (empty: not read)"),
+    ("sm_clock_used_mhz", "the same, a reading above the GPU's maximum SM clock brought down to it: the clock the "
+                          "cycles and the cycles calls use, MHz"),
+    ("sm_cycles", "SM cycles of the run: ms x sm_clock_used_mhz x 1000 (empty: no clock)"),
     ("throttled", "below the throttle threshold of the GPU's maximum clock"),
     ("batch", "runs of one batch were taken in the same rounds (pairable round by round)"),
 )
@@ -269,14 +271,14 @@ def sample_rows(m: Measured) -> Iterator[dict[str, Value]]:
         for entry, samples in (("main", r.timing.samples), ("aa", r.timing.aa)):
             if samples is None:
                 continue
-            cycles = samples.cycles
+            cycles, used = samples.cycles, samples.clock
             for rnd, idx in enumerate(samples.by_round()):
                 for run, i in enumerate(idx):
                     yield {"file": m.file.path.name if m.file.path else None, "problem": r.problem.label,
                            "op": r.op, "M": r.problem.M, "N": r.problem.N, "K": r.problem.K, "kernel": r.kernel,
                            "impl": r.impl, "precision": r.precision, "entry": entry, "round": rnd,
                            "position": samples.order[rnd], "run": run, "ms": samples.ms[i],
-                           "sm_clock_mhz": samples.mhz[i],
+                           "sm_clock_mhz": samples.mhz[i], "sm_clock_used_mhz": used[i],
                            "sm_cycles": round(cycles[i] * 1e6) if cycles[i] is not None else None,
                            "throttled": samples.throttled(i), "batch": samples.batch}
 

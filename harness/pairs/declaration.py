@@ -187,10 +187,13 @@ def read(words: list[str]) -> Declaration:
     where, folder = COMMAND_LINE, Path.cwd()
     rest = list(words)
     if "=" not in rest[0]:
-        path = Path(rest.pop(0))
+        given = rest.pop(0)
+        path = Path(given)
         where = _shown(path)
+        if path.is_dir():
+            raise PairError(f"pair declaration {given}: a folder is there, where a declaration file is needed")
         if not path.is_file():
-            raise PairError(f"pair declaration {where}: no such file")
+            raise PairError(f"pair declaration {given}: no such file")
         base, folder = load_toml(path), path.resolve().parent
     for word in rest:
         key, eq, value = word.partition("=")
