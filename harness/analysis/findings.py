@@ -317,4 +317,8 @@ def _failures(m: Measured) -> list[Finding]:
               and r.numerics.random.error is not None]
     if not checked or not errors or any(r.timed for r in m.all):
         return []
-    return [Finding("numerics", figures={"checked": len(checked), "errors": [min(errors), max(errors)]})]
+    # the layers the records hold, in the order they are checked (older files have fewer)
+    layers = list(dict.fromkeys(name for r in checked if r.numerics for name in r.numerics.layers))
+    unchecked = sum(bool(r.numerics and r.numerics.not_checked) for r in checked)
+    return [Finding("numerics", figures={"checked": len(checked), "errors": [min(errors), max(errors)],
+                                         "layers": layers, "not_checked": unchecked})]

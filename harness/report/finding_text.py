@@ -322,8 +322,13 @@ def _failures(f: Finding, m: Measured) -> list[Inline]:
 
 def _numerics(f: Finding, m: Measured) -> list[Inline]:
     lo, hi = f.figures["errors"]
-    return [f"All {f.figures['checked']} implementations checked here pass both numerics layers, with "
-            f"forward errors from {fmt.sci(lo)} to {fmt.sci(hi)}."]
+    layers = f.figures.get("layers") or []  # analysis records from before the layers were named say none
+    which = f"the {len(layers)} numerics layers ({', '.join(layers)})" if layers else "every numerics layer"
+    unchecked = f.figures.get("not_checked") or 0
+    return [f"All {f.figures['checked']} implementations checked here pass {which} of their precision class, with "
+            f"forward errors from {fmt.sci(lo)} to {fmt.sci(hi)}"
+            + (f"; {unchecked} of them were not checked at their class's precision on a CPU (an fp32 result held to "
+               f"its bounds)." if unchecked else ".")]
 
 
 _WORDS: dict[str, Callable[[Finding, Measured], list[Inline]]] = {

@@ -38,7 +38,14 @@ def verdict(r: Result) -> str:
         reason = " ".join(r.reason.split())
         return "FAIL: " + (reason[:80] + "…" if len(reason) > 80 else reason)
     error = r.numerics.random.error if r.numerics and r.numerics.random else None
-    text = "ok" + (f", err {error:.1e}" if error is not None else "")
+    err = f", err {error:.1e}" if error is not None else ""
+    found = PRECISION_CLASSES.get(r.precision)  # type: ignore[call-overload]
+    if r.numerics is not None and r.numerics.not_checked:  # its class's rounding not reproduced here: fp32 was checked
+        text = r.numerics.not_checked + err
+    elif found is not None and not found.fp32_accurate:  # passed its own class's bounds, not fp32's: say which
+        text = f"ok as {found.text}{err}"
+    else:
+        text = "ok" + err
     flags = r.timing.flags if r.timing else []
     return text + (" [" + "; ".join(flags) + "]" if flags else "")
 
