@@ -303,4 +303,5 @@ def test_ci_proves_the_claims_on_every_tested_triton():
 
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text(encoding="utf-8")
     assert "from harness.claims.compilers import tested" in ci and 'tested()["triton"]' in ci
-    assert '"triton==$version.*"' in ci and "tests/test_mapping_claims.py" in ci and "tests/test_tiny_launches.py" in ci
+    assert '"triton==$version.*"' in ci and "nvrtc_version()" in ci
+    assert "tests/test_mapping_claims.py" in ci and "tests/test_tiny_launches.py" in ci
