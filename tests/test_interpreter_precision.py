@@ -12,6 +12,8 @@ import json
 import numpy as np
 import pytest
 import torch
+import triton
+import triton.language as tl
 
 from harness import numerics
 from harness.launch import interpreter_precision as ip
@@ -106,6 +108,29 @@ def interpreting(device):
     if device != "cpu":
         pytest.skip("Triton's interpreter: the CPU tier")
     assert ip.install() == ip.ROUNDED, "this Triton's interpreter is not the one the rounding wraps"
+
+
+@triton.jit
+def _one_dot(A, B, C, PRECISION: tl.constexpr):
+    r = tl.arange(0, 16)
+    a = tl.load(A + r[:, None] * 16 + r[None, :])
+    b = tl.load(B + r[:, None] * 16 + r[None, :])
+    tl.store(C + r[:, None] * 16 + r[None, :], tl.dot(a, b, input_precision=PRECISION))
+
+
+@pytest.mark.parametrize("precision", ["ieee", *ip.ROUNDED])
+def test_the_interpreters_tl_dot_is_the_rounded_dot_of_its_precision(precision, interpreting):
+    """Through Triton's own interpreter (a kernel of one dot, no loop: it runs on every tested Triton), the dot of
+    each input precision is the module's rounding of it, bit for bit; every class but ieee differs from fp32's."""
+    g = torch.Generator().manual_seed(0)
+    A, B = (torch.ldexp(torch.rand(16, 16, generator=g) * 2 - 1,
+                        torch.randint(-20, 21, (16, 16), generator=g).float()) for _ in range(2))
+    C = torch.full((16, 16), float("nan"))
+    _one_dot[(1,)](A, B, C, PRECISION=precision)
+    want = ip.rounded_dot(A.numpy(), B.numpy(), np.zeros((16, 16), F32), precision)
+    assert torch.equal(C, torch.from_numpy(want))
+    fp32 = ip.rounded_dot(A.numpy(), B.numpy(), np.zeros((16, 16), F32), "ieee")
+    assert np.array_equal(want, fp32) == (precision == "ieee")
 
 
 # K deep enough for bf16x3's 2^-16 per product to stand out of fp32's summation error on scaled elements
