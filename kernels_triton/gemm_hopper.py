@@ -96,6 +96,17 @@ def constexprs(block_m: int, block_n: int, block_k: int, *, group_m: int = 8, nu
             "EPILOGUE_SPLIT": epilogue_split, "USE_TMA": use_tma}
 
 
+def stages_for(K: int, block_k: int, num_stages: int) -> int:
+    """The pipeline depth a launch asks for: one stage where the problem has a single K step.
+
+    With one K step there is nothing to overlap along K, and where K == 1 Triton specialises it to a constant, drops
+    the K loop and pipelines the tile loop instead, keeping every stage's buffers alive through the epilogue's layout
+    conversion: sgemm 1x1x1 at 128 x 256 tiles and 3 stages asked for 278528 bytes of shared memory (Triton 3.6 and
+    3.9 alike), past an H100's 232448, and failed at launch.
+    """
+    return 1 if triton.cdiv(K, block_k) == 1 else num_stages
+
+
 def _scratch_on(device: torch.device):
     def scratch(size: int, alignment: int, stream: int | None) -> torch.Tensor:
         return torch.empty(size, dtype=torch.int8, device=device)
@@ -121,4 +132,4 @@ def launch(A: torch.Tensor, Bt: torch.Tensor, C: torch.Tensor, alpha: float = 1.
                         beta_zero=beta == 0.0, input_precision=input_precision, epilogue_split=epilogue_split,
                         use_tma=use_tma)
     return gemm_hopper_kernel[grid](A, Bt, C, M, N, K, alpha, beta, **consts, num_warps=num_warps,
-                                   num_stages=num_stages)
+                                   num_stages=stages_for(K, block_k, num_stages))

@@ -16,7 +16,7 @@ import torch
 import triton
 import triton.language as tl
 
-from kernels_triton.gemm_hopper import _scratch_on, _tile_coords
+from kernels_triton.gemm_hopper import _scratch_on, _tile_coords, stages_for
 
 _SPLIT_BLOCK = 4096
 
@@ -127,4 +127,4 @@ def launch(A: torch.Tensor, Bt: torch.Tensor, C: torch.Tensor, alpha: float = 1.
     consts = constexprs(block_m, block_n, block_k, group_m=group_m, num_sms=grid[0], warp_specialize=warp_specialize,
                         beta_zero=beta == 0.0, use_tma=K % 4 == 0)
     return gemm_presplit_kernel[grid](a_big, a_small, b_big, b_small, C, M, N, K, alpha, beta, **consts,
-                                     num_warps=num_warps, num_stages=num_stages)
+                                     num_warps=num_warps, num_stages=stages_for(K, block_k, num_stages))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -44,8 +45,15 @@ def test_a_page_shows_the_verdicts_its_record_holds_not_a_compile_of_its_own() -
     # a verdict that fails in the record fails on the page, though today's kernels would pass it
     table = mapping_table(IDEAS["naive"], _measured(ProvenMapping({"naive": [_row(False)]})))
     (proof,) = [row[-1] for row in table.rows]
-    assert proof.text.startswith("✗ fails on s000.gemm_naive [naive]") and proof.cls == "bad"
+    assert proof.text.startswith("✗ not as stated: s000.gemm_naive [naive]") and proof.cls == "bad"
     assert "the kernels this run compiled and measured" in table.notes[-1]
+
+
+def test_a_page_names_the_compiler_a_false_check_was_made_on_and_what_its_code_does() -> None:
+    made = replace(_row(False).verdicts[0], compiler="triton", compiler_version="3.10.0")
+    table = mapping_table(IDEAS["naive"], _measured(ProvenMapping({"naive": [replace(_row(False), verdicts=(made,))]})))
+    (proof,) = [row[-1] for row in table.rows]
+    assert proof.text.startswith(f"✗ not as stated on Triton 3.10.0: s000.gemm_naive [naive]: {made.evidence}")
 
 
 def test_a_record_without_a_proof_shows_the_claims_text_and_says_how_to_prove_them() -> None:

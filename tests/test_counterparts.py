@@ -1,4 +1,4 @@
-"""Every Triton counterpart and the vendor baseline through both numerics layers and the beta == 0 test:
+"""Every Triton counterpart and the vendor baseline through every numerics layer and the beta == 0 test:
 in the interpreter on small, odd shapes in the CPU tier (on the GPU where there is one)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""GPU tier: every CUDA kernel, counterpart and baseline on the GPU through both numerics layers and
+"""GPU tier: every CUDA kernel, counterpart and baseline on the GPU through every numerics layer and
 the beta == 0 test, at the seed's problem and at another shape each kernel's preconditions allow."""
 
 from __future__ import annotations

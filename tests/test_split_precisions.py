@@ -1,9 +1,9 @@
 """Triton's bf16 operand splits as rows of their own precision class, and the numerics that tell fp32-accurate from
 not: the scaled layer, the componentwise error, the records that hold them (older files still load).
 
-CPU tier: the registry, the labels, the layer's operands, the error measures and the records. The interpreter computes
-every tl.dot in fp32 whatever its input_precision (and runs the bf16 splits as "ieee"), so what the splits compute is
-checked on the GPU only: the tests marked gpu at the end.
+CPU tier: the registry, the labels, the layer's operands, the error measures and the records (what the splits compute
+in the interpreter, rounded as on the GPU: tests/test_interpreter_precision.py). The tests marked gpu at the end run
+the splits on the GPU.
 """
 
 from __future__ import annotations
@@ -266,3 +266,4 @@ def test_the_terminal_table_says_under_it_which_marked_class_is_not_fp32_accurat
     lines = buf.getvalue().splitlines()
     assert any("Triton tuned-bf16x3*" in ln for ln in lines) and not any("bf16x6*" in ln for ln in lines)
     assert "* bf16x3: not fp32-accurate" in lines
+    assert any("Triton tuned-bf16x3*" in ln and "ok as bf16x3" in ln for ln in lines), lines

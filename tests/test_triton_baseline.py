@@ -1,8 +1,8 @@
 """The Triton baseline (kernels_triton/gemm_tutorial.py): the tutorial-03 GEMM beside cuBLAS in every sgemm problem,
 in each precision class, judged like any Triton row and never taken for the cuBLAS yardstick.
 
-The CPU tier runs it in Triton's interpreter (ieee: the interpreter ignores input_precision); the tests marked `gpu`
-run all three classes through the numerics layers on the GPU.
+The CPU tier runs all three classes in Triton's interpreter, rounded as on the GPU (harness/launch/
+interpreter_precision.py); the tests marked `gpu` run them through the numerics layers on the GPU.
 """
 
 from __future__ import annotations
@@ -166,15 +166,14 @@ def test_binding_refuses_what_is_not_an_sgemm_of_fp32_operands(device):
 
 
 # ------------------------------------------------------------------------------------------------------ CPU tier
-def test_the_cpu_plan_runs_the_ieee_triton_baseline_on_a_small_odd_shape():
+def test_the_cpu_plan_runs_the_triton_baseline_of_each_class_on_a_small_odd_shape():
     from kernels_triton.gemm_tutorial import INTERPRETER_CONFIGS
 
     plan = dict(cpu_plan(list(KERNELS), [*DEFAULT_SGEMM]))
     p = triton_tutorial.CPU_PROBLEM
-    assert [(k.kernel, k.impl.to_json(), k.op) for k in plan[p][:2]] == [(None, "cublas", "sgemm"),
-                                                                       (None, "triton-tutorial", "sgemm")]
-    assert not any(k.impl.to_json() in ("triton-tutorial-tf32", "triton-tutorial-3xtf32")
-                   for keys in plan.values() for k in keys)
+    assert [(k.kernel, k.impl.to_json(), k.op) for k in plan[p][:4]] == [(None, "cublas", "sgemm"),
+                                                                       *((None, n, "sgemm") for n in NAMES)]
+    assert sum(k.impl.is_triton_baseline for keys in plan.values() for k in keys) == len(NAMES)
     assert p.M % 2 and p.N % 2 and p.K % 2
     cfg = INTERPRETER_CONFIGS[0].kwargs
     # two full programs a side and a partial one; two full K steps and a partial one
@@ -185,14 +184,16 @@ def test_the_cpu_plan_runs_the_ieee_triton_baseline_on_a_small_odd_shape():
     assert not any(k.impl.is_triton_baseline for _, keys in sgemv_only for k in keys)
 
 
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("shape", [triton_tutorial.CPU_PROBLEM, Problem("sgemm", 64, 128, 64)], ids=["odd", "aligned"])
-def test_the_triton_baseline_passes_the_numerics_layers_in_the_interpreter(shape, device):
-    impl = Impl("triton-tutorial", "sgemm")
+def test_the_triton_baseline_passes_the_numerics_layers_of_its_class(shape, name, device):
+    impl = Impl(name, "sgemm")
     result = check_numerics(impl, ProblemContext(shape, torch.device(device), seed=2024), device)
-    assert result.passed, result
+    assert result.passed and not result.not_checked, result
     assert result.exact.passed and result.exact.error == 0.0
-    # judged like a Triton row: the fp32 bound and the vendor's own error on the same inputs
-    assert result.random.vendor_error is not None and result.random.bound == error_bound(shape)
+    # judged like a Triton row of its class: its bound, and where fp32-accurate the vendor's error on the same inputs
+    assert result.random.bound == error_bound(shape, precision=impl.precision)
+    assert (result.random.vendor_error is not None) == (not impl.tf32)
     assert result.beta0.observed == "honours"
 
 

@@ -9,6 +9,8 @@ import torch
 import triton
 import triton.language as tl
 
+from harness import env
+from harness.launch import interpreter_precision
 from harness.launch.implementations import Impl
 from harness.problems import Problem
 
@@ -41,7 +43,7 @@ def _wrong_tile_kernel(A, B, C, M, N, K, alpha, beta, BLOCK: tl.constexpr, BUG: 
         b = tl.load(B + kk[:, None] * N + cols[None, :], mask=(kk[:, None] < K) & (cols[None, :] < N), other=0.0)
         if BUG == "tf32":
             acc = tl.dot(a, b, acc, input_precision="tf32")
-        elif BUG == "bf16x3_dot":  # Triton's own bf16x3 on a row declared fp32 (the interpreter cannot run it: GPU)
+        elif BUG == "bf16x3_dot":  # Triton's own bf16x3 on a row declared fp32
             acc = tl.dot(a, b, acc, input_precision="bf16x3")
         elif BUG == "bf16x3":
             # Triton's bf16x3 split written out, so the interpreter computes it too: two bf16 parts per operand
@@ -68,8 +70,9 @@ def _wrong_tile_kernel(A, B, C, M, N, K, alpha, beta, BLOCK: tl.constexpr, BUG: 
 
 
 BUGS = ("swap_grid", "skip_last_k", "skip_row", "tf32", "zeros", "ignore_beta", "bf16x3", "bf16x3_dot")
-# Bugs only a GPU can show: the interpreter computes every tl.dot in fp32 (and refuses bf16x3)
-GPU_ONLY = ("tf32", "bf16x3_dot")
+# Bugs of a reduced-precision tl.dot, which the interpreter computes at its precision once it rounds that class
+# (harness/launch/interpreter_precision.py)
+REDUCED_PRECISION = {"tf32": "tf32", "bf16x3_dot": "bf16x3"}
 
 
 def launch(bug: str, A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float, beta: float) -> None:
@@ -95,5 +98,7 @@ class WrongImpl(Impl):
         return []
 
     def bind(self, tensors: dict, alpha: float = 1.0, beta: float = 0.0, device_type: str = "cuda"):
+        if env.interpreting():  # its reduced-precision dots rounded as the GPU's
+            interpreter_precision.install()
         A, B, C = tensors["A"], tensors["B"], tensors["C"]
         return lambda: launch(self.bug, A, B, C, alpha, beta)

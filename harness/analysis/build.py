@@ -18,7 +18,7 @@ def build(results: Results, prove_mapping: bool = True) -> Analysis:
     an = analyse(results.results, results.path.name, catalog_of(results.header))
     an.findings = findings(Measured(results, an))
     if prove_mapping:
-        an.mapping = prove(results.results)
+        an.mapping = prove(results.results, results.header.versions)
     return an
 
 

@@ -868,6 +868,8 @@ class Numerics(Found):
     KIND: ClassVar[str] = "numerics"
     checked: int = 0
     errors: tuple[float, float] = (0.0, 0.0)
+    layers: tuple[str, ...] = ()      # the layers the records hold, in the order they are checked (older files: fewer)
+    not_checked: int = 0              # rows whose class's rounding the CPU did not reproduce (an fp32 result checked)
 
     @classmethod
     def find(cls, m: Measured) -> list[Found]:
@@ -875,12 +877,18 @@ class Numerics(Found):
         errors = [e for r in checked if (e := _error(r)) is not None]
         if not checked or not errors or any(r.timed for r in m.all) or any(r.status is Status.FAILED for r in m.all):
             return []
-        return [cls("", len(checked), (min(errors), max(errors)))]
+        layers = tuple(dict.fromkeys(name for r in checked if r.numerics for name in r.numerics.layers))
+        unchecked = sum(bool(r.numerics and r.numerics.not_checked) for r in checked)
+        return [cls("", len(checked), (min(errors), max(errors)), layers, unchecked)]
 
     def words(self, m: Measured) -> list[Inline]:
         lo, hi = self.errors
-        return [f"All {self.checked} implementations checked here pass both numerics layers, with forward errors "
-                f"from {fmt.sci(lo)} to {fmt.sci(hi)}."]
+        which = (f"the {len(self.layers)} numerics layers ({', '.join(self.layers)})" if self.layers
+                 else "every numerics layer")
+        return [f"All {self.checked} implementations checked here pass {which} of their precision class, with "
+                f"forward errors from {fmt.sci(lo)} to {fmt.sci(hi)}"
+                + (f"; {self.not_checked} of them were not checked at their class's precision on a CPU (an fp32 "
+                   "result held to its bounds)." if self.not_checked else ".")]
 
     def evidence(self, m: Measured) -> Link:
         return Link("All results", anchors.href(anchors.RESULTS))

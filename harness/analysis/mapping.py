@@ -18,6 +18,7 @@ from typing import Literal
 from harness.analysis.proven import NO_EVIDENCE, ProvenMapping, Row, Verdict
 from harness.catalog_types.evidence import Evidence, KernelEvidence
 from harness.claims import Check, Claim, Side, claims, pick
+from harness.claims.compilers import side_compiler
 from harness.records.lines import Result
 from harness.registry import KERNELS, Kernel
 
@@ -25,8 +26,10 @@ __all__ = ["NO_EVIDENCE", "ProvenMapping", "Row", "Verdict", "check_claim", "eva
 
 def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton"], check: Side, ev: Evidence,
              evidence: KernelEvidence) -> Verdict:
+    compiler = side_compiler(side)
     base = {"idea": idea, "decision": claim.decision, "kernel": ev.kernel.id, "side": side,
-            "form": ev.form if side == "triton" else "", "where": evidence.where}
+            "form": ev.form if side == "triton" else "", "where": evidence.where, "compiler": compiler,
+            "compiler_version": evidence.compilers.get(compiler, "")}
     numbers = ev.cuda if side == "cuda" else ev.triton
     failed = [evidence.errors[s] for s in ("cuda", ev.form if side == "triton" else "cuda") if s in evidence.errors]
     if failed:
@@ -41,7 +44,7 @@ def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton"], check: Si
 
 def check_claim(idea: str, claim: Claim, evidence: KernelEvidence) -> list[Verdict]:
     """A claim's verdicts on one kernel: its CUDA side once, its Triton side once per counterpart form."""
-    cuda_ev = Evidence(evidence.kernel, evidence.cuda)
+    cuda_ev = Evidence(evidence.kernel, evidence.cuda, compilers=evidence.compilers)
     out = [_verdict(idea, claim, "cuda", claim.cuda_check, cuda_ev, evidence)]
     out += [_verdict(idea, claim, "triton", claim.triton_check, ev, evidence) for ev in evidence.sides()]
     return out
@@ -77,13 +80,13 @@ def rows(idea_key: str, evidence: Mapping[str, KernelEvidence] | None = None, pr
     return out
 
 
-def _idea_rows(idea_key: str, results: list[Result]) -> list[Row]:
-    """One idea proven on the run's own evidence where it has it; the kernels it did not compile, and those recorded
-    before a fact existed, compiled ahead of time."""
+def _idea_rows(idea_key: str, results: list[Result], compilers: Mapping[str, str]) -> list[Row]:
+    """One idea proven on the run's own evidence where it has it (made by the run's `compilers`); the kernels it did
+    not compile, and those recorded before a fact existed, compiled ahead of time."""
     from harness.analysis.recorded_evidence import from_run
 
     kernels = [k for k in KERNELS if k.idea == idea_key]
-    evidence = from_run(results, kernels)
+    evidence = from_run(results, kernels, compilers)
     missing = [k for k in kernels if k.id not in evidence]
     if missing:
         evidence.update(_gather(missing))
@@ -95,9 +98,10 @@ def _idea_rows(idea_key: str, results: list[Result]) -> list[Row]:
     return found
 
 
-def prove(results: Iterable[Result]) -> ProvenMapping:
-    """The rows of every idea the results measured a kernel of, each proven (see `_idea_rows`). An idea whose
-    kernels cannot be compiled here is recorded as unproven with the reason, and a report shows its text rows."""
+def prove(results: Iterable[Result], compilers: Mapping[str, str] | None = None) -> ProvenMapping:
+    """The rows of every idea the results measured a kernel of, each proven (see `_idea_rows`); `compilers` are the
+    versions the run compiled with (its header's), by name. An idea whose kernels cannot be compiled here is recorded
+    as unproven with the reason, and a report shows its text rows."""
     from harness.claims import CLAIMS
 
     results = list(results)
@@ -105,7 +109,7 @@ def prove(results: Iterable[Result]) -> ProvenMapping:
     out = ProvenMapping()
     for idea in dict.fromkeys(k.idea for k in KERNELS if k.id in measured and k.idea in CLAIMS):
         try:
-            out.rows[idea] = _idea_rows(idea, results)
+            out.rows[idea] = _idea_rows(idea, results, compilers or {})
         except Exception as e:  # no NVRTC, no Triton compile: the claims stay unproven and say why
             out.unproven[idea] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e).strip() else ''}"
     return out

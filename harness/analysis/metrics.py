@@ -19,7 +19,7 @@ from harness.analysis.fmt import Cell
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
-from harness.catalog_types.kernel import Counterpart, Kernel, precision_caveat, precision_label
+from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
 from harness.records.lines import Result, Status
 from harness.term_table import Column
 from harness.timing import SPREAD_LIMIT, THROTTLE_FRACTION
@@ -181,7 +181,15 @@ def _numerics(r: Result) -> tuple[str, str]:
             return f"✗ failed: {fmt.first_line(r.reason, 90)}", "bad"
         return ("not run" if r.status in (Status.COMPILED, Status.SKIPPED) else "—"), "muted"
     if n.passed:
-        return f"✓ exact · ✓ {fmt.sci(n.random.error if n.random else None)}", "ok nowrap"
+        text = f"✓ exact · ✓ {fmt.sci(n.random.error if n.random else None)}"
+        if n.not_checked:  # an fp32 result held to the class's bounds: the class itself was not checked (a CPU)
+            return f"{text} ({n.not_checked})", "warn"
+        found = PRECISION_CLASSES.get(r.precision)  # type: ignore[call-overload]
+        if found is not None and not found.fp32_accurate and found.yardstick == "fp32":
+            return f"{text} as {found.text}, {found.caveat}", "warn"  # its own class's bounds, not fp32's
+        if found is not None and not found.fp32_accurate:
+            return f"{text} as {found.text}", "ok nowrap"
+        return text, "ok nowrap"
     for name, layer in (("exact", n.exact), ("random", n.random)):
         if layer is not None and not layer.passed:
             return f"✗ {name}: {fmt.first_line(layer.reason or 'failed', 90)}", "bad"

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from harness.catalog_types.claim import COMPILER_NAMES
+
 # What a predicate's KeyError says when the evidence has no number of that name (catalog_types/evidence.Numbers).
 NO_EVIDENCE = "no evidence named"
 
@@ -25,10 +27,25 @@ class Verdict:
     evidence: str      # the numbers it read, e.g. "BAR 2, LDS.32 16"
     error: str = ""    # the check could not be evaluated: why (then holds is False)
     where: str = ""    # what was compiled: "sm_90, compiled ahead of time" or a GPU launch
+    # the compiler that made the code the check read, by name ("nvrtc" for the CUDA side, "triton") and version
+    # (empty in records from before they were kept): a proof is a fact about that compiler
+    compiler: str = ""
+    compiler_version: str = ""
 
     @property
     def label(self) -> str:
         return f"{self.kernel} [{self.form or 'cuda'}]"
+
+    @property
+    def made_on(self) -> str:
+        """"Triton 3.9.0"; "" where the record does not say."""
+        return f"{COMPILER_NAMES.get(self.compiler, self.compiler)} {self.compiler_version}".strip()
+
+    @property
+    def changed(self) -> str:
+        """What a check that does not hold says: on which compiler, and what its compiled code does now."""
+        on = f" on {self.made_on}" if self.compiler_version else ""
+        return f"not as stated{on}: {self.label}: {self.error or self.evidence or 'no evidence'}"
 
 
 @dataclass(frozen=True)

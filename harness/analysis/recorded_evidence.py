@@ -9,7 +9,7 @@ again; a kernel the run has no compiled record of is left to the ahead-of-time c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from harness.catalog_types.evidence import KernelEvidence
 from harness.identity import ImplId
@@ -42,8 +42,10 @@ def _compiled(results: list[Result], kernel_id: str, impl: str) -> Result | None
                  and r.resources.registers is not None), None)
 
 
-def from_run(results: Iterable[Result], kernels: list[Kernel]) -> dict[str, KernelEvidence]:
-    """Evidence for each kernel whose CUDA side and every Triton counterpart the run compiled and recorded."""
+def from_run(results: Iterable[Result], kernels: list[Kernel],
+             compilers: Mapping[str, str] | None = None) -> dict[str, KernelEvidence]:
+    """Evidence for each kernel whose CUDA side and every Triton counterpart the run compiled and recorded, made by
+    the run's `compilers` (its header's versions, by name)."""
     results = list(results)
     out: dict[str, KernelEvidence] = {}
     for kernel in kernels:
@@ -55,5 +57,7 @@ def from_run(results: Iterable[Result], kernels: list[Kernel]) -> dict[str, Kern
                   for c in kernel.counterparts if (r := sides[(name := c.name)]) is not None and r.resources}
         out[kernel.id] = KernelEvidence(kernel, cuda_numbers(kernel, _resources(cuda.resources),
                                                              cuda.resources.driver), triton,
-                                        where="the kernels this run compiled and measured")
+                                        where="the kernels this run compiled and measured",
+                                        compilers={k: v for k, v in (compilers or {}).items()
+                                                   if k in ("triton", "nvrtc")})
     return out

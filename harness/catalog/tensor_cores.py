@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness.catalog.seeds.kernels import GEMM_ALPHA_BETA
-from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByKernel, Check, Claim
+from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByCompiler, ByKernel, Check, Claim
 from harness.catalog_types.evidence import Evidence
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import TF32_CONVERSION_TEXT, BLayout, Counterpart, Kernel, Precision, Role
@@ -132,20 +132,22 @@ def _row_major_b(ev: Evidence) -> bool:
     return ev.triton["LDGSTS.32"] + ev.triton["STS.32"] > 0
 
 
-def _split_as_stated(ev: Evidence) -> bool:
+def _split_as_stated(ev: Evidence, remade: bool = False) -> bool:
     """The ttgir's split is the one the form's input_precision names (harness/inspect/evidence.TRITON_SPLITS): its
     dots (bf16 ones for the bf16 splits), per operand parts - 1 subtractions and, for the parts, a cvt.rna.tf32 for
-    tf32x3's big part or one truncf to bf16 per bf16 part, and one NaN guard wherever there is a split."""
+    tf32x3's big part or one truncf to bf16 per bf16 part, and one NaN guard wherever there is a split. `remade`:
+    A's parts but the last are made a second time (parts - 1 more conversions, parts - 2 more subtractions)."""
     n = ev.triton
     dots, parts, bf16 = n["cfg.mma_passes"], n["cfg.split_parts"], n["cfg.split_bf16"]
     if n["cfg.presplit"]:  # split before the product: its ttgir has the dots and nothing of a split
         return (n["ttgir.warp_group_dot"] == dots and n["ttgir.dot_bf16"] + n["ttgir.to_bf16"]
                 + n["ttgir.to_tf32_rna"] + n["ttgir.split_sub"] + n["ttgir.nan_guard"] == 0)
     split = parts > 1
+    again = parts - 1 if remade and split else 0
     return (n["ttgir.warp_group_dot"] == dots and n["ttgir.dot_bf16"] == (dots if bf16 else 0)
-            and n["ttgir.to_bf16"] == (2 * parts if bf16 else 0)
-            and n["ttgir.to_tf32_rna"] == (2 if split and not bf16 else 0)
-            and n["ttgir.split_sub"] == 2 * (parts - 1) and n["ttgir.nan_guard"] == int(split))
+            and n["ttgir.to_bf16"] == (2 * parts + again if bf16 else 0)
+            and n["ttgir.to_tf32_rna"] == (2 + again if split and not bf16 else 0)
+            and n["ttgir.split_sub"] == 2 * (parts - 1) + max(again - 1, 0) and n["ttgir.nan_guard"] == int(split))
 
 
 def _cuda_split(ev: Evidence) -> bool:
@@ -239,13 +241,17 @@ TF32_CONVERSION = Claim(
           _triton_conversion, ("ptx.cvt_rn_tf32", "ptx.cvt_rna_tf32", "ptx.mma_tf32", "ptx.cvt_rn_bf16",
                                "ptx.mma_bf16")))
 
+_SPLIT_SHOWS = ("cfg.mma_passes", "cfg.split_parts", "ttgir.warp_group_dot", "ttgir.dot_bf16", "ttgir.to_bf16",
+                "ttgir.to_tf32_rna", "ttgir.split_sub", "ttgir.nan_guard", "cfg.presplit")
+
 OPERAND_SPLIT = Claim(
     "operand split",
     "written by hand: the TF32 kernels split nothing (one MMA per product); the 3xTF32 kernels split each operand into "
     "a tf32 big part and a tf32 remainder (the conversions of the row 'fp32 to TF32 conversion') and issue three MMAs "
     "per product (big·big, big·small, small·big; small·small dropped), summed from zero per K tile (the wgmma rung: "
     "per pair of K tiles) and added to the total in fp32. No bf16 split is written in CUDA",
-    "one argument, split by the compiler (counted in the ttgir of the K loop; Triton 3.6 and 3.9 emit the same): "
+    "one argument, split by the compiler (counted in the ttgir of the K loop; Triton 3.6 and 3.9 emit the same, 3.8 "
+    "makes A's parts but the last a second time, see the check): "
     "'tf32' splits nothing, one dot per K step. 'tf32x3': two parts per operand, big = cvt.rna.tf32.f32 (an inline asm "
     "op) and small = x − big (one arith.subf), left fp32 for the tensor core to truncate; three dots, small·big and "
     "big·small from zero, a NaN in that partial sum set to 0 (arith.cmpf uno + select), then big·big, and the K "
@@ -259,10 +265,13 @@ OPERAND_SPLIT = Claim(
     COMPILER,
     Check("a 3xTF32 kernel converts its remainder to tf32; every conversion is the registry's", _cuda_split,
           ("cfg.mma_passes", "src.cvt_rn_tf32", "src.cvt_rna_tf32", "src.tf32_mask")),
-    Check("dots, bf16 dots, conversions (truncf to bf16, cvt.rna.tf32), subtractions and NaN guards as the form's "
-          "split names them", _split_as_stated,
-          ("cfg.mma_passes", "cfg.split_parts", "ttgir.warp_group_dot", "ttgir.dot_bf16", "ttgir.to_bf16",
-           "ttgir.to_tf32_rna", "ttgir.split_sub", "ttgir.nan_guard", "cfg.presplit")))
+    ByCompiler("triton", {
+        "3.8": Check("Triton 3.8: the split as stated, with A's parts but the last made a second time, in the layout "
+                     "of the shared-memory copy its later dots read (same values): parts - 1 more conversions and "
+                     "parts - 2 more subtractions (tf32x3 3 cvt.rna.tf32, bf16x3 5 truncf, bf16x6 8 truncf and 5 "
+                     "subf)", lambda ev: _split_as_stated(ev, remade=True), _SPLIT_SHOWS)},
+        otherwise=Check("dots, bf16 dots, conversions (truncf to bf16, cvt.rna.tf32), subtractions and NaN guards as "
+                        "the form's split names them", _split_as_stated, _SPLIT_SHOWS)))
 
 IDEAS: dict[str, Idea] = {IDEA.key: IDEA}
 CLAIMS: dict[str, tuple[Claim, ...]] = {IDEA.key: (*TENSOR_CORE, TF32_CONVERSION, OPERAND_SPLIT)}

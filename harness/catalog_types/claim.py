@@ -7,6 +7,11 @@ report prints beside the verdict. Where the kernels of one idea (or the Triton f
 differ on a row, the row says so and its check is a `ByKernel` / `ByForm` with one case each: a kernel
 or form that no case names fails its test until someone states what holds for it. A `ByForm` names forms by the role
 their counterpart declares (harness/catalog_types/kernel.Role), never by their names.
+
+A claim is proven on what one compiler made of the code, so it is a fact about that compiler's version. Where the
+compiled code legitimately differs between versions, the side is a `ByCompiler`: the statement for the versions that
+differ, by compiler name and version, beside the one for every other. Which versions the suite is tested on is
+pyproject's (harness/claims/compilers.py); a claim false on any other version is a changed mapping, not a failure.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from harness.catalog_types.evidence import Evidence
 from harness.catalog_types.idea import COMPILER, PROGRAMMER
 from harness.catalog_types.kernel import Role
 
-__all__ = ["COMPILER", "PROGRAMMER", "ByForm", "ByKernel", "Check", "Claim", "Side", "pick"]
+__all__ = ["COMPILER", "COMPILER_NAMES", "PROGRAMMER", "ByCompiler", "ByForm", "ByKernel", "Check", "Claim", "Side",
+           "pick", "version_in"]
 
 
 
@@ -59,7 +65,37 @@ class ByForm:
         return self.cases[role]
 
 
-Side = Check | ByKernel | ByForm
+# A compiler by the name evidence and records keep its version under -> as a sentence names it. Triton compiles the
+# Triton (and Gluon) kernels, NVRTC the CUDA sources (harness/nvrtc).
+COMPILER_NAMES = {"triton": "Triton", "nvrtc": "NVRTC"}
+
+
+def version_in(version: str, prefix: str) -> bool:
+    """Whether a version ("3.8.0", "13.5", "3.9.0+git1a2b") is one a prefix names ("3.8": every 3.8.x; "13": 13.x)."""
+    have = version.split("+", 1)[0].split(".")
+    want = prefix.split(".")
+    return bool(version) and have[:len(want)] == want
+
+
+@dataclass(frozen=True)
+class ByCompiler:
+    """What a side's compiled code is where it differs between versions of its compiler: by compiler name ("triton",
+    "nvrtc", as Evidence.compilers keeps them), the statement for each version that differs (keys are version
+    prefixes: "3.8" is every 3.8.x), and `otherwise` for every other version."""
+
+    compiler: str
+    versions: Mapping[str, Side]
+    otherwise: Side
+
+    def pick(self, ev: Evidence) -> Check:
+        version = ev.compilers.get(self.compiler, "")
+        for prefix, side in self.versions.items():
+            if version_in(version, prefix):
+                return pick(side, ev)
+        return pick(self.otherwise, ev)
+
+
+Side = Check | ByKernel | ByForm | ByCompiler
 
 
 @dataclass(frozen=True)

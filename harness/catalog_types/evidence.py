@@ -9,7 +9,7 @@ harness/inspect/evidence.py, from a compile or a run's records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from harness.catalog_types.kernel import Kernel
@@ -36,6 +36,9 @@ class Evidence:
     cuda: Numbers
     triton: Numbers = field(default_factory=Numbers)
     form: str = ""  # the counterpart's name; empty for a CUDA-side check
+    # the compilers the numbers were read off, by name: {"triton": "3.9.0", "nvrtc": "13.5"} (a claim's statement may
+    # depend on the version: harness/catalog_types/claim.ByCompiler)
+    compilers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class KernelEvidence:
     triton: dict[str, Numbers]
     where: str = "sm_90, compiled ahead of time"
     errors: dict[str, str] = field(default_factory=dict)
+    compilers: Mapping[str, str] = field(default_factory=dict)  # as Evidence.compilers
 
     def sides(self) -> list[Evidence]:
-        return [Evidence(self.kernel, self.cuda, t, form) for form, t in self.triton.items()]
+        return [Evidence(self.kernel, self.cuda, t, form, self.compilers) for form, t in self.triton.items()]

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
+from harness.claims.compilers import installed
 from harness.inspect.resources import counterpart_resources, kernel_cuda_resources
 from harness.inspect.source_facts import source_facts
 from harness.kernel_resources import KernelResources
@@ -108,6 +109,7 @@ def gather(kernels: Iterable[Kernel]) -> dict[str, KernelEvidence]:
     compiled = dict(zip([(k.id, c.name) for k, c in pairs], counterpart_resources(pairs, return_errors=True),
                         strict=True))
     out: dict[str, KernelEvidence] = {}
+    compilers = installed()
     for k in kernels:
         errors: dict[str, str] = {}
         try:
@@ -121,7 +123,7 @@ def gather(kernels: Iterable[Kernel]) -> dict[str, KernelEvidence]:
                 triton[c.name], errors[c.name] = Numbers(), _reason(r)
             else:
                 triton[c.name] = triton_numbers(k, c, r)
-        out[k.id] = KernelEvidence(k, cuda, triton, errors=errors)
+        out[k.id] = KernelEvidence(k, cuda, triton, errors=errors, compilers=compilers)
     return out
 
 
@@ -161,4 +163,4 @@ def on_gpu(kernel: Kernel) -> KernelEvidence:
         torch.cuda.synchronize()
         triton[c.name] = triton_numbers(kernel, c, handle_resources(handle), _launched(handle, c))
     cuda = cuda_numbers(kernel, kernel_cuda_resources(kernel), launch_cuda.attributes(kernel))
-    return KernelEvidence(kernel, cuda, triton, where=f"GPU launch at {p.shape_label}")
+    return KernelEvidence(kernel, cuda, triton, where=f"GPU launch at {p.shape_label}", compilers=installed())

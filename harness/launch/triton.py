@@ -13,15 +13,17 @@ from types import ModuleType
 import torch
 
 from harness import env
+from harness.launch import interpreter_precision
 from harness.operands import pack_b, problem_of
 from harness.pairs import active
 from harness.registry import Counterpart, Kernel
 from kernels_triton.forms import AutotunedForm, TritonForm
 
 # Triton's interpreter (the CPU tier) computes every tl.dot as an fp32 matmul whatever input_precision says, and it
-# accepts only "tf32", "tf32x3" and "ieee": a bf16 split runs there as "ieee", which is what it computes for the others
-# too. Its numerics can only be checked on a GPU (tests/test_split_precisions.py, marker gpu).
-INTERPRETER_PRECISION = {"bf16x3": "ieee", "bf16x6": "ieee"}
+# accepts only "tf32", "tf32x3" and "ieee". harness/launch/interpreter_precision.py makes it round each class as the
+# GPU does; where that cannot be installed a bf16 split runs as "ieee" (what the interpreter computes for the others
+# too), and its row says it was not checked at its precision.
+UNROUNDED_PRECISION = {"bf16x3": "ieee", "bf16x6": "ieee"}
 
 
 def form(name: str) -> TritonForm:
@@ -79,8 +81,11 @@ def bind(kernel: Kernel, counterpart: Counterpart, tensors: dict[str, torch.Tens
         raise ValueError(f"{who} cannot run {problem.label}: {'; '.join(refused)}")
     launch = module(counterpart).launch
     opts = config(kernel, counterpart)
-    if env.interpreting() and opts.get("input_precision") in INTERPRETER_PRECISION:
-        opts = {**opts, "input_precision": INTERPRETER_PRECISION[str(opts["input_precision"])]}
+    if env.interpreting():
+        interpreter_precision.install()
+        precision = str(opts.get("input_precision", ""))
+        if precision in UNROUNDED_PRECISION and interpreter_precision.not_checked(precision):
+            opts = {**opts, "input_precision": UNROUNDED_PRECISION[precision]}
     return _launcher(kernel, launch, opts, tensors, alpha, beta)
 
 

@@ -74,6 +74,9 @@ class Numerics:
     subnormal: Verdict | None = None
     # every element of A and B scaled by 2^e, e in [-20, 20] (None in files from before the layer)
     scaled: Verdict | None = None
+    # why the row's precision class is not what was computed ("not checked at this precision on a CPU": the CPU tier
+    # could not round as the class does, so the checks held an fp32 result to the class's bounds); "" where it was
+    not_checked: str = ""
 
     @property
     def layers(self) -> dict[str, Verdict]:
@@ -93,7 +96,8 @@ class Numerics:
                 "random": self.random.to_json() if self.random else None,
                 "beta0": self.beta0.to_json() if self.beta0 else None,
                 "subnormal": self.subnormal.to_json() if self.subnormal else None,
-                "scaled": self.scaled.to_json() if self.scaled else None}
+                "scaled": self.scaled.to_json() if self.scaled else None,
+                **({"not_checked": self.not_checked} if self.not_checked else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> Numerics:
@@ -103,7 +107,8 @@ class Numerics:
                    Verdict.from_json(data["random"]) if data.get("random") else None,
                    Beta0.from_json(data["beta0"]) if data.get("beta0") else None,
                    Verdict.from_json(data["subnormal"]) if data.get("subnormal") else None,
-                   Verdict.from_json(data["scaled"]) if data.get("scaled") else None)
+                   Verdict.from_json(data["scaled"]) if data.get("scaled") else None,
+                   str(data.get("not_checked") or ""))
 
 
 # Figures derived from the median time; stored flat at the top level of a result, as schema 1 has them. (Files of

@@ -196,8 +196,9 @@ def _proof(row: Row) -> Cell:
     failed = [v for v in row.verdicts if not v.holds]
     checks = list(dict.fromkeys(f"{'CUDA' if v.side == 'cuda' else 'Triton'}: {v.check}" for v in row.verdicts
                                 if v.check))
-    if failed:
-        return Cell(f"✗ fails on {', '.join(v.label for v in failed[:3])}\n" + "\n".join(checks), cls="bad")
+    if failed:  # which compiler made the code that does otherwise, and what it does (Verdict.changed)
+        return Cell("\n".join(f"✗ {v.changed}" for v in failed[:3]) + ("\n…" if len(failed) > 3 else "") + "\n"
+                    + "\n".join(checks), cls="bad")
     return Cell(f"✓ {len(row.verdicts)} of {len(row.verdicts)}\n" + "\n".join(checks), cls="ok-text")
 
 

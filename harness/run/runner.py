@@ -19,6 +19,7 @@ import torch
 
 from harness import numerics
 from harness.identity import CUBLAS_FP32
+from harness.launch import interpreter_precision
 from harness.launch.implementations import Impl
 from harness.problems import SEED, Problem
 from harness.records.kernel_facts import KernelFacts
@@ -109,7 +110,18 @@ def check_numerics(impl: Impl, ctx: ProblemContext, device_type: str) -> Numeric
     beta0 = beta_zero(impl, ctx, device_type)
     passed = all(v.passed for v in verdicts.values()) and (beta0 is None or beta0.agrees)
     return Numerics(passed, verdicts["exact"], verdicts["random"], beta0, verdicts["subnormal"],
-                    scaled=verdicts["scaled"])
+                    scaled=verdicts["scaled"], not_checked=not_checked(impl, device_type))
+
+
+def not_checked(impl: Impl, device_type: str) -> str:
+    """Why a row's class is not what it computed on this device ("" where it is): on a CPU, Triton's interpreter
+    rounds as each class does once harness/launch/interpreter_precision.py is installed; torch's CPU matmul has no
+    reduced-precision mode."""
+    if device_type != "cpu" or impl.precision == "fp32":
+        return ""
+    if impl.id.runs_triton:
+        return interpreter_precision.not_checked(impl.precision_class.input_precision)
+    return interpreter_precision.NOT_CHECKED
 
 
 def beta_zero(impl: Impl, ctx: ProblemContext, device_type: str) -> Beta0 | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import env
+from harness.baselines import TRITON_BASELINES
 from harness.identity import CUBLAS_FP32, ImplId
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
@@ -60,10 +61,10 @@ def cpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
             groups.setdefault(cpu_problem(impl.kernel, impl.counterpart), []).append(key_of(impl))
     extra: dict[Problem, list[ImplKey]] = {}
     if "sgemm" in ops:
-        # The Triton baseline, on the small odd shape of its interpreter configuration: its ieee row alone, since the
-        # interpreter computes every input_precision in full fp32 (the TF32 and 3xTF32 rows are the GPU's to check).
+        # The Triton baseline in each class, on the small odd shape of its interpreter configuration (the interpreter
+        # rounds TF32 and 3xTF32 as the GPU does: harness/launch/interpreter_precision.py).
         groups.setdefault(TUTORIAL_CPU_PROBLEM, [])
-        extra[TUTORIAL_CPU_PROBLEM] = [ImplKey(None, ImplId("triton-tutorial"), "sgemm")]
+        extra[TUTORIAL_CPU_PROBLEM] = [ImplKey(None, ImplId.from_json(name), "sgemm") for name in TRITON_BASELINES]
     return [(p, [ImplKey(None, CUBLAS_FP32, p.op), *extra.get(p, []), *keys]) for p, keys in groups.items()]
 
 

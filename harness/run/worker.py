@@ -46,7 +46,7 @@ from harness.run.messages import (
 if TYPE_CHECKING:  # the parent imports no torch through the worker's state; only the worker process builds one
     from harness.run.work import WorkerState
 
-# Within the default limit: compile, autotune, both numerics layers and ~100 ms of timing, with margin.
+# Within the default limit: compile, autotune, every numerics layer and ~100 ms of timing, with margin.
 DEFAULT_TIMEOUT_S = 300.0
 # A new worker first imports torch/CuPy/Triton and creates its context (and may measure peaks).
 STARTUP_S = 180.0
