@@ -95,6 +95,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError("TRITON_INTERPRET is set on a GPU machine: unset it for a GPU run")
     else:
         gpus = gpu_list(args.gpus)  # memory is checked by the session, from what its workers read of their GPUs
+        from harness.launch.gluon import unavailable
+
+        if (why := unavailable()) is not None:  # one line; the CUDA and Triton columns run
+            console.print(f"[yellow]Gluon column left out:[/] {why}")
     from harness.run.session import RunSession
 
     out_dir = Path(args.out or DEFAULT_OUT)

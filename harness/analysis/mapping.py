@@ -23,12 +23,13 @@ from harness.registry import KERNELS, Kernel
 
 __all__ = ["NO_EVIDENCE", "ProvenMapping", "Row", "Verdict", "check_claim", "evaluate", "prove", "rows"]
 
-def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton"], check: Side, ev: Evidence,
+def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton", "gluon"], check: Side, ev: Evidence,
              evidence: KernelEvidence) -> Verdict:
     base = {"idea": idea, "decision": claim.decision, "kernel": ev.kernel.id, "side": side,
-            "form": ev.form if side == "triton" else "", "where": evidence.where}
-    numbers = ev.cuda if side == "cuda" else ev.triton
-    failed = [evidence.errors[s] for s in ("cuda", ev.form if side == "triton" else "cuda") if s in evidence.errors]
+            "form": ev.form if side != "cuda" else "", "where": evidence.where}
+    numbers = {"cuda": ev.cuda, "triton": ev.triton, "gluon": ev.gluon}[side]
+    own = {"cuda": "cuda", "triton": ev.form, "gluon": f"gluon:{ev.form}"}[side]
+    failed = [evidence.errors[s] for s in ("cuda", own) if s in evidence.errors]
     if failed:
         return Verdict(**base, check="", holds=False, evidence="", error=f"not compiled: {failed[0]}")
     try:
@@ -40,10 +41,13 @@ def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton"], check: Si
 
 
 def check_claim(idea: str, claim: Claim, evidence: KernelEvidence) -> list[Verdict]:
-    """A claim's verdicts on one kernel: its CUDA side once, its Triton side once per counterpart form."""
+    """A claim's verdicts on one kernel: its CUDA side once, its Triton side once per counterpart form, its Gluon
+    side once per Gluon form (where the claim has a Gluon column)."""
     cuda_ev = Evidence(evidence.kernel, evidence.cuda)
     out = [_verdict(idea, claim, "cuda", claim.cuda_check, cuda_ev, evidence)]
     out += [_verdict(idea, claim, "triton", claim.triton_check, ev, evidence) for ev in evidence.sides()]
+    if claim.gluon is not None:
+        out += [_verdict(idea, claim, "gluon", claim.gluon.check, ev, evidence) for ev in evidence.gluon_sides()]
     return out
 
 
@@ -73,7 +77,8 @@ def rows(idea_key: str, evidence: Mapping[str, KernelEvidence] | None = None, pr
         if prove and evidence is not None:
             for k in kernels:
                 verdicts += check_claim(idea_key, claim, evidence[k.id])
-        out.append(Row(claim.decision, claim.cuda, claim.triton, claim.decided_by, tuple(verdicts)))
+        out.append(Row(claim.decision, claim.cuda, claim.triton, claim.decided_by, tuple(verdicts),
+                       claim.gluon.text if claim.gluon else "", claim.gluon.decided_by if claim.gluon else ""))
     return out
 
 

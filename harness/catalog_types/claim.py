@@ -1,4 +1,4 @@
-"""What a mapping claim is: a decision, its CUDA and Triton text, who decides it, and the checks that prove it.
+"""What a mapping claim is: a decision, its CUDA, Triton and Gluon text, who decides it, and the checks that prove it.
 
 One claim per decision an idea is about: what the CUDA kernels do, what the Triton counterparts do,
 and who decides it in Triton (the programmer, or the compiler). Each side carries a Check: a sentence
@@ -7,6 +7,10 @@ report prints beside the verdict. Where the kernels of one idea (or the Triton f
 differ on a row, the row says so and its check is a `ByKernel` / `ByForm` with one case each: a kernel
 or form that no case names fails its test until someone states what holds for it. A `ByForm` names forms by the role
 their counterpart declares (harness/catalog_types/kernel.Role), never by their names.
+
+The Gluon column (`Claim.gluon`, a `GluonSide`) says what the Gluon counterpart writes for the decision, who decides it
+there (the programmer, as in CUDA, or the compiler, as in Triton) and the check that proves it on Gluon's compiled code
+(its numbers are `Evidence.gluon`). Every claim of an idea that has a Gluon kernel carries one (a test holds it).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from harness.catalog_types.evidence import Evidence
 from harness.catalog_types.idea import COMPILER, PROGRAMMER
 from harness.catalog_types.kernel import Role
 
-__all__ = ["COMPILER", "PROGRAMMER", "ByForm", "ByKernel", "Check", "Claim", "Side", "pick"]
+__all__ = ["COMPILER", "PROGRAMMER", "ByForm", "ByKernel", "Check", "Claim", "GluonSide", "Side", "pick"]
 
 
 
@@ -63,6 +67,15 @@ Side = Check | ByKernel | ByForm
 
 
 @dataclass(frozen=True)
+class GluonSide:
+    """A claim's Gluon column: what the Gluon counterpart does, who decides it in Gluon, and its check."""
+
+    text: str
+    decided_by: str          # PROGRAMMER or COMPILER
+    check: Side
+
+
+@dataclass(frozen=True)
 class Claim:
     decision: str
     cuda: str
@@ -70,6 +83,7 @@ class Claim:
     decided_by: str          # who decides it in Triton: PROGRAMMER or COMPILER
     cuda_check: Side
     triton_check: Side
+    gluon: GluonSide | None = None
 
 
 def pick(side: Side, ev: Evidence) -> Check:

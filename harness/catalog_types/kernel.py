@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from harness.preconditions import Precondition, indices_fit_int32, unmet
 from harness.problems import Op, Problem
+
+if TYPE_CHECKING:
+    from harness.catalog_types.gluon import GluonCounterpart
 
 # fp32: FFMA (Triton input_precision="ieee"); tf32: tensor cores, inputs cut to 10 mantissa bits (rounded or
 # truncated, per implementation: TF32_CONVERSION_TEXT);
@@ -263,6 +266,8 @@ class Kernel:
     # A persistent kernel walks its tiles itself: it is launched on min(SMs, tiles) blocks of a 1-D grid
     # (the SM count is the device's, known at launch), and `grid` gives the tiles it walks.
     persistent: bool = False
+    # The kernel's own decisions written in Gluon (harness/catalog_types/gluon.py): the third column.
+    gluon: tuple[GluonCounterpart, ...] = ()
 
     def __post_init__(self) -> None:
         if self.counterparts and all(c.deliberately_different for c in self.counterparts):
@@ -308,6 +313,12 @@ class Kernel:
 
     def supports(self, problem: Problem) -> bool:
         return not self.unmet(problem)
+
+    def gluon_form(self, name: str) -> GluonCounterpart:
+        for g in self.gluon:
+            if g.name == name:
+                return g
+        raise ValueError(f"{self.id} has no Gluon counterpart {name!r}: {', '.join(g.name for g in self.gluon) or 'none'}")
 
     def counterpart(self, name: str) -> Counterpart:
         for c in self.counterparts:

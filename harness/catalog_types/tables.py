@@ -13,6 +13,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Literal
 
+from harness.catalog_types.gluon import GluonCounterpart
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import (
     Counterpart,
@@ -53,6 +54,8 @@ class ClaimText:
     cuda: str
     triton: str
     decided_by: str
+    gluon: str = ""              # the Gluon column's text ("" where the idea has no Gluon kernel)
+    gluon_decided_by: str = ""   # who decides it in Gluon
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,8 @@ def _lean(data: dict, cls: type) -> dict:
 def _kernel_json(k: Kernel) -> dict:
     data = _lean(asdict(k, dict_factory=_fields), Kernel)
     data["counterparts"] = [_lean(c, Counterpart) for c in data["counterparts"]]
+    if "gluon" in data:
+        data["gluon"] = [_lean(g, GluonCounterpart) for g in data["gluon"]]
     return data
 
 
@@ -137,5 +142,7 @@ def _kernel(data: dict) -> Kernel:
     return Kernel(**{**data, "args": tuple(data["args"]), "block": tuple(data["block"]),
                      "preconditions": tuple(Precondition.from_json(p) for p in data["preconditions"]),
                      "counterparts": tuple(_counterpart(c) for c in data["counterparts"]),
+                     "gluon": tuple(GluonCounterpart(**{**g, "template": tuple(g["template"])})
+                                    for g in data.get("gluon") or ()),
                      "published": Published(**data["published"]) if data.get("published") else None,
                      "aligned16": tuple(data.get("aligned16") or ())})

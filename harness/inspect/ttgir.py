@@ -23,7 +23,7 @@ import re
 __all__ = ["FACTS_VERSION", "FACT_KEYS", "PTX_KEYS", "facts", "ptx_facts", "size_muls"]
 
 # Part of the compile cache key: bump when a fact is added or its meaning changes.
-FACTS_VERSION = 4
+FACTS_VERSION = 5
 
 # fact -> the ttgir pattern counted
 _COUNTED: dict[str, re.Pattern[str]] = {
@@ -51,6 +51,9 @@ _COUNTED: dict[str, re.Pattern[str]] = {
     "to_tf32_rna": re.compile(r"\btt\.elementwise_inline_asm \"cvt\.rna\.tf32\.f32"),
     "split_sub": re.compile(r"\barith\.subf\b"),
     "nan_guard": re.compile(r"\barith\.cmpf uno\b"),
+    # warp specialisation: a region whose partitions run on warps of their own (Gluon's gl.warp_specialize, or the
+    # compiler's own split of a Triton loop asked for with warp_specialize=True)
+    "warp_specialize": re.compile(r"\bttg\.warp_specialize\b"),
 }
 _MMA_LAYOUT = re.compile(r"#ttg\.nvidia_mma<\{versionMajor = (\d+)")
 _SWIZZLED = re.compile(r"#ttg\.swizzled_shared<\{vec = (\d+), perPhase = (\d+), maxPhase = (\d+)")

@@ -26,8 +26,9 @@ def impl_of(key: ImplKey) -> Impl:
     if key.kernel is None:
         return Impl(key.impl, key.op)
     kernel = get(key.kernel)
-    form = key.impl.form
-    return Impl(key.impl, key.op, kernel, kernel.counterpart(form) if form is not None else None)
+    form, gluon = key.impl.form, key.impl.gluon_form
+    return Impl(key.impl, key.op, kernel, kernel.counterpart(form) if form is not None else None,
+                kernel.gluon_form(gluon) if gluon is not None else None)
 
 
 def key_of(impl: Impl) -> ImplKey:
@@ -161,6 +162,15 @@ def resources_of(state: dict, impl: Impl, handle: object) -> Resources | None:
 
                 out.driver = attributes(impl.kernel)
             cache[key] = out
+        return cache[key]
+    if impl.id.is_gluon:
+        from harness.inspect.compile_gluon import gluon_record
+
+        config = impl.gluon.config(impl.kernel)
+        if state["gpu"] and handle is not None and hasattr(handle, "n_regs"):
+            return handle_record(handle, config)
+        if key not in cache:
+            cache[key] = gluon_record(impl.kernel, impl.gluon)
         return cache[key]
     from harness.launch import triton
 
