@@ -4,13 +4,11 @@ Gluon (`triton.experimental.gluon`) is experimental and renames as it goes. The 
 machine's bootstrap installs 3.9 and `pip install -e ".[cuda13]"` resolves 3.8; what differs between them for these
 kernels (read from each release's package):
 
-| what                           | 3.6                                   | 3.8                      | 3.9                     |
-|--------------------------------|---------------------------------------|--------------------------|-------------------------|
-| cp.async global -> shared      | async_copy.async_copy_global_to_shared | async_copy.async_load    | async_copy.async_load   |
-| TMA global -> shared           | tma.async_copy_global_to_shared        | tma.async_load           | tma.async_load          |
-| block barrier (bar.sync)       | gl.thread_barrier                      | gl.barrier               | gl.barrier              |
-| view with another layout       | descriptor._reinterpret               | descriptor._reinterpret  | descriptor.reinterpret  |
-| TMA multicast into a cluster   | absent                                 | tma.async_load(multicast=) | the same              |
+- cp.async global -> shared: async_copy.async_copy_global_to_shared (3.6), async_copy.async_load (3.8, 3.9);
+- TMA global -> shared: tma.async_copy_global_to_shared (3.6), tma.async_load (3.8, 3.9);
+- the block barrier (bar.sync): gl.thread_barrier (3.6), gl.barrier (3.8, 3.9);
+- a view of shared memory with another layout: descriptor._reinterpret (3.6, 3.8), descriptor.reinterpret (3.9);
+- TMA multicast into the blocks of a cluster: absent in 3.6, tma.async_load(multicast=...) in 3.8 and 3.9.
 
 Every other name the kernels use (layouts, allocate_shared_memory, mbarrier, warpgroup_mma, warp_specialize,
 dot_fma) is the same in all three. A kernel module imports the names below instead of the moved ones; where the

@@ -123,7 +123,7 @@ def _consumer(a_s, b_s, b_small, full, ready, empty, C, M, N, K, alpha, beta, ST
     for tile in range(gl.program_id(0), grid_m * grid_n, gl.num_programs(0)):
         pm, pn = tile_of(tile, grid_m, grid_n, GROUP)
         total = gl.zeros([ROWS, BN], gl.float32, ACC)
-        for kt in range(0, ktiles - 1, 2):
+        for _ in range(0, ktiles - 1, 2):
             s0 = _landed(full, ready, it, STAGES)
             p = _k_tile(total, a_s.index(s0).slice(HALF * ROWS, ROWS), b_s.index(s0), b_small.index(s0), True, AOP,
                         KB)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import triton
 
 from kernels_gluon.compat import async_copy, barrier, cp_async_load, gl, gluon, hopper, mbarrier, tma_load
-from kernels_gluon.wgmma_common import BK, SWIZZLED, descriptor, store_tile, tile_of, tma_signature
+from kernels_gluon.wgmma_common import BK, descriptor, store_tile, tile_of, tma_signature
 
 if TYPE_CHECKING:
     import torch

@@ -40,7 +40,7 @@ def template_args(symbol: str) -> tuple[int, ...]:
 class GluonCounterpart:
     """A Gluon kernel that takes its CUDA kernel's decisions (kernels_gluon.<module>)."""
 
-    name: str                 # unique among the kernel's Gluon forms: "mirror" takes every decision the CUDA kernel does
+    name: str                 # unique among the kernel's Gluon forms: "mirror" takes every decision the CUDA kernel's
     module: str               # kernels_gluon.<module>
     template: tuple[str, ...]  # the names of the CUDA kernel's template arguments, in the symbol's order
     params: Mapping[str, int | bool | str] = field(default_factory=dict)   # what the CUDA text fixes, and the form

@@ -318,7 +318,8 @@ class Kernel:
         for g in self.gluon:
             if g.name == name:
                 return g
-        raise ValueError(f"{self.id} has no Gluon counterpart {name!r}: {', '.join(g.name for g in self.gluon) or 'none'}")
+        names = ", ".join(g.name for g in self.gluon) or "none"
+        raise ValueError(f"{self.id} has no Gluon counterpart {name!r}: {names}")
 
     def counterpart(self, name: str) -> Counterpart:
         for c in self.counterparts:

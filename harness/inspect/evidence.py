@@ -1,7 +1,8 @@
-"""The numbers the mapping claims are proven on (harness/catalog_types/evidence.py), read off the compiled kernels: one
-kernel, each of its Triton counterparts and each of its Gluon counterparts. The CPU tier compiles ahead of time for sm_90; the GPU tier reads the
-handles of real launches (`on_gpu`); a run's records give the same numbers for what it compiled (`cuda_numbers` and
-`triton_numbers` over the recorded resources, harness/analysis/recorded_evidence.py).
+"""The numbers the mapping claims are proven on (harness/catalog_types/evidence.py), read off the compiled kernels:
+one kernel, each of its Triton counterparts and each of its Gluon counterparts. The CPU tier compiles ahead of time for
+sm_90; the GPU tier reads the handles of real launches (`on_gpu`); a run's records give the same numbers for what it
+compiled (`cuda_numbers`, `triton_numbers` and `gluon_numbers` over the recorded resources,
+harness/analysis/recorded_evidence.py).
 """
 
 from __future__ import annotations

@@ -125,7 +125,11 @@ def baselines(op: str) -> list[Impl]:
     return [Impl(ImplId.from_json(n), op) for n in names]
 
 
-def of_kernel(kernel: Kernel, models: tuple[str, ...] = ("cuda", "triton")) -> Iterator[Impl]:
+# Every model a kernel can be implemented in: its CUDA source, its Triton counterparts, its Gluon counterparts.
+MODELS: tuple[str, ...] = ("cuda", "triton", "gluon")
+
+
+def of_kernel(kernel: Kernel, models: tuple[str, ...] = MODELS) -> Iterator[Impl]:
     if "cuda" in models:
         yield Impl(ImplId("cuda"), kernel.op, kernel)
     if "triton" in models:
@@ -143,5 +147,5 @@ def cupy_build_study(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS) -> li
 
 
 def all_impls(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS,
-              models: tuple[str, ...] = ("cuda", "triton")) -> list[Impl]:
+              models: tuple[str, ...] = MODELS) -> list[Impl]:
     return [impl for k in kernels for impl in of_kernel(k, models)]
