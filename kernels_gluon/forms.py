@@ -33,3 +33,8 @@ class GluonForm(Protocol):
     def launch(self, *operands: Any, **settings: Any) -> Any:
         """Start the kernel on the operands with the settings; return the compiled handle. It checks nothing."""
         ...
+
+
+# A form may also define `options(**settings) -> dict`: compile options its launch passes (e.g. maxnreg, a CUDA
+# kernel's launch bounds), which the ahead-of-time compile passes too; and `kernel(**settings)`, where one module
+# holds several kernels.

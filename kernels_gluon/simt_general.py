@@ -21,7 +21,9 @@ What is the CUDA kernel's, decision by decision:
   order (GROUP_M block rows at a time); stores masked where the block crosses an edge.
 
 What is the compiler's: the order of the loads and FFMAs inside a K tile (ptxas schedules them; the CUDA kernel
-fixes a double-buffered fragment order by hand), the registers, and the copy widths the launch's specialisation
+fixes a double-buffered fragment order by hand), the registers (the CUDA kernel's launch bounds ask two blocks an SM
+for the 128 x 128 instantiation: it compiles to 128 registers uncapped, and capping it at 128 made ptxas spill 16
+bytes on triton 3.6, so no cap is passed), and the copy widths the launch's specialisation
 allows (16-byte copies where K, N and the pointers are multiples of 16 bytes; the CUDA kernel decides that at run
 time, for K % 4 == 0). Deviations: B's columns past N are zero-filled by a masked copy (CUDA redirects them to
 column 0); when the number of K tiles is odd, one more tile of zeros makes it even (the loop takes the two stages

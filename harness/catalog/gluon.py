@@ -30,9 +30,10 @@ def _mirror(module: str, template: tuple[str, ...], params: dict | None = None, 
     return (GluonCounterpart(GLUON_MIRROR, module, template, params or {}, deviations or {}, offsets_64bit),)
 
 
+_PIECES = ("the accumulator's BlockedLayout repeats a thread's 4 x 4 pieces at the block tile's pitch (CUDA: at the "
+           "warp tile's): the same outputs, loads and wavefronts per thread and warp, placed differently")
 _GENERAL = _mirror("simt_general", _SIMT, deviations={
-    "placement": "the accumulator's BlockedLayout repeats a thread's 4 x 4 pieces at the block tile's pitch (CUDA: "
-                 "at the warp tile's): the same outputs, loads and wavefronts per thread and warp, placed differently",
+    "placement": _PIECES,
     "edges": "B's columns past N are zero-filled by masked copies (CUDA: redirected to column 0); an odd number of "
              "K tiles gets one more tile of zeros (the loop takes the two stages in turn)",
     "copy width": "16-byte copies where the launch's specialisation marks K, N and the pointers multiples of 16 "
@@ -41,6 +42,17 @@ _GENERAL = _mirror("simt_general", _SIMT, deviations={
                       "sets by hand, the next k's loaded during this k's FFMAs)"})
 
 FORMS: dict[str, tuple[GluonCounterpart, ...]] = {
+    "rosetta.sgemm_transposed_a<128,128,32,16,8>": _mirror("simt_tile", ("BM", "BN", "BK", "TM", "TN")),
+    "rosetta.sgemm_warptile<128,128,8,32,64,8,8>": _mirror(
+        "simt_tile", ("BM", "BN", "BK", "WM", "WN", "TM", "TN"), deviations={"placement": _PIECES}),
+    "rosetta.sgemm_frag_prefetch<128,128,8,32,64,8,8,4>": _mirror(
+        "simt_tile", ("BM", "BN", "BK", "WM", "WN", "TM", "TN", "STAGES"), deviations={
+            "placement": _PIECES,
+            "A's pad": "A's k-rows are not padded: triton 3.6's Gluon cannot lower a cp.async into a padded shared "
+                       "layout (its compile asserts \"unknown layout\"), so the transposing 4-byte copies conflict "
+                       "2-way",
+            "stages": "one allocation per stage and the loop unrolled over them (the compiler's barriers are per "
+                      "allocation); it runs whole rounds of stages, the tiles past the last zero-filled copies"}),
     "rosetta.sgemm_general<128,256,16,32,128,8,16,8>": _GENERAL,
     "rosetta.sgemm_general<128,128,8,32,64,8,8,16>": _GENERAL,
     "rosetta.wgmma_smem<tf32,128,128,32,4,kmajor>": _mirror(
@@ -104,6 +116,95 @@ _GENERAL_SIDES = {
               lambda ev: ev.gluon["ttgir.local_alloc"] == 4 and ev.gluon["LDGSTS"] > 0 and ev.gluon["STS.32"] > 0
               and ev.gluon["BAR"] <= 3 and ev.gluon["ttgir.async_wait"] >= 2,
               ("ttgir.local_alloc", "LDGSTS", "STS.32", "BAR", "ttgir.async_wait"))),
+}
+
+def _padded_tiles(ev: Evidence) -> int:
+    """Bytes of A's k-major tile with every k-row but the last followed by 4 floats of pad, and B's tile."""
+    n = ev.gluon
+    return 4 * (n["cfg.block_k"] * (n["cfg.block_m"] + 4) - 4 + n["cfg.block_k"] * n["cfg.block_n"])
+
+
+def _same_barriers(ev: Evidence) -> bool:
+    return ev.gluon["BAR"] == ev.cuda["BAR"] and ev.gluon["BAR"] > 0
+
+
+_SYNC = GluonSide(
+    "written by hand as in CUDA: a barrier after the stores to shared memory and one after the FFMAs (barrier()); "
+    "the compiler adds none (each operand is one allocation, read and written only between them)",
+    PROGRAMMER,
+    Check("as many BAR as the CUDA kernel", _same_barriers, ("BAR",)))
+_ONE_BUFFER = GluonSide(
+    "none, as in CUDA: one buffer per operand, synchronous 16-byte loads, the next tile loaded after the current "
+    "one is consumed",
+    PROGRAMMER,
+    Check("no async copy", lambda ev: ev.gluon["ttgir.async_copy"] + ev.gluon["LDGSTS"] == 0,
+          ("ttgir.async_copy", "LDGSTS")))
+_TRANSPOSING_COPY = Check("LDG.128; STS.32 for A, STS.128 for B", lambda ev: ev.gluon["LDG.128"] > 0
+                          and ev.gluon["LDG.32"] == 0 and ev.gluon["STS.32"] > 0 and ev.gluon["STS.128"] > 0,
+                          ("LDG.128", "LDG.32", "STS.32", "STS.128"))
+
+_SMEM_LAYOUT_SIDES = {
+    "A tile layout": GluonSide(
+        "written as in CUDA: A k-major in shared memory, each k-row padded by 4 floats (PaddedSharedLayout: a pad of "
+        "4 after every BM floats), so that a thread's values of A's column are contiguous; B as it lies",
+        PROGRAMMER,
+        Check("B's tile plus the padded A tile", lambda ev: ev.gluon["shared_bytes"] == _padded_tiles(ev),
+              ("shared_bytes",))),
+    "the transposing copy": GluonSide(
+        "written as in CUDA: 4 k of a row of A loaded as a float4 (LDG.128) and stored to 4 k-rows (the transposed "
+        "view's 4-byte stores, STS.32); B's rows 16 bytes at a time (STS.128)",
+        PROGRAMMER, _TRANSPOSING_COPY),
+    "reading A's column": GluonSide(
+        "the accumulator's SliceLayout: a thread's 16 values of A's column are 4 contiguous float4 (LDS.128 only)",
+        PROGRAMMER,
+        Check("only LDS.128", lambda ev: ev.gluon["LDS.128"] > 0 and ev.gluon["LDS.32"] + ev.gluon["LDS.64"] == 0,
+              ("LDS.32", "LDS.64", "LDS.128"))),
+    "synchronisation": _SYNC,
+    "K-loop pipelining": _ONE_BUFFER,
+}
+
+_WARPTILE_SIDES = {
+    "who owns which outputs": GluonSide(
+        "the accumulator's BlockedLayout([4, 4], [WM/TM, WN/TN], [BM/WM, BN/WN]): a thread's 8 x 8 as 2 x 2 pieces of "
+        "4 x 4, a warp reading WM + WN floats of the tiles per k as the CUDA warp tile does (its pieces repeat at the "
+        "block tile's pitch, CUDA's at the warp tile's): as many outputs per thread and LDS.128 as the CUDA kernel",
+        PROGRAMMER,
+        Check("the CUDA kernel's outputs per thread and LDS.128, no narrower LDS",
+              lambda ev: ev.gluon["cfg.outputs_per_thread"] == ev.cuda["cfg.outputs_per_thread"]
+              and ev.gluon["LDS.128"] == ev.cuda["LDS.128"] and ev.gluon["LDS.32"] + ev.gluon["LDS.64"] == 0,
+              ("cfg.outputs_per_thread", "LDS.128", "LDS.32"))),
+    "global to shared copy": GluonSide(
+        "written as in CUDA (sgemm_transposed_a's): float4 loads, A transposed on the store (STS.32), k-rows padded "
+        "by 4 (PaddedSharedLayout)",
+        PROGRAMMER,
+        Check("padded tiles; LDG.128, STS.32 and STS.128", lambda ev: ev.gluon["shared_bytes"] == _padded_tiles(ev)
+              and _TRANSPOSING_COPY.holds(ev), ("shared_bytes", "LDG.128", "STS.32", "STS.128"))),
+    "synchronisation": _SYNC,
+    "K-loop pipelining": _ONE_BUFFER,
+}
+
+_FRAG_PREFETCH_SIDES = {
+    "register fragments": GluonSide(
+        "written by hand as in CUDA: the fragments of step k + 1 are loaded before the FFMAs of step k and carried to "
+        "it (across the tile boundary too: the last k's barrier comes before its FFMAs); where ptxas places the loads "
+        "among the FFMAs is its own",
+        PROGRAMMER,
+        Check("A's and B's fragments carried by the K loop; LDS.128", lambda ev: ev.gluon["ttgir.carried_fragments"]
+              == 2 and ev.gluon["LDS.128"] > 0, ("ttgir.carried_fragments", "LDS.128"))),
+    "K-loop pipelining": GluonSide(
+        "written by hand as in CUDA: STAGES cp.async stages (async_copy), STAGES - 1 tiles in flight, a wait and one "
+        "barrier per K tile at its last k; one allocation per stage and the loop unrolled over them, so that the "
+        "compiler adds no barrier",
+        PROGRAMMER,
+        Check("2 x STAGES allocations, LDGSTS, one BAR per K tile of the unrolled loop",
+              lambda ev: ev.gluon["ttgir.local_alloc"] == 2 * ev.gluon["cfg.stages"] and ev.gluon["LDGSTS"] > 0
+              and ev.gluon["BAR"] == ev.gluon["cfg.stages"] + 1, ("ttgir.local_alloc", "LDGSTS", "BAR"))),
+    "copy width": GluonSide(
+        "written as in CUDA: A 4 bytes at a time (a cp.async into the transposed view: LDGSTS.32), B 16 bytes at a "
+        "time (LDGSTS.128)",
+        PROGRAMMER,
+        Check("LDGSTS.32 and LDGSTS.128", lambda ev: ev.gluon["LDGSTS.32"] > 0 and ev.gluon["LDGSTS.128"] > 0,
+              ("LDGSTS.32", "LDGSTS.128"))),
 }
 
 _SHARED_A = ("wgmma_smem<", "wgmma_tma<", "wgmma_ws<", "wgmma_persistent<")
@@ -186,4 +287,6 @@ _WGMMA_SIDES = {
 }
 
 # idea -> decision -> the claim's Gluon column
-SIDES: dict[str, dict[str, GluonSide]] = {"general_shape": _GENERAL_SIDES, "wgmma": _WGMMA_SIDES}
+SIDES: dict[str, dict[str, GluonSide]] = {"smem_layout": _SMEM_LAYOUT_SIDES, "warptile": _WARPTILE_SIDES,
+                                          "frag_prefetch": _FRAG_PREFETCH_SIDES, "general_shape": _GENERAL_SIDES,
+                                          "wgmma": _WGMMA_SIDES}

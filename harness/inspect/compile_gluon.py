@@ -29,8 +29,9 @@ def gluon_request(kernel: Kernel, form: GluonCounterpart, arch: int = 90) -> Tri
     signature = mod.signature(**settings)
     cx = mod.constexprs(**settings)
     aligned = tuple(name for name, ty in signature.items() if ty.startswith("*") or ty == "i32")
+    options = mod.options(**settings) if hasattr(mod, "options") else {}
     return TritonRequest(fn, {**signature, **dict.fromkeys(cx, "constexpr")}, cx, int(mod.num_warps(**settings)), 1,
-                         arch, aligned)
+                         arch, aligned, options)
 
 
 def gluon_resources(pairs: Sequence[tuple[Kernel, GluonCounterpart]],
