@@ -124,6 +124,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     print_summary(session.results, None, console, terminal_cells(analysis))
     for line in aa_lines(analysis):
         console.print(line, markup=False)
+    if any(r.model == "gluon" for r in session.results):  # the model-or-compiler split of each rung with all three
+        from harness.cli_gluon import gluon_lines
+
+        for line in gluon_lines(out_path):
+            console.print(line, markup=False)
     if not gpu:
         console.print(compiled_line(reporter.results), markup=False)
     console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s); results: {out_path}",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from harness.catalog import gemv, gluon, hopper, seeds, simt, tensor_cores
+from harness.catalog import cost, gemv, gluon, hopper, seeds, simt, tensor_cores
 from harness.catalog.ladders import LADDERS
 from harness.catalog_types.claim import Claim
 from harness.catalog_types.idea import Idea
@@ -37,7 +37,8 @@ CATALOG = Catalog(KERNELS, IDEAS, seeds.SEEDS, seeds.SECTION_EN, seeds.UNROLL_CL
                   {idea: tuple(ClaimText(c.decision, c.cuda, c.triton, c.decided_by,
                                          c.gluon.text if c.gluon else "", c.gluon.decided_by if c.gluon else "")
                                for c in found)
-                   for idea, found in CLAIMS.items()})
+                   for idea, found in CLAIMS.items()},
+                  cost.costs(KERNELS))
 
 
 def get(kernel_id: str) -> Kernel:

@@ -67,6 +67,9 @@ class Catalog:
     unroll_claim: PublishedRatio
     ladders: tuple[Ladder, ...]
     claims: dict[str, tuple[ClaimText, ...]] = field(default_factory=dict)   # by idea
+    # what each model costs to write, per rung written in all three (harness/catalog/cost.py): kernel id -> model ->
+    # (lines of code, decisions the source states)
+    costs: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
 
     @cached_property
     def by_id(self) -> dict[str, Kernel]:
@@ -92,7 +95,8 @@ class Catalog:
                 "section_en": dict(self.section_en), "unroll_claim": asdict(self.unroll_claim),
                 "ladders": [{"name": lad.name, "precision": lad.precision, "forms": lad.forms,
                              "rungs": [[k.id for k in rung] for rung in lad.rungs]} for lad in self.ladders],
-                "claims": {idea: [asdict(c) for c in texts] for idea, texts in self.claims.items()}}
+                "claims": {idea: [asdict(c) for c in texts] for idea, texts in self.claims.items()},
+                "costs": {k: {model: list(v) for model, v in by.items()} for k, by in self.costs.items()}}
 
     @classmethod
     def from_json(cls, data: dict) -> Catalog:
@@ -105,7 +109,9 @@ class Catalog:
                         for lad in data["ladders"])
         return cls(kernels, {i["key"]: Idea(**i) for i in data["ideas"]}, {s.key: s for s in seeds},
                    dict(data["section_en"]), PublishedRatio(**data["unroll_claim"]), ladders,
-                   {idea: tuple(ClaimText(**c) for c in texts) for idea, texts in (data.get("claims") or {}).items()})
+                   {idea: tuple(ClaimText(**c) for c in texts) for idea, texts in (data.get("claims") or {}).items()},
+                   {k: {model: (int(v[0]), int(v[1])) for model, v in by.items()}
+                    for k, by in (data.get("costs") or {}).items()})
 
 
 def _fields(pairs: list[tuple[str, object]]) -> dict:
