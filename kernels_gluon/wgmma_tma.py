@@ -53,6 +53,9 @@ def wgmma_tma_kernel(a_desc, b_desc, C, M, N, K, alpha, beta, STAGES: gl.constex
     for p in gl.static_range(STAGES):
         mbarrier.init(a_full.index(p), count=1)
         mbarrier.init(b_full.index(p), count=1)
+    # the barriers' initialisation made visible to the copy engine before its first copy (the CUDA rungs:
+    # fence.mbarrier_init)
+    hopper.fence_async_shared()
     ktiles = K // KB
     for p in gl.static_range(STAGES - 1):
         mbarrier.expect(a_full.index(p), BM * KB * 4, pred=p < ktiles)

@@ -94,6 +94,9 @@ def wgmma_ws_kernel(a_desc, b_desc, C, M, N, K, alpha, beta, STAGES: gl.constexp
     for p in gl.static_range(STAGES):
         mbarrier.init(full.index(p), count=1)
         mbarrier.init(empty.index(p), count=2)
+    # the barriers' initialisation made visible to the copy engine before its first copy (the CUDA rungs:
+    # fence.mbarrier_init)
+    hopper.fence_async_shared()
     gl.warp_specialize([
         (_consumer, (a_s, b_s, full, empty, C, M, N, K, alpha, beta, STAGES, GROUP, BM, BN, KB, 0)),
         (_consumer, (a_s, b_s, full, empty, C, M, N, K, alpha, beta, STAGES, GROUP, BM, BN, KB, 1)),
