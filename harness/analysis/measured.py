@@ -208,6 +208,10 @@ class Measured:
             return None
         if result.impl_id.is_cuda:
             return kernel.threads
+        if result.impl_id.is_gluon:  # its warps as compiled: a warp-specialised kernel's partitions included
+            evidence = result.resources.evidence if result.resources is not None else None
+            warps = (evidence or {}).get("meta.warps")
+            return 32 * int(warps) if isinstance(warps, int) else kernel.threads
         warps = self.config(result).get("num_warps")
         return 32 * int(warps) if isinstance(warps, int) else None
 
