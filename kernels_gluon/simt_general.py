@@ -20,6 +20,10 @@ What is the CUDA kernel's, decision by decision:
   K, so the first one is the partial one and only the first two (loaded before the loop) test k; grouped block
   order (GROUP_M block rows at a time); stores masked where the block crosses an edge.
 
+A second form ("dot", PRODUCT = "dot_fma") takes the same decisions but writes each K tile's product as one
+gl.dot_fma on the accumulator's dot-operand layouts, leaving the per-k loads and their order to the compiler: the
+same tile written the way Gluon offers for it, beside the CUDA kernel's own loop.
+
 What is the compiler's: the order of the loads and FFMAs inside a K tile (ptxas schedules them; the CUDA kernel
 fixes a double-buffered fragment order by hand), the registers (the CUDA kernel's launch bounds ask two blocks an SM
 for the 128 x 128 instantiation: it compiles to 128 registers uncapped, and capping it at 128 made ptxas spill 16
@@ -54,12 +58,21 @@ def _issue(a_ptrs, b_ptrs, b_next, b_in, more):
 
 
 @gluon.jit
-def _k_tile(acc, a_cur, b_cur, a_next, a_regs, BK: gl.constexpr, LC: gl.constexpr):
-    # per k: a column of A's tile and a row of B's into registers, their outer product into the accumulators
-    for k in gl.static_range(BK):
-        a = a_cur.index(k).load(gl.SliceLayout(1, LC))
-        b = b_cur.index(k).load(gl.SliceLayout(0, LC))
-        acc = gl.fma(gl.expand_dims(a, 1), gl.expand_dims(b, 0), acc)
+def _k_tile(acc, a_cur, b_cur, a_next, a_regs, BK: gl.constexpr, LC: gl.constexpr, DOT: gl.constexpr,
+            A_TILE: gl.constexpr, B_TILE: gl.constexpr):
+    if DOT:
+        # the "dot" form: the whole K tile's operands in the accumulator's dot-operand layouts, one gl.dot_fma (the
+        # compiler expands the products and orders their loads)
+        a = reinterpret(a_cur, gl.float32, [BK, acc.shape[0]], A_TILE).permute((1, 0)).load(
+            gl.DotOperandLayout(0, LC, 0))
+        b = reinterpret(b_cur, gl.float32, [BK, acc.shape[1]], B_TILE).load(gl.DotOperandLayout(1, LC, 0))
+        acc = gl.dot_fma(a, b, acc)
+    else:
+        # per k: a column of A's tile and a row of B's into registers, their outer product into the accumulators
+        for k in gl.static_range(BK):
+            a = a_cur.index(k).load(gl.SliceLayout(1, LC))
+            b = b_cur.index(k).load(gl.SliceLayout(0, LC))
+            acc = gl.fma(gl.expand_dims(a, 1), gl.expand_dims(b, 0), acc)
     a_next.store(a_regs)
     async_copy.wait_group(0)
     barrier()
@@ -78,7 +91,7 @@ def _store(out, c_rows, rows, cols, M, N, beta):
 @gluon.jit
 def sgemm_general_kernel(A, B, C, M, N, K, alpha, beta, BM: gl.constexpr, BN: gl.constexpr, BK: gl.constexpr,
                          WM: gl.constexpr, WN: gl.constexpr, TM: gl.constexpr, TN: gl.constexpr,
-                         GROUP_M: gl.constexpr):
+                         GROUP_M: gl.constexpr, DOT: gl.constexpr = False):
     WARPS: gl.constexpr = (BM // WM) * (BN // WN)
     # the accumulator: 4 x 4 pieces, lanes LM x LN, warps (BM/WM) x (BN/WN)
     LC: gl.constexpr = gl.BlockedLayout([4, 4], [WM // TM, WN // TN], [BM // WM, BN // WN], [1, 0])
@@ -142,11 +155,11 @@ def sgemm_general_kernel(A, B, C, M, N, K, alpha, beta, BM: gl.constexpr, BN: gl
 
     acc = gl.zeros([BM, BN], gl.float32, LC)
     for t in range(0, kt_even, 2):
-        acc = _k_tile(acc, a_s0, b_s0, a_t1, a, BK, LC)
+        acc = _k_tile(acc, a_s0, b_s0, a_t1, a, BK, LC, DOT, A_TILE, B_TILE)
         a = _issue(a_ptrs, b_ptrs, b_t0, b_in, t + 2 < kt_even)
         a_ptrs += BK
         b_ptrs += b_step
-        acc = _k_tile(acc, a_s1, b_s1, a_t0, a, BK, LC)
+        acc = _k_tile(acc, a_s1, b_s1, a_t0, a, BK, LC, DOT, A_TILE, B_TILE)
         a = _issue(a_ptrs, b_ptrs, b_t1, b_in, t + 3 < kt_even)
         a_ptrs += BK
         b_ptrs += b_step
@@ -177,7 +190,7 @@ def num_warps(**settings: int) -> int:
 
 
 def constexprs(**settings: int) -> dict:
-    return {name: int(settings[name]) for name in TEMPLATE}
+    return {**{name: int(settings[name]) for name in TEMPLATE}, "DOT": settings.get("PRODUCT") == "dot_fma"}
 
 
 def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0, beta: float = 0.0,

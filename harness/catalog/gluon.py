@@ -30,6 +30,16 @@ def _mirror(module: str, template: tuple[str, ...], params: dict | None = None, 
     return (GluonCounterpart(GLUON_MIRROR, module, template, params or {}, deviations or {}, offsets_64bit),)
 
 
+def _with_dot(forms: tuple[GluonCounterpart, ...]) -> tuple[GluonCounterpart, ...]:
+    """The mirror and, beside it, the same decisions with each K tile's product one gl.dot_fma ("dot")."""
+    mirror = forms[0]
+    dot = GluonCounterpart("dot", mirror.module, mirror.template, {**mirror.params, "PRODUCT": "dot_fma"},
+                           {**mirror.deviations, "product": "each K tile's product is one gl.dot_fma on the "
+                            "accumulator's dot-operand layouts: the compiler expands it and orders its loads (CUDA: a "
+                            "loop of rank-1 updates from register fragments)"}, mirror.offsets_64bit)
+    return (mirror, dot)
+
+
 _PIECES = ("the accumulator's BlockedLayout repeats a thread's 4 x 4 pieces at the block tile's pitch (CUDA: at the "
            "warp tile's): the same outputs, loads and wavefronts per thread and warp, placed differently")
 _GENERAL = _mirror("simt_general", _SIMT, deviations={
@@ -53,7 +63,7 @@ FORMS: dict[str, tuple[GluonCounterpart, ...]] = {
                        "2-way",
             "stages": "one allocation per stage and the loop unrolled over them (the compiler's barriers are per "
                       "allocation); it runs whole rounds of stages, the tiles past the last zero-filled copies"}),
-    "rosetta.sgemm_general<128,256,16,32,128,8,16,8>": _GENERAL,
+    "rosetta.sgemm_general<128,256,16,32,128,8,16,8>": _with_dot(_GENERAL),
     "rosetta.sgemm_general<128,128,8,32,64,8,8,16>": _GENERAL,
     "rosetta.wgmma_smem<tf32,128,128,32,4,kmajor>": _mirror(
         "wgmma_tma", ("STAGES",), {"COPY": "cp.async", "GROUP": _GROUP}),
