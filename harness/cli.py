@@ -6,9 +6,9 @@ a traceback; a run in which any implementation failed ends with exit code 1 afte
 
 Each verb, its options and its command are in the module of its group: cli_run (run; its arguments read by
 cli_options, its progress printed by cli_progress), cli_results (compare, merge, analyse, report, claims),
-cli_kernels (list, explain, trace), cli_gpu_tools (profile, sanitize, referee, knobs) and cli_clock (clock).
-Every verb reads kernel ids through cli_ids and checks every path it is given through cli_paths, before it writes
-anything.
+cli_kernels (list, explain, trace), cli_gpu_tools (profile, sanitize, referee, knobs), cli_clock (clock),
+cli_export (export) and cli_gluon (gluon). Every verb reads kernel ids through cli_ids and checks every path it is
+given through cli_paths, before it writes anything.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness import cli_clock, cli_export, cli_gpu_tools, cli_kernels, cli_results, cli_run
+from harness import cli_clock, cli_export, cli_gluon, cli_gpu_tools, cli_kernels, cli_results, cli_run
 from harness.cli_options import UserError
 
 # Each verb's subparser, in the order `rosetta --help` lists them.
 VERBS = (cli_kernels.add_list, cli_run.add_run, cli_results.add_compare, cli_gpu_tools.add_profile,
          cli_results.add_merge, cli_results.add_analyse, cli_results.add_report, cli_results.add_claims,
          cli_kernels.add_explain, cli_kernels.add_trace, cli_gpu_tools.add_sanitize, cli_gpu_tools.add_referee,
-         cli_gpu_tools.add_knobs, cli_clock.add_clock, cli_export.add_export)
+         cli_gpu_tools.add_knobs, cli_clock.add_clock, cli_export.add_export, cli_gluon.add_gluon)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -40,7 +40,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                  "tile": [k.tile_m, k.tile_n, k.tile_k], "preconditions": [c.text for c in k.preconditions],
                  "reads_c_when_beta_zero": k.reads_c_when_beta_zero,
                  "counterparts": [{"name": c.name, "module": f"kernels_triton/{c.module}.py", "config": c.config(k),
-                                   "deviations": c.deviation_notes()} for c in k.counterparts]}
+                                   "deviations": c.deviation_notes()} for c in k.counterparts],
+                 "gluon": [{"name": g.name, "module": f"kernels_gluon/{g.module}.py", "config": g.config(k),
+                            "deviations": g.deviation_notes()} for g in k.gluon]}
                 for k in kernels]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0

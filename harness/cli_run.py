@@ -105,6 +105,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError("TRITON_INTERPRET is set on a GPU machine: unset it for a GPU run")
     else:
         gpus = gpu_list(args.gpus)  # memory is checked by the session, from what its workers read of their GPUs
+        from harness.launch.gluon import unavailable
+
+        if (why := unavailable()) is not None:  # one line; the CUDA and Triton columns run
+            console.print(f"[yellow]Gluon column left out:[/] {why}")
     from harness.run.session import RunSession
 
     out_dir = Path(args.out or DEFAULT_OUT)
@@ -152,6 +156,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         from harness.analysis.energy import file_energy
 
         console.print(file_energy(session.results).line(), markup=False)
+    if any(r.model == "gluon" for r in session.results):  # the model-or-compiler split of each rung with all three
+        from harness.cli_gluon import gluon_lines
+
+        for line in gluon_lines(out_path):
+            console.print(line, markup=False)
     if args.regime == "sustained":
         failures += sustained_regime(args, out_path, gpus[0], console)
     if not gpu:

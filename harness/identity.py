@@ -1,8 +1,9 @@
-"""What an implementation is, typed: a family (CUDA, Triton, or a baseline's) and the variant within it; and what
-identifies one of its measurements (RecordKey).
+"""What an implementation is, typed: a family (CUDA, Triton, Gluon, or a baseline's) and the variant within it; and
+what identifies one of its measurements (RecordKey).
 
 Records, worker messages and tables name an implementation by one string, its JSON form: "cuda", "cuda:cupy" (a CUDA
-build variant, harness/nvrtc/options.py), "triton:<form>" (a counterpart), or a baseline's name from
+build variant, harness/nvrtc/options.py), "triton:<form>" (a counterpart), "gluon:<form>" (a Gluon counterpart:
+harness/catalog_types/gluon.py), or a baseline's name from
 harness/baselines.py ("cublas", "cublas-tf32", "triton-tutorial", "triton-tutorial-tf32", ...). `ImplId` parses that
 string once, so that no caller splits it or compares its prefix again, and names it for display one way (`label`).
 """
@@ -14,12 +15,13 @@ from functools import cache
 from typing import Literal, NamedTuple
 
 from harness.baselines import BASELINE_ORDER, KMAJOR_TEXT, TRITON_BASELINE_LABELS, b_layout_of, baseline_precision
+from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.kernel import PRECISION_CLASSES, Precision
 from harness.problems import Problem
 
-Family = Literal["cuda", "triton", "cublas", "triton-tutorial"]
+Family = Literal["cuda", "triton", "gluon", "cublas", "triton-tutorial"]
 # A kernel's implementations write "<family>:<variant>"; a baseline's name is "<family>[-<variant>]" (baselines.py).
-KERNEL_FAMILIES: tuple[Family, ...] = ("cuda", "triton")
+KERNEL_FAMILIES: tuple[Family, ...] = ("cuda", "triton", "gluon")
 BASELINE_FAMILIES: tuple[Family, ...] = ("triton-tutorial", "cublas")  # the longer prefix first: it is matched first
 
 
@@ -31,8 +33,8 @@ class ImplId:
     variant: str | None = None
 
     def __post_init__(self) -> None:
-        if self.family == "triton" and not self.variant:
-            raise ValueError("a Triton implementation names its form: triton:<form>")
+        if self.family in ("triton", "gluon") and not self.variant:
+            raise ValueError(f"a {self.family} implementation names its form: {self.family}:<form>")
 
     # ------------------------------------------------------------------ JSON form
     def to_json(self) -> str:
@@ -51,7 +53,8 @@ class ImplId:
     # ------------------------------------------------------------------ what callers ask
     @property
     def model(self) -> str:
-        """The "model" field of a record: "cuda" or "triton" for a kernel's implementations, a baseline's name."""
+        """The "model" field of a record: "cuda", "triton" or "gluon" for a kernel's implementations, a baseline's
+        name."""
         return self.family if self.family in KERNEL_FAMILIES else self.to_json()
 
     @property
@@ -81,13 +84,23 @@ class ImplId:
         return self.variant if self.is_triton else None
 
     @property
+    def is_gluon(self) -> bool:
+        """A Gluon counterpart of a kernel."""
+        return self.family == "gluon"
+
+    @property
+    def gluon_form(self) -> str | None:
+        """A Gluon counterpart's form ("mirror"); None for anything else."""
+        return self.variant if self.is_gluon else None
+
+    @property
     def is_triton_baseline(self) -> bool:
         return self.family == "triton-tutorial"
 
     @property
     def runs_triton(self) -> bool:
-        """Compiled by Triton: a counterpart or the Triton baseline."""
-        return self.is_triton or self.is_triton_baseline
+        """Compiled by Triton's toolchain: a counterpart, a Gluon counterpart or the Triton baseline."""
+        return self.is_triton or self.is_gluon or self.is_triton_baseline
 
     @property
     def is_cublas(self) -> bool:
@@ -117,6 +130,8 @@ class ImplId:
             return TRITON_BASELINE_LABELS.get(name, name)
         if self.is_cuda:
             return "CUDA" if self.variant is None else f"CUDA, {self.variant} build"
+        if self.is_gluon:
+            return "Gluon" if self.variant == GLUON_MIRROR else f"Gluon {self.variant}"
         return f"Triton {self.variant}"
 
 
@@ -143,13 +158,13 @@ def _parse(text: str) -> ImplId:
     family, colon, variant = text.partition(":")
     if colon:
         if family not in KERNEL_FAMILIES or not variant:
-            raise ValueError(f"implementation {text!r}: expected cuda:<build> or triton:<form>")
+            raise ValueError(f"implementation {text!r}: expected cuda:<build>, triton:<form> or gluon:<form>")
         return ImplId(family, variant)  # type: ignore[arg-type]
-    if text in KERNEL_FAMILIES and text != "triton":
+    if text == "cuda":
         return ImplId(text)  # type: ignore[arg-type]
     # a baseline by its family, not by today's list: a file may hold one this version no longer measures
     base = next((f for f in BASELINE_FAMILIES if text == f or text.startswith(f + "-")), None)
     if base is None:
-        raise ValueError(f"unknown implementation {text!r}: expected cuda, cuda:<build>, triton:<form> or a baseline "
-                         f"({', '.join(BASELINE_ORDER)})")
+        raise ValueError(f"unknown implementation {text!r}: expected cuda, cuda:<build>, triton:<form>, gluon:<form> "
+                         f"or a baseline ({', '.join(BASELINE_ORDER)})")
     return ImplId(base, text[len(base) + 1:] or None)

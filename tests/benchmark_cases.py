@@ -37,8 +37,8 @@ def case_id(impl: Impl) -> str:
 
 
 def model_of(impl: Impl) -> str:
-    """cuda, triton or cublas: a baseline is cuBLAS (its fp32 and TF32 rows are two names of one model) or the Triton
-    baseline (a Triton kernel, in three classes)."""
+    """cuda, triton, gluon or cublas: a baseline is cuBLAS (its fp32 and TF32 rows are two names of one model) or the
+    Triton baseline (a Triton kernel, in three classes)."""
     if impl.kernel:
         return impl.model
     return "cublas" if impl.vendor else "triton"

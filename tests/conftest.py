@@ -40,6 +40,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if "gpu_alone" in item.keywords:
                 item.add_marker(alone)
+    from harness.launch.gluon import unavailable
+
+    if (why := unavailable()) is not None:  # the Gluon column alone is skipped, with the one line that says why
+        no_gluon = pytest.mark.skip(reason=why)
+        for item in items:
+            if "gluon:" in item.nodeid:
+                item.add_marker(no_gluon)
     if env.has_gpu():
         return
     skip = pytest.mark.skip(reason=f"GPU tier: {env.gpu_reason()}")

@@ -146,7 +146,7 @@ def test_every_case_carries_registered_op_model_and_idea_markers(request):
     assert set(markers()) <= registered
     for impl in CASES:
         marks = case_marks(impl)
-        assert impl.op in marks and model_of(impl) in marks and model_of(impl) in ("cuda", "triton", "cublas")
+        assert impl.op in marks and model_of(impl) in marks and model_of(impl) in ("cuda", "triton", "gluon", "cublas")
         assert impl.kernel is None or impl.kernel.idea in marks
         assert set(marks) <= set(registered), f"{case_id(impl)}: {set(marks) - set(registered)} not registered"
 

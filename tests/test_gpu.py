@@ -23,7 +23,8 @@ IMPLS = all_impls()
 
 def _shape(impl: Impl, which: str) -> Problem:
     want = SEED[impl.op] if which == "seed" else OTHER[impl.op]
-    return allowed_shape(impl.kernel.preconditions, want) if impl.model == "cuda" else want
+    # a Gluon counterpart takes its CUDA kernel's decisions, whole tiles included
+    return allowed_shape(impl.kernel.preconditions, want) if impl.model in ("cuda", "gluon") else want
 
 
 _ctx = shared_context  # operands and references shared by every implementation of a problem

@@ -1,8 +1,9 @@
-"""Every mapping claim the report states, proven on every kernel of its idea and every Triton form.
+"""Every mapping claim the report states, proven on every kernel of its idea, every Triton form and every Gluon form.
 
-CPU tier: the CUDA sources through the suite's NVRTC build for sm_90a and the counterparts through Triton's AOT compiler
-for sm_90 (each compiled once, cached on disk). GPU tier (marker `gpu`): the same predicates on the
-kernels a GPU launch compiled (Triton handles, the driver's attributes of the loaded CUDA functions).
+CPU tier: the CUDA sources through the suite's NVRTC build for sm_90a and the counterparts (Triton and Gluon) through
+Triton's AOT compiler for sm_90 (each compiled once, cached on disk). GPU tier (marker `gpu`): the same predicates on
+the kernels a GPU launch compiled (Triton and Gluon handles, the driver's attributes of the loaded CUDA functions).
+Where the installed Triton has no usable Gluon, the Gluon column is left out with the reason.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from harness.catalog_types.claim import version_in
 from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
 from harness.claims import CLAIMS, COMPILER, PROGRAMMER, ByCompiler, ByForm, ByKernel, Check, compilers
 from harness.claims.compilers import changed_and_false, installed, is_tested
+from harness.launch.gluon import unavailable as gluon_unavailable
 from harness.nvrtc.compiler import available as nvrtc_available
 from harness.registry import BY_ID, IDEAS, KERNELS, Role
+
+NO_GLUON = gluon_unavailable()
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="needs NVRTC (cuda-bindings + nvidia-cuda-nvrtc) to "
                                  "build the CUDA sources")
@@ -71,7 +75,11 @@ def test_claim_holds_on_the_compiled_kernels(case, evidence):
     idea, i, kernel_id = case
     claim = CLAIMS[idea][i]
     verdicts = mapping.check_claim(idea, claim, evidence[kernel_id])
-    assert len(verdicts) == 1 + len(BY_ID[kernel_id].counterparts)
+    gluon_forms = len(BY_ID[kernel_id].gluon) if claim.gluon is not None else 0
+    assert len(verdicts) == 1 + len(BY_ID[kernel_id].counterparts) + gluon_forms
+    if NO_GLUON:  # the Gluon column could not be compiled: its verdicts say so, the other columns still hold
+        assert all(NO_GLUON in v.error for v in verdicts if v.side == "gluon")
+        verdicts = [v for v in verdicts if v.side != "gluon"]
     _hold_or_changed(f"{idea} / {claim.decision}", verdicts)
 
 
@@ -103,16 +111,32 @@ def test_each_check_reads_the_evidence_it_shows(case, evidence):
     ke = evidence[kernel_id]
     sides = [("cuda", claim.cuda_check, Evidence(ke.kernel, ke.cuda))]
     sides += [("triton", claim.triton_check, ev) for ev in ke.sides()]
+    if claim.gluon is not None and not NO_GLUON:
+        sides += [("gluon", claim.gluon.check, ev) for ev in ke.gluon_sides()]
     for side, check_side, ev in sides:
         check = _checks(check_side, ev)
         assert check.shows, f"{claim.decision} [{side}]: the check shows no evidence"
         flipped = False
         for key in check.shows:
-            for mutated in _mutations(ev.cuda if side == "cuda" else ev.triton, key):
-                changed = replace(ev, cuda=mutated) if side == "cuda" else replace(ev, triton=mutated)
+            for mutated in _mutations(getattr(ev, side), key):
+                changed = replace(ev, **{side: mutated})
                 flipped = flipped or not check.holds(changed)
         assert flipped, f"{idea} / {claim.decision} [{side}, {ev.form or 'cuda'}]: no change of {check.shows} " \
                         f"falsifies '{check.text}'"
+
+
+def test_every_claim_of_an_idea_with_a_gluon_kernel_has_a_gluon_column():
+    """The mapping tables gain the Gluon column wherever a Gluon counterpart runs: each claim of such an idea says what
+    the Gluon form writes, who decides it in Gluon and how it is proven; no idea without one has a Gluon column."""
+    with_gluon = {k.idea for k in KERNELS if k.gluon}
+    assert with_gluon, "no kernel has a Gluon counterpart"
+    for idea, claims in CLAIMS.items():
+        for c in claims:
+            if idea in with_gluon:
+                assert c.gluon is not None, f"{idea} / {c.decision}: no Gluon column (harness/catalog/gluon.py SIDES)"
+                assert c.gluon.text.strip() and c.gluon.decided_by in (PROGRAMMER, COMPILER), (idea, c.decision)
+            else:
+                assert c.gluon is None, f"{idea} / {c.decision}: a Gluon column on an idea with no Gluon kernel"
 
 
 def test_a_kernel_or_form_no_case_names_fails_with_a_reason():

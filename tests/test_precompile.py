@@ -33,6 +33,9 @@ def test_a_plan_without_triton_implementations_starts_no_processes():
     ("s000.gemm_block_tiling_v3<64,64,16,16,16>", "triton:dot", 1),
     # an autotuned counterpart: every configuration compiled, none timed
     ("rosetta.sgemm_general<128,256,16,32,128,8,16,8>", "triton:tuned", 2),
+    # a Gluon counterpart compiles through the same JIT, so the same pool takes it (a tensor-descriptor one too)
+    ("rosetta.sgemm_general<128,256,16,32,128,8,16,8>", "gluon:mirror", 1),
+    ("rosetta.wgmma_persistent<tf32,128,256,32,4,kmajor>", "gluon:mirror", 1),
 ])
 def test_the_pool_compiles_a_counterpart_into_tritons_disk_cache(tmp_path, monkeypatch, kernel_id, impl, at_least):
     if (os.cpu_count() or 1) < 4:

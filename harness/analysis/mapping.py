@@ -24,14 +24,15 @@ from harness.registry import KERNELS, Kernel
 
 __all__ = ["NO_EVIDENCE", "ProvenMapping", "Row", "Verdict", "check_claim", "evaluate", "prove", "rows"]
 
-def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton"], check: Side, ev: Evidence,
+def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton", "gluon"], check: Side, ev: Evidence,
              evidence: KernelEvidence) -> Verdict:
     compiler = side_compiler(side)
     base = {"idea": idea, "decision": claim.decision, "kernel": ev.kernel.id, "side": side,
-            "form": ev.form if side == "triton" else "", "where": evidence.where, "compiler": compiler,
+            "form": ev.form if side != "cuda" else "", "where": evidence.where, "compiler": compiler,
             "compiler_version": evidence.compilers.get(compiler, "")}
-    numbers = ev.cuda if side == "cuda" else ev.triton
-    failed = [evidence.errors[s] for s in ("cuda", ev.form if side == "triton" else "cuda") if s in evidence.errors]
+    numbers = {"cuda": ev.cuda, "triton": ev.triton, "gluon": ev.gluon}[side]
+    own = {"cuda": "cuda", "triton": ev.form, "gluon": f"gluon:{ev.form}"}[side]
+    failed = [evidence.errors[s] for s in ("cuda", own) if s in evidence.errors]
     if failed:
         return Verdict(**base, check="", holds=False, evidence="", error=f"not compiled: {failed[0]}")
     try:
@@ -43,10 +44,13 @@ def _verdict(idea: str, claim: Claim, side: Literal["cuda", "triton"], check: Si
 
 
 def check_claim(idea: str, claim: Claim, evidence: KernelEvidence) -> list[Verdict]:
-    """A claim's verdicts on one kernel: its CUDA side once, its Triton side once per counterpart form."""
+    """A claim's verdicts on one kernel: its CUDA side once, its Triton side once per counterpart form, its Gluon
+    side once per Gluon form (where the claim has a Gluon column)."""
     cuda_ev = Evidence(evidence.kernel, evidence.cuda, compilers=evidence.compilers)
     out = [_verdict(idea, claim, "cuda", claim.cuda_check, cuda_ev, evidence)]
     out += [_verdict(idea, claim, "triton", claim.triton_check, ev, evidence) for ev in evidence.sides()]
+    if claim.gluon is not None:
+        out += [_verdict(idea, claim, "gluon", claim.gluon.check, ev, evidence) for ev in evidence.gluon_sides()]
     return out
 
 
@@ -76,7 +80,8 @@ def rows(idea_key: str, evidence: Mapping[str, KernelEvidence] | None = None, pr
         if prove and evidence is not None:
             for k in kernels:
                 verdicts += check_claim(idea_key, claim, evidence[k.id])
-        out.append(Row(claim.decision, claim.cuda, claim.triton, claim.decided_by, tuple(verdicts)))
+        out.append(Row(claim.decision, claim.cuda, claim.triton, claim.decided_by, tuple(verdicts),
+                       claim.gluon.text if claim.gluon else "", claim.gluon.decided_by if claim.gluon else ""))
     return out
 
 

@@ -292,16 +292,24 @@ class Measured:
         if result.impl_id.is_cuda:
             facts = result.kernel_facts
             return facts.tile if facts is not None else None
+        if result.impl_id.is_gluon:  # the CUDA kernel's own tile: a Gluon form takes its decisions
+            facts = result.kernel_facts
+            return facts.tile if facts is not None else None
         cfg = self.config(result)
         if "block_m" not in cfg:
             return None
         return int(cfg["block_m"]), int(cfg.get("block_n", 0)), int(cfg.get("block_k", 0))
 
     def threads(self, result: Result) -> int | None:
-        """Threads per block as launched: the CUDA kernel's block, the Triton launch's num_warps x 32."""
+        """Threads per block as launched: the CUDA kernel's block, the Triton launch's num_warps x 32, a Gluon
+        kernel's warps as compiled (a warp-specialised kernel's partitions included)."""
+        facts = result.kernel_facts
         if result.impl_id.is_cuda:
-            facts = result.kernel_facts
             return facts.threads if facts is not None and facts.threads else None
+        if result.impl_id.is_gluon:
+            evidence = result.resources.evidence if result.resources is not None else None
+            warps = (evidence or {}).get("meta.warps")
+            return 32 * int(warps) if isinstance(warps, int) else (facts.threads if facts is not None else None)
         warps = self.config(result).get("num_warps")
         return 32 * int(warps) if isinstance(warps, int) else None
 

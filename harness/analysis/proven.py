@@ -15,13 +15,13 @@ NO_EVIDENCE = "no evidence named"
 
 @dataclass(frozen=True)
 class Verdict:
-    """One claim's check on one side of one kernel (the Triton side once per counterpart form)."""
+    """One claim's check on one side of one kernel (the Triton and Gluon sides once per form)."""
 
     idea: str
     decision: str
     kernel: str
-    side: Literal["cuda", "triton"]
-    form: str          # the Triton counterpart's name; "" on the CUDA side
+    side: Literal["cuda", "triton", "gluon"]
+    form: str          # the Triton or Gluon counterpart's name; "" on the CUDA side
     check: str         # what the predicate establishes
     holds: bool
     evidence: str      # the numbers it read, e.g. "BAR 2, LDS.32 16"
@@ -34,6 +34,8 @@ class Verdict:
 
     @property
     def label(self) -> str:
+        if self.side == "gluon":
+            return f"{self.kernel} [gluon:{self.form}]"
         return f"{self.kernel} [{self.form or 'cuda'}]"
 
     @property
@@ -57,6 +59,8 @@ class Row:
     triton: str
     decided_by: str
     verdicts: tuple[Verdict, ...] = ()
+    gluon: str = ""              # the Gluon column ("" where the idea has no Gluon kernel, and in older records)
+    gluon_decided_by: str = ""
 
     @property
     def holds(self) -> bool:
@@ -64,15 +68,19 @@ class Row:
 
     def to_json(self) -> dict:
         # the idea and the decision are the row's: a verdict does not repeat them
-        return {"decision": self.decision, "cuda": self.cuda, "triton": self.triton, "decided_by": self.decided_by,
-                "verdicts": [{k: v for k, v in asdict(x).items() if k not in ("idea", "decision")}
-                             for x in self.verdicts]}
+        out = {"decision": self.decision, "cuda": self.cuda, "triton": self.triton, "decided_by": self.decided_by,
+               "verdicts": [{k: v for k, v in asdict(x).items() if k not in ("idea", "decision")}
+                            for x in self.verdicts]}
+        if self.gluon:
+            out.update(gluon=self.gluon, gluon_decided_by=self.gluon_decided_by)
+        return out
 
     @classmethod
     def from_json(cls, idea: str, data: dict) -> Row:
         decision = str(data["decision"])
         return cls(decision, str(data["cuda"]), str(data["triton"]), str(data["decided_by"]),
-                   tuple(Verdict(idea=idea, decision=decision, **v) for v in data.get("verdicts") or []))
+                   tuple(Verdict(idea=idea, decision=decision, **v) for v in data.get("verdicts") or []),
+                   str(data.get("gluon") or ""), str(data.get("gluon_decided_by") or ""))
 
 
 @dataclass

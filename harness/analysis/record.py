@@ -5,6 +5,10 @@ Every pair the suite compares is here once, with its verdict (harness/analysis/v
   forms against cuBLAS fp32, TF32 against cuBLAS TF32);
 - "triton-baseline": every Triton row against the Triton tutorial GEMM of its class, where the run measured one;
 - "counterpart": every Triton counterpart against its CUDA kernel (the suite's build), in the same precision class;
+- "gluon": every Gluon counterpart against its CUDA kernel: the same decisions through Triton's compiler (the
+  compiler's part of a CUDA-Triton gap);
+- "model": every Triton counterpart against its kernel's Gluon mirror, in the same class: the same tile, one
+  program leaving the decisions to the compiler, the other writing the CUDA kernel's (the model's part);
 - "step": every rung of a ladder against the rung before, in the same model (harness/catalog/ladders.py);
 - "aa": every implementation against itself timed as a second entry (the A/A control, `rosetta run --aa`);
 - "beside": a user's own pair (harness/pairs) against the catalog kernel it was declared beside, in the same model
@@ -35,6 +39,7 @@ from pathlib import Path
 from harness.analysis.proven import ProvenMapping
 from harness.analysis.verdicts import Call, Verdict, compare, margin_for
 from harness.baselines import cublas_of, triton_baseline_of
+from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.tables import Catalog, Ladder
 from harness.identity import RecordKey
 from harness.problems import Problem
@@ -271,6 +276,13 @@ def analyse(results: Iterable[Result], source: str, catalog: Catalog | None = No
                 # within one class only: a bf16 split on a 3xTF32 kernel's entry is not its CUDA kernel's counterpart
                 if cuda is not None and cuda.precision == r.precision:
                     out.append(pair("counterpart", r, cuda))
+                mirror = by_impl.get((r.kernel, f"gluon:{GLUON_MIRROR}"))
+                if mirror is not None and mirror.precision == r.precision:
+                    out.append(pair("model", r, mirror))
+            if r.impl_id.is_gluon and r.kernel is not None:
+                cuda = by_impl.get((r.kernel, "cuda"))
+                if cuda is not None and cuda.precision == r.precision:
+                    out.append(pair("gluon", r, cuda))
             out.append(aa(r))
             out.append(beside(r, by_impl, catalog))
         out += steps(rows, catalog)
@@ -295,9 +307,19 @@ def rung_records(rows: list[Result], lad: Ladder, model: str, catalog: Catalog) 
     for rung in lad.rungs:
         ids = {k.id for k in rung}
         found = [r for r in rows if r.kernel in ids and r.precision == lad.precision and r.timed
-                 and (r.impl == "cuda" if model == "cuda" else _stands_on_rung(r, lad, catalog))]
+                 and _stands(r, model, lad, catalog)]
         out.append(min(found, key=lambda r: r.timing.median_ms) if found else None)
     return out
+
+
+def _stands(r: Result, model: str, lad: Ladder, catalog: Catalog) -> bool:
+    """Whether a record stands for its rung in a model: the CUDA kernel, a Triton form the ladder takes, the Gluon
+    mirror."""
+    if model == "cuda":
+        return r.impl == "cuda"
+    if model == "gluon":
+        return r.impl == f"gluon:{GLUON_MIRROR}"
+    return _stands_on_rung(r, lad, catalog)
 
 
 def _stands_on_rung(r: Result, lad: Ladder, catalog: Catalog) -> bool:
@@ -312,7 +334,7 @@ def steps(rows: list[Result], catalog: Catalog) -> list[Comparison | None]:
     """Each rung against the last rung before it that was timed, in each model, on every ladder."""
     out: list[Comparison | None] = []
     for lad in catalog.ladders:
-        for model in ("cuda", "triton"):
+        for model in ("cuda", "triton", "gluon"):
             before = None
             for r in rung_records(rows, lad, model, catalog):
                 if r is None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from harness.catalog_types.evidence import KernelEvidence
+from harness.catalog_types.evidence import KernelEvidence, Numbers
 from harness.identity import ImplId
-from harness.inspect.evidence import cuda_numbers, triton_numbers
+from harness.inspect.evidence import cuda_numbers, gluon_numbers, triton_numbers
 from harness.kernel_resources import KernelResources
 from harness.records.lines import Resources, Result
 from harness.registry import Kernel
@@ -45,12 +45,15 @@ def _compiled(results: list[Result], kernel_id: str, impl: str) -> Result | None
 def from_run(results: Iterable[Result], kernels: list[Kernel],
              compilers: Mapping[str, str] | None = None) -> dict[str, KernelEvidence]:
     """Evidence for each kernel whose CUDA side and every Triton counterpart the run compiled and recorded, made by
-    the run's `compilers` (its header's versions, by name)."""
+    the run's `compilers` (its header's versions, by name), with the Gluon forms the run recorded (a form it did not,
+    e.g. in a run without a GPU, has no numbers: its checks then ask for the ahead-of-time compile,
+    harness/analysis/mapping.py)."""
     results = list(results)
     out: dict[str, KernelEvidence] = {}
     for kernel in kernels:
         cuda = _compiled(results, kernel.id, "cuda")
         sides = {c.name: _compiled(results, kernel.id, ImplId("triton", c.name).to_json()) for c in kernel.counterparts}
+        gluon = {g.name: _compiled(results, kernel.id, ImplId("gluon", g.name).to_json()) for g in kernel.gluon}
         if cuda is None or cuda.resources is None or any(r is None or r.resources is None for r in sides.values()):
             continue
         triton = {name: triton_numbers(kernel, c, _resources(r.resources), _launched(r.resources.config))
@@ -58,6 +61,9 @@ def from_run(results: Iterable[Result], kernels: list[Kernel],
         out[kernel.id] = KernelEvidence(kernel, cuda_numbers(kernel, _resources(cuda.resources),
                                                              cuda.resources.driver), triton,
                                         where="the kernels this run compiled and measured",
+                                        gluon={g.name: gluon_numbers(kernel, g, _resources(r.resources))
+                                               if (r := gluon[g.name]) is not None and r.resources is not None
+                                               else Numbers() for g in kernel.gluon},
                                         compilers={k: v for k, v in (compilers or {}).items()
                                                    if k in ("triton", "nvrtc")})
     return out

@@ -4,7 +4,8 @@ module (or small package) per family, and assembled here into the tables the res
 - seeds: the documents and every kernel they publish, with the SGEMM ideas they teach and those ideas' claims;
 - gemv: the SGEMV ideas (seed 003's and tile-rosetta's steps), tile-rosetta's SGEMV kernels and the claims;
 - simt: tile-rosetta's fp32 SIMT ladder, one module per rung (harness/catalog/simt/rungs);
-- tensor_cores: mma.sync TF32 and 3xTF32; hopper: Hopper's wgmma ladder.
+- tensor_cores: mma.sync TF32 and 3xTF32; hopper: Hopper's wgmma ladder;
+- gluon: the Gluon column, which kernels have a Gluon counterpart and each claim's Gluon side (attached here).
 
 What the entries are made of (Kernel, Counterpart, Idea, Claim, Evidence) is harness/catalog_types. Readers use
 harness.registry (the kernels and ideas) and harness.claims (the claims), which hand these tables on.
@@ -12,7 +13,9 @@ harness.registry (the kernels and ideas) and harness.claims (the claims), which 
 
 from __future__ import annotations
 
-from harness.catalog import gemv, hopper, seeds, simt, tensor_cores
+from dataclasses import replace
+
+from harness.catalog import cost, gemv, gluon, hopper, seeds, simt, tensor_cores
 from harness.catalog.ladders import LADDERS
 from harness.catalog_types.claim import Claim
 from harness.catalog_types.idea import Idea
@@ -25,13 +28,17 @@ KERNELS: tuple[Kernel, ...] = (*seeds.KERNELS, *gemv.KERNELS, *simt.KERNELS, *te
 BY_ID: dict[str, Kernel] = {k.id: k for k in KERNELS}
 # The teaching order: the seeds' SGEMM ideas, the SGEMV ideas, tensor cores, Hopper, then the SIMT ladder's steps.
 IDEAS: dict[str, Idea] = {**seeds.IDEAS, **gemv.IDEAS, **tensor_cores.IDEAS, **hopper.IDEAS, **simt.IDEAS}
-CLAIMS: dict[str, tuple[Claim, ...]] = {**seeds.CLAIMS, **simt.CLAIMS, **tensor_cores.CLAIMS, **hopper.CLAIMS,
-                                        **gemv.CLAIMS}
+CLAIMS: dict[str, tuple[Claim, ...]] = {
+    idea: tuple(replace(c, gluon=gluon.SIDES.get(idea, {}).get(c.decision)) for c in found)
+    for idea, found in {**seeds.CLAIMS, **simt.CLAIMS, **tensor_cores.CLAIMS, **hopper.CLAIMS, **gemv.CLAIMS}.items()}
 
 # The tables as one value: what an analysis record keeps, so that a page is drawn with the catalog it was measured by.
 CATALOG = Catalog(KERNELS, IDEAS, seeds.SEEDS, seeds.SECTION_EN, seeds.UNROLL_CLAIM, LADDERS,
-                  {idea: tuple(ClaimText(c.decision, c.cuda, c.triton, c.decided_by) for c in found)
-                   for idea, found in CLAIMS.items()})
+                  {idea: tuple(ClaimText(c.decision, c.cuda, c.triton, c.decided_by,
+                                         c.gluon.text if c.gluon else "", c.gluon.decided_by if c.gluon else "")
+                               for c in found)
+                   for idea, found in CLAIMS.items()},
+                  cost.costs(KERNELS))
 
 
 def get(kernel_id: str) -> Kernel:
@@ -81,6 +88,13 @@ def _validate() -> None:
             if unknown:
                 raise RuntimeError(f"{k.id} [{c.name}]: deviations from {sorted(unknown)}, not derived settings")
             c.config(k)  # raises where a derived setting is impossible and no deviation says why
+    unknown = sorted(set(gluon.FORMS) - set(BY_ID))
+    if unknown:
+        raise RuntimeError(f"Gluon forms name no kernel of the catalog: {unknown}")
+    for idea, sides in gluon.SIDES.items():
+        stray = sorted(set(sides) - {c.decision for c in CLAIMS.get(idea, ())})
+        if stray:
+            raise RuntimeError(f"Gluon sides of {idea!r} name no claim of it: {stray}")
     families = (seeds.IDEAS, gemv.IDEAS, tensor_cores.IDEAS, hopper.IDEAS, simt.IDEAS)
     if sum(map(len, families)) != len(IDEAS):
         raise RuntimeError("two families teach an idea of the same key")

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from harness.catalog import gluon
 from harness.catalog.seeds.kernels import GEMM_ALPHA_BETA
 from harness.catalog.tensor_cores import BF16_SPLITS, OPERAND_SPLIT, TF32_CONVERSION
 from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByKernel, Check, Claim
@@ -111,8 +112,9 @@ def _kernel(name: str, symbol: str, threads: int, bm: int, bn: int, stages: int,
     args = GEMM_ALPHA_BETA + (TENSOR_MAP_ARGS if tensor_maps else ())
     persistent = _counterpart(bm, bn, threads, counterpart_stages, split=bn == 256)
     splits = tuple(replace(persistent, name=f"persistent-{p}", precision=p) for p in BF16_SPLITS)
+    kernel_id = f"rosetta.{name}<{precision},{bm},{bn},{_BK},{stages},kmajor>"
     return Kernel(
-        id=f"rosetta.{name}<{precision},{bm},{bn},{_BK},{stages},kmajor>", op="sgemm", idea=IDEA.key, seed=None,
+        id=kernel_id, op="sgemm", idea=IDEA.key, seed=None,
         section=_SECTION, symbol=symbol, args=args, block=(threads, 1, 1), tile_m=bm, tile_n=bn, tile_k=_BK,
         preconditions=_preconditions(bm, bn, cluster), reads_c_when_beta_zero=False,
         counterparts=(persistent, *(splits if precision == "3xtf32" and bf16_splits else ()), *more), notes=notes,
@@ -120,7 +122,7 @@ def _kernel(name: str, symbol: str, threads: int, bm: int, bn: int, stages: int,
         aligned16=_ABC,
         # TF32 rungs hand fp32 to the tensor core, which truncates; the 3xTF32 split keeps that truncation as its
         # high part and rounds the remainder with cvt.rna
-        tf32_conversion="truncate_rna" if precision == "3xtf32" else "truncate")
+        tf32_conversion="truncate_rna" if precision == "3xtf32" else "truncate", gluon=gluon.forms(kernel_id))
 
 
 # tf32x3's split done once per operand element before the product (kernels_triton/gemm_presplit.py); the GEMM's

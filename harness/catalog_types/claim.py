@@ -1,4 +1,4 @@
-"""What a mapping claim is: a decision, its CUDA and Triton text, who decides it, and the checks that prove it.
+"""What a mapping claim is: a decision, its CUDA, Triton and Gluon text, who decides it, and the checks that prove it.
 
 One claim per decision an idea is about: what the CUDA kernels do, what the Triton counterparts do,
 and who decides it in Triton (the programmer, or the compiler). Each side carries a Check: a sentence
@@ -12,6 +12,10 @@ A claim is proven on what one compiler made of the code, so it is a fact about t
 compiled code legitimately differs between versions, the side is a `ByCompiler`: the statement for the versions that
 differ, by compiler name and version, beside the one for every other. Which versions the suite is tested on is
 pyproject's (harness/claims/compilers.py); a claim false on any other version is a changed mapping, not a failure.
+
+The Gluon column (`Claim.gluon`, a `GluonSide`) says what the Gluon counterpart writes for the decision, who decides it
+there (the programmer, as in CUDA, or the compiler, as in Triton) and the check that proves it on Gluon's compiled code
+(its numbers are `Evidence.gluon`). Every claim of an idea that has a Gluon kernel carries one (a test holds it).
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from harness.catalog_types.evidence import Evidence
 from harness.catalog_types.idea import COMPILER, PROGRAMMER
 from harness.catalog_types.kernel import Role
 
-__all__ = ["COMPILER", "COMPILER_NAMES", "PROGRAMMER", "ByCompiler", "ByForm", "ByKernel", "Check", "Claim", "Side",
-           "pick", "version_in"]
+__all__ = ["COMPILER", "COMPILER_NAMES", "PROGRAMMER", "ByCompiler", "ByForm", "ByKernel", "Check", "Claim",
+           "GluonSide", "Side", "pick", "version_in"]
 
 
 
@@ -99,6 +103,15 @@ Side = Check | ByKernel | ByForm | ByCompiler
 
 
 @dataclass(frozen=True)
+class GluonSide:
+    """A claim's Gluon column: what the Gluon counterpart does, who decides it in Gluon, and its check."""
+
+    text: str
+    decided_by: str          # PROGRAMMER or COMPILER
+    check: Side
+
+
+@dataclass(frozen=True)
 class Claim:
     decision: str
     cuda: str
@@ -106,6 +119,7 @@ class Claim:
     decided_by: str          # who decides it in Triton: PROGRAMMER or COMPILER
     cuda_check: Side
     triton_check: Side
+    gluon: GluonSide | None = None
 
 
 def pick(side: Side, ev: Evidence) -> Check:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from harness.catalog_types.kernel import Kernel
+from harness.catalog_types.kernel import Kernel, Role
 
 __all__ = ["Evidence", "KernelEvidence", "Numbers"]
 
@@ -30,12 +30,14 @@ class Numbers(dict[str, int]):
 
 @dataclass(frozen=True)
 class Evidence:
-    """What one predicate sees: the kernel, its CUDA numbers and (for a Triton-side check) one counterpart's."""
+    """What one predicate sees: the kernel, its CUDA numbers and (for a Triton-side check) one counterpart's, (for a
+    Gluon-side check) one Gluon form's."""
 
     kernel: Kernel
     cuda: Numbers
     triton: Numbers = field(default_factory=Numbers)
     form: str = ""  # the counterpart's name; empty for a CUDA-side check
+    gluon: Numbers = field(default_factory=Numbers)
     # the compilers the numbers were read off, by name: {"triton": "3.9.0", "nvrtc": "13.5"} (a claim's statement may
     # depend on the version: harness/catalog_types/claim.ByCompiler)
     compilers: Mapping[str, str] = field(default_factory=dict)
@@ -43,16 +45,24 @@ class Evidence:
 
 @dataclass(frozen=True)
 class KernelEvidence:
-    """A kernel's CUDA numbers and each counterpart's, keyed by counterpart name. A side that could not be
-    compiled is in `errors` ("cuda" or the counterpart's name) with the compiler's reason, and its numbers
-    are empty: every check of that side then fails with the reason."""
+    """A kernel's CUDA numbers and each counterpart's, keyed by counterpart name (its Gluon forms' in `gluon`). A side
+    that could not be compiled is in `errors` ("cuda", the counterpart's name, or "gluon:<form>") with the compiler's
+    reason, and its numbers are empty: every check of that side then fails with the reason."""
 
     kernel: Kernel
     cuda: Numbers
     triton: dict[str, Numbers]
     where: str = "sm_90, compiled ahead of time"
-    errors: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)   # a Gluon form's under "gluon:<name>"
+    gluon: dict[str, Numbers] = field(default_factory=dict)
     compilers: Mapping[str, str] = field(default_factory=dict)  # as Evidence.compilers
 
     def sides(self) -> list[Evidence]:
-        return [Evidence(self.kernel, self.cuda, t, form, self.compilers) for form, t in self.triton.items()]
+        return [Evidence(self.kernel, self.cuda, t, form, compilers=self.compilers) for form, t in self.triton.items()]
+
+    def gluon_sides(self) -> list[Evidence]:
+        """One Evidence per Gluon form, its numbers in `gluon` and the first Triton form's (the plain one) beside
+        them, so that a Gluon check can compare the two columns on the same tile."""
+        plain = [c.name for c in self.kernel.counterparts if c.role is Role.PLAIN and c.name in self.triton]
+        first = self.triton[plain[0]] if plain else next(iter(self.triton.values()), Numbers())
+        return [Evidence(self.kernel, self.cuda, first, form, g, self.compilers) for form, g in self.gluon.items()]

@@ -12,10 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from harness.preconditions import Precondition, indices_fit_int32, unmet
 from harness.problems import Op, Problem
+
+if TYPE_CHECKING:
+    from harness.catalog_types.gluon import GluonCounterpart
 
 # fp32: FFMA (Triton input_precision="ieee"); tf32: tensor cores, inputs cut to 10 mantissa bits (rounded or
 # truncated, per implementation: TF32_CONVERSION_TEXT);
@@ -288,6 +291,8 @@ class Kernel:
     # A user's pair: the catalog kernel it was declared to stand beside, which the analysis compares it with, model by
     # model (harness/analysis/record.py, relation "beside").
     beside: str = ""
+    # The kernel's own decisions written in Gluon (harness/catalog_types/gluon.py): the third column.
+    gluon: tuple[GluonCounterpart, ...] = ()
 
     def __post_init__(self) -> None:
         if self.counterparts and all(c.deliberately_different for c in self.counterparts):
@@ -353,6 +358,13 @@ class Kernel:
 
     def supports(self, problem: Problem) -> bool:
         return not self.unmet(problem)
+
+    def gluon_form(self, name: str) -> GluonCounterpart:
+        for g in self.gluon:
+            if g.name == name:
+                return g
+        names = ", ".join(g.name for g in self.gluon) or "none"
+        raise ValueError(f"{self.id} has no Gluon counterpart {name!r}: {names}")
 
     def counterpart(self, name: str) -> Counterpart:
         for c in self.counterparts:

@@ -13,6 +13,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Literal
 
+from harness.catalog_types.gluon import GluonCounterpart
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import (
     Counterpart,
@@ -59,6 +60,8 @@ class ClaimText:
     cuda: str
     triton: str
     decided_by: str
+    gluon: str = ""              # the Gluon column's text ("" where the idea has no Gluon kernel)
+    gluon_decided_by: str = ""   # who decides it in Gluon
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,9 @@ class Catalog:
     unroll_claim: PublishedRatio
     ladders: tuple[Ladder, ...]
     claims: dict[str, tuple[ClaimText, ...]] = field(default_factory=dict)   # by idea
+    # what each model costs to write, per rung written in all three (harness/catalog/cost.py): kernel id -> model ->
+    # (lines of code, decisions the source states)
+    costs: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
 
     @cached_property
     def by_id(self) -> dict[str, Kernel]:
@@ -105,7 +111,8 @@ class Catalog:
                 "ladders": [{"name": lad.name, "precision": lad.precision, "forms": lad.forms,
                              "rungs": [[k.id for k in rung] for rung in lad.rungs],
                              "summit": [k.id for k in lad.summit]} for lad in self.ladders],
-                "claims": {idea: [asdict(c) for c in texts] for idea, texts in self.claims.items()}}
+                "claims": {idea: [asdict(c) for c in texts] for idea, texts in self.claims.items()},
+                "costs": {k: {model: list(v) for model, v in by.items()} for k, by in self.costs.items()}}
 
     @classmethod
     def from_json(cls, data: dict) -> Catalog:
@@ -116,7 +123,9 @@ class Catalog:
         ladders = tuple(_ladder(lad, by_id) for lad in data["ladders"])
         return cls(kernels, {i["key"]: Idea(**i) for i in data["ideas"]}, {s.key: s for s in seeds},
                    dict(data["section_en"]), PublishedRatio(**data["unroll_claim"]), ladders,
-                   {idea: tuple(ClaimText(**c) for c in texts) for idea, texts in (data.get("claims") or {}).items()})
+                   {idea: tuple(ClaimText(**c) for c in texts) for idea, texts in (data.get("claims") or {}).items()},
+                   {k: {model: (int(v[0]), int(v[1])) for model, v in by.items()}
+                    for k, by in (data.get("costs") or {}).items()})
 
 
 def _ladder(data: dict, by_id: dict[str, Kernel]) -> Ladder:
@@ -154,6 +163,8 @@ def _lean(data: dict, cls: type) -> dict:
 def _kernel_json(k: Kernel) -> dict:
     data = _lean(asdict(k, dict_factory=_fields), Kernel)
     data["counterparts"] = [_lean(c, Counterpart) for c in data["counterparts"]]
+    if "gluon" in data:
+        data["gluon"] = [_lean(g, GluonCounterpart) for g in data["gluon"]]
     return data
 
 
@@ -167,5 +178,7 @@ def _kernel(data: dict) -> Kernel:
     return Kernel(**{**data, "args": tuple(data["args"]), "block": tuple(data["block"]),
                      "preconditions": tuple(Precondition.from_json(p) for p in data["preconditions"]),
                      "counterparts": tuple(_counterpart(c) for c in data["counterparts"]),
+                     "gluon": tuple(GluonCounterpart(**{**g, "template": tuple(g["template"])})
+                                    for g in data.get("gluon") or ()),
                      "published": Published(**data["published"]) if data.get("published") else None,
                      "aligned16": tuple(data.get("aligned16") or ())})

@@ -26,7 +26,7 @@ PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 
 def side_compiler(side: str) -> str:
-    """The compiler of a claim's side: "nvrtc" for "cuda", "triton" for "triton"."""
+    """The compiler of a claim's side: "nvrtc" for "cuda", "triton" for "triton" and "gluon" (Gluon is Triton's)."""
     return "nvrtc" if side == "cuda" else "triton"
 
 

@@ -1,5 +1,9 @@
 """Triton kernels compiled ahead of time for sm_90 (no GPU), and the same report from a GPU launch's handle.
 
+Gluon kernels (a `@gluon.jit` function: kernels_gluon/) compile through the same path, from Gluon's own AST source
+(its code is ttgir from the start: no TTIR facts). Every report also keeps the warps the compiled kernel launches with
+(``meta.warps``: a warp-specialised kernel's partitions included, which its launch setting does not count).
+
 Registers and stack come from ``cuobjdump -res-usage`` on the cubin, shared memory is static smem
 plus ``metadata.shared`` (the dynamic size Triton's launcher requests), spills from the ptxas log
 Triton prints with TRITON_DUMP_PTXAS_LOG; if that log is missing they are 0 and
@@ -167,7 +171,12 @@ def _source(request: TritonRequest) -> tuple[Any, dict, str]:
     if unknown := [name for name in marked if name not in arg_names]:
         raise ValueError(f"divisible_by_16 names {unknown} are not arguments of {jit_fn.__name__}{arg_names}")
     attrs = {(arg_names.index(name),): [["tt.divisibility", 16]] for name in marked}
-    src = ASTSource(fn=jit_fn, signature=dict(request.signature), constexprs=dict(request.constexprs), attrs=attrs)
+    source_class = ASTSource
+    if getattr(jit_fn, "is_gluon", lambda: False)():
+        from triton.experimental.gluon._runtime import GluonASTSource
+
+        source_class = GluonASTSource
+    src = source_class(fn=jit_fn, signature=dict(request.signature), constexprs=dict(request.constexprs), attrs=attrs)
     options = {"num_warps": request.num_warps, "num_stages": request.num_stages, **request.options}
     key = cache.digest({"kind": "triton", "facts": ttgir.FACTS_VERSION, "triton": triton.__version__,
                         "source": src.hash(), "options": sorted((k, repr(v)) for k, v in options.items()),
@@ -196,6 +205,7 @@ def _compile_request(request: TritonRequest) -> KernelResources:
         static_shared = max(0, usage.get("SHARED", 0) - reserved_shared(request.arch))
         spill_stores = spill_loads = 0
     facts = ttgir.facts(compiled.asm["ttgir"], compiled.asm.get("ttir", ""), compiled.asm.get("ptx", ""))
+    facts["meta.warps"] = int(compiled.metadata.num_warps)
     if record is not None:
         facts["barriers"] = record["barriers"]
     resources = KernelResources(registers=usage.get("REG", record["registers"] if record else 0),
@@ -267,6 +277,7 @@ def handle_resources(handle: Any) -> KernelResources:
     if (cached := cache.load(key)) is not None:
         return KernelResources.from_json(cached)
     facts = ttgir.facts(asm["ttgir"], asm.get("ttir", ""), asm.get("ptx", "")) if "ttgir" in asm else {}
+    facts["meta.warps"] = int(handle.metadata.num_warps)
     resources = KernelResources(registers=int(handle.n_regs), shared_bytes=int(handle.metadata.shared),
                                 local_bytes=0, spill_stores=int(handle.n_spills), spill_loads=0,
                                 sass=sass_mix(asm["cubin"], function=kernel), kernel=kernel, facts=facts)

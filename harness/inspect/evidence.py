@@ -1,7 +1,8 @@
-"""The numbers the mapping claims are proven on (harness/catalog_types/evidence.py), read off the compiled kernels: one
-kernel and each of its Triton counterparts. The CPU tier compiles ahead of time for sm_90; the GPU tier reads the
-handles of real launches (`on_gpu`); a run's records give the same numbers for what it compiled (`cuda_numbers` and
-`triton_numbers` over the recorded resources, harness/analysis/recorded_evidence.py).
+"""The numbers the mapping claims are proven on (harness/catalog_types/evidence.py), read off the compiled kernels:
+one kernel, each of its Triton counterparts and each of its Gluon counterparts. The CPU tier compiles ahead of time for
+sm_90; the GPU tier reads the handles of real launches (`on_gpu`); a run's records give the same numbers for what it
+compiled (`cuda_numbers`, `triton_numbers` and `gluon_numbers` over the recorded resources,
+harness/analysis/recorded_evidence.py).
 """
 
 from __future__ import annotations
@@ -10,14 +11,17 @@ import re
 from collections.abc import Iterable, Mapping
 
 from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
+from harness.catalog_types.gluon import GluonCounterpart
 from harness.claims.compilers import installed
+from harness.inspect.compile_gluon import gluon_resources
 from harness.inspect.resources import counterpart_resources, kernel_cuda_resources
 from harness.inspect.source_facts import source_facts
 from harness.kernel_resources import KernelResources
 from harness.registry import Counterpart, Kernel
 from kernels_cuda import expanded, source_path
 
-__all__ = ["Evidence", "KernelEvidence", "Numbers", "cuda_numbers", "gather", "on_gpu", "triton_numbers"]
+__all__ = ["Evidence", "KernelEvidence", "Numbers", "cuda_numbers", "gather", "gluon_numbers", "on_gpu",
+           "triton_numbers"]
 
 
 def _compiled(r: KernelResources) -> dict[str, int]:
@@ -89,6 +93,26 @@ def triton_numbers(kernel: Kernel, counterpart: Counterpart, r: KernelResources,
     return Numbers(out)
 
 
+def gluon_numbers(kernel: Kernel, form: GluonCounterpart, r: KernelResources) -> Numbers:
+    """The Gluon side: the compiled form's report, its ttgir facts and its settings (the CUDA kernel's): cfg.block_m,
+    cfg.block_n, cfg.block_k, cfg.num_warps (its warps as compiled, a warp-specialised kernel's partitions included),
+    cfg.stages and cfg.group_m where it has them, and the outputs a thread of the block holds."""
+    out = _compiled(r)
+    out.setdefault("barriers", 0)
+    cfg = form.config(kernel)
+    out.update({"cfg.block_m": int(cfg["BM"]), "cfg.block_n": int(cfg["BN"]), "cfg.block_k": int(cfg["BK"])})
+    warps = int(r.facts.get("meta.warps", kernel.threads // 32))
+    out["cfg.num_warps"] = warps
+    for key, name in (("STAGES", "cfg.stages"), ("GROUP", "cfg.group_m"), ("GROUP_M", "cfg.group_m")):
+        if isinstance(cfg.get(key), int) and not isinstance(cfg.get(key), bool):
+            out[name] = int(cfg[key])
+    out.setdefault("cfg.group_m", 1)
+    # the CUDA kernel's preconditions are the form's (harness/launch/gluon.py binds it with them)
+    out["cfg.tile_preconditions"] = sum(p.kind == "multiple" for p in kernel.preconditions)
+    out["cfg.outputs_per_thread"] = out["cfg.block_m"] * out["cfg.block_n"] // (32 * warps)
+    return Numbers(out)
+
+
 # Tensor-core products per output per k: none for FFMA kernels, one for TF32, three for 3xTF32.
 _PASSES = {"fp32": 0, "tf32": 1, "3xtf32": 3}
 # Triton's input_precision -> (dots per K step, parts each operand is split into, 1 where the parts are bf16): what
@@ -108,6 +132,9 @@ def gather(kernels: Iterable[Kernel]) -> dict[str, KernelEvidence]:
     pairs = [(k, c) for k in kernels for c in k.counterparts]
     compiled = dict(zip([(k.id, c.name) for k, c in pairs], counterpart_resources(pairs, return_errors=True),
                         strict=True))
+    gluon_pairs = [(k, g) for k in kernels for g in k.gluon]
+    gluon_compiled = dict(zip([(k.id, g.name) for k, g in gluon_pairs],
+                              gluon_resources(gluon_pairs, return_errors=True), strict=True))
     out: dict[str, KernelEvidence] = {}
     compilers = installed()
     for k in kernels:
@@ -123,7 +150,14 @@ def gather(kernels: Iterable[Kernel]) -> dict[str, KernelEvidence]:
                 triton[c.name], errors[c.name] = Numbers(), _reason(r)
             else:
                 triton[c.name] = triton_numbers(k, c, r)
-        out[k.id] = KernelEvidence(k, cuda, triton, errors=errors, compilers=compilers)
+        gluon: dict[str, Numbers] = {}
+        for g in k.gluon:
+            r = gluon_compiled[(k.id, g.name)]
+            if isinstance(r, Exception):
+                gluon[g.name], errors[f"gluon:{g.name}"] = Numbers(), _reason(r)
+            else:
+                gluon[g.name] = gluon_numbers(k, g, r)
+        out[k.id] = KernelEvidence(k, cuda, triton, errors=errors, gluon=gluon, compilers=compilers)
     return out
 
 
@@ -162,5 +196,14 @@ def on_gpu(kernel: Kernel) -> KernelEvidence:
         handle = launch_triton.bind(kernel, c, tensors, p.alpha, p.beta, "cuda")()
         torch.cuda.synchronize()
         triton[c.name] = triton_numbers(kernel, c, handle_resources(handle), _launched(handle, c))
+    gluon: dict[str, Numbers] = {}
+    if kernel.gluon:
+        from harness.launch import gluon as launch_gluon
+
+        for g in kernel.gluon:
+            handle = launch_gluon.bind(kernel, g, tensors, p.alpha, p.beta, "cuda")()
+            torch.cuda.synchronize()
+            gluon[g.name] = gluon_numbers(kernel, g, handle_resources(handle))
     cuda = cuda_numbers(kernel, kernel_cuda_resources(kernel), launch_cuda.attributes(kernel))
-    return KernelEvidence(kernel, cuda, triton, where=f"GPU launch at {p.shape_label}", compilers=installed())
+    return KernelEvidence(kernel, cuda, triton, where=f"GPU launch at {p.shape_label}", gluon=gluon,
+                          compilers=installed())

@@ -28,8 +28,8 @@ def tensors_for(kernel: Kernel, problem: Problem, layer: str = "random", seed: i
 
 
 def launch_once(kernel: Kernel, impl: str, problem: Problem, scalars: tuple[float, float] | None = None) -> object:
-    """Launch `impl` ("cuda" or "triton:<counterpart>") once on the GPU and wait; returns what the launch
-    returned (a Triton launch's compiled handle)."""
+    """Launch `impl` ("cuda", "triton:<counterpart>" or "gluon:<form>") once on the GPU and wait; returns what the
+    launch returned (a Triton or Gluon launch's compiled handle)."""
     import torch
 
     from harness.launch.implementations import Impl
@@ -37,6 +37,9 @@ def launch_once(kernel: Kernel, impl: str, problem: Problem, scalars: tuple[floa
     p, tensors = tensors_for(kernel, problem, scalars=scalars)
     if impl == "cuda":
         chosen = Impl("cuda", kernel.op, kernel)
+    elif impl.startswith("gluon:"):
+        name = impl.split(":", 1)[-1]
+        chosen = Impl(impl, kernel.op, kernel, gluon=kernel.gluon_form(name))
     else:
         name = impl.split(":", 1)[-1]
         chosen = Impl(f"triton:{name}", kernel.op, kernel, kernel.counterpart(name))

@@ -85,6 +85,13 @@ def _kernel_name(kernel: Kernel | None, impl: str) -> str | None:
         return None
     if impl == "cuda":
         return kernel.symbol.split("<", 1)[0].strip()
+    if impl.startswith("gluon:"):
+        from harness.launch import gluon as launch_gluon
+
+        form = kernel.gluon_form(impl.split(":", 1)[1])
+        gmod = launch_gluon.module(form)
+        fn = gmod.kernel(**form.config(kernel)) if hasattr(gmod, "kernel") else gmod.KERNEL
+        return getattr(getattr(fn, "fn", fn), "__name__", "")
     from harness.launch import triton as launch_triton
 
     mod = launch_triton.module(kernel.counterpart(impl.split(":", 1)[1]))
@@ -170,7 +177,8 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     path = out_dir / f"profile-{stamp}.json"
     todo: list[tuple[Kernel | None, str]] = [(k, impl) for k in kernels if k.op == problem.op
-                                             for impl in ["cuda", *(f"triton:{c.name}" for c in k.counterparts)]]
+                                             for impl in ["cuda", *(f"triton:{c.name}" for c in k.counterparts),
+                                                          *(f"gluon:{g.name}" for g in k.gluon)]]
     if baselines:
         from harness.launch.implementations import baselines as of_op
 
@@ -242,7 +250,7 @@ def _main(argv: list[str]) -> None:
     kernel = get(kernel_id)
     problem = _problem(kernel.op, m, n, k)
     mod = None
-    if impl != "cuda":
+    if impl != "cuda" and not impl.startswith("gluon:"):
         from harness.launch import triton as launch_triton
 
         mod = launch_triton.module(kernel.counterpart(impl.split(":", 1)[1]))

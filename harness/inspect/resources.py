@@ -84,8 +84,9 @@ def counterpart_resources(pairs: Sequence[tuple[Kernel, Counterpart]],
     return [r if isinstance(r, Exception) else next(compiled) for r in requests]
 
 
-def _record(r: KernelResources, threads: int, source: str, extra_facts: dict[str, int] | None = None,
-            config: dict | None = None, dynamic_shared: int = 0) -> Resources:
+def typed_record(r: KernelResources, threads: int, source: str, extra_facts: dict[str, int] | None = None,
+                 config: dict | None = None, dynamic_shared: int = 0) -> Resources:
+    """A compiled kernel's report as the typed record a result keeps, with its theoretical occupancy."""
     try:
         occupancy: float | None = r.occupancy(threads, dynamic_shared).fraction
     except ValueError:
@@ -102,8 +103,8 @@ def kernel_record(kernel: Kernel, arch: str | None = None) -> Resources:
 
     arch = arch or nvrtc.CPU_TIER_ARCH
     src = {f"src.{k}": v for k, v in source_facts(source_path(kernel.source)).items()}
-    return _record(kernel_cuda_resources(kernel, arch), kernel.threads, f"NVRTC {nvrtc.nvrtc_version()} {arch}",
-                   src, dynamic_shared=kernel.dynamic_smem)
+    return typed_record(kernel_cuda_resources(kernel, arch), kernel.threads, f"NVRTC {nvrtc.nvrtc_version()} {arch}",
+                        src, dynamic_shared=kernel.dynamic_smem)
 
 
 def counterpart_record(kernel: Kernel, counterpart: Counterpart, resources: KernelResources | None = None) -> Resources:
@@ -113,11 +114,11 @@ def counterpart_record(kernel: Kernel, counterpart: Counterpart, resources: Kern
     cfg = launch_triton.config(kernel, counterpart)
     r = resources if resources is not None else counterpart_resources([(kernel, counterpart)])[0]
     assert isinstance(r, KernelResources)  # failures raised above
-    return _record(r, 32 * int(cfg["num_warps"]), AOT_NOTE, config=cfg)
+    return typed_record(r, 32 * int(cfg["num_warps"]), AOT_NOTE, config=cfg)
 
 
 def handle_record(handle: Any, config: dict | None = None) -> Resources:
     """The typed record of the kernel a GPU launch compiled (the handle `launch` returned)."""
     r = handle_resources(handle)
     threads = 32 * int(getattr(handle.metadata, "num_warps", (config or {}).get("num_warps", 1)))
-    return _record(r, threads, "compiled by the GPU run (specialised on its arguments)", config=config)
+    return typed_record(r, threads, "compiled by the GPU run (specialised on its arguments)", config=config)

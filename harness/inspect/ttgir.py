@@ -23,7 +23,7 @@ import re
 __all__ = ["FACTS_VERSION", "FACT_KEYS", "PTX_KEYS", "facts", "ptx_facts", "size_muls"]
 
 # Part of the compile cache key: bump when a fact is added or its meaning changes.
-FACTS_VERSION = 4
+FACTS_VERSION = 5
 
 # fact -> the ttgir pattern counted
 _COUNTED: dict[str, re.Pattern[str]] = {
@@ -51,6 +51,9 @@ _COUNTED: dict[str, re.Pattern[str]] = {
     "to_tf32_rna": re.compile(r"\btt\.elementwise_inline_asm \"cvt\.rna\.tf32\.f32"),
     "split_sub": re.compile(r"\barith\.subf\b"),
     "nan_guard": re.compile(r"\barith\.cmpf uno\b"),
+    # warp specialisation: a region whose partitions run on warps of their own (Gluon's gl.warp_specialize, or the
+    # compiler's own split of a Triton loop asked for with warp_specialize=True)
+    "warp_specialize": re.compile(r"\bttg\.warp_specialize\b"),
 }
 _MMA_LAYOUT = re.compile(r"#ttg\.nvidia_mma<\{versionMajor = (\d+)")
 _SWIZZLED = re.compile(r"#ttg\.swizzled_shared<\{vec = (\d+), perPhase = (\d+), maxPhase = (\d+)")
@@ -59,7 +62,12 @@ _NVMMA_SHARED = re.compile(r"#ttg\.nvmma_shared<\{swizzlingByteWidth = (\d+)")
 # a local_alloc whose result lives in shared memory under a shared encoding (#shared..., #smem)
 _SHARED_ALLOC = re.compile(r"\bttg\.local_alloc\b[^\n]*!ttg\.memdesc<[^\n]*#shared\w*, #smem")
 
-FACT_KEYS: tuple[str, ...] = (*_COUNTED, "mma_version", "shared_swizzled", "local_alloc_shared")
+# the result types of a loop (scf.for ... -> (types)), and among them the 1-D fp32 slices of a distributed layout: a
+# fragment of A's column or B's row carried from one iteration into the next (loaded before the step that uses it)
+_LOOP_TYPES = re.compile(r"\bscf\.for [^\n]*?-> \(([^\n]*)\)")
+_SLICE_FRAGMENT = re.compile(r"tensor<\d+xf32, #ttg\.slice<")
+
+FACT_KEYS: tuple[str, ...] = (*_COUNTED, "mma_version", "shared_swizzled", "local_alloc_shared", "carried_fragments")
 
 _PTX: dict[str, re.Pattern[str]] = {
     "ptx.cvt_rn_tf32": re.compile(r"\bcvt\.rn\.tf32\.f32\b"),
@@ -78,6 +86,7 @@ def facts(text: str, ttir: str = "", ptx: str = "") -> dict[str, int]:
     ``local_alloc_shared`` (allocations into a shared encoding); with the TTIR and the PTX, the facts of
     `size_muls` and `ptx_facts` (named with their ``ttir.`` and ``ptx.`` prefixes)."""
     out = {name: len(pattern.findall(text)) for name, pattern in _COUNTED.items()}
+    out["carried_fragments"] = sum(len(_SLICE_FRAGMENT.findall(types)) for types in _LOOP_TYPES.findall(text))
     out["local_alloc_shared"] = len(_SHARED_ALLOC.findall(text))
     out["mma_version"] = max((int(v) for v in _MMA_LAYOUT.findall(text)), default=0)
     swizzled = any(int(max_phase) > 1 for _, _, max_phase in _SWIZZLED.findall(text))

@@ -1,5 +1,6 @@
-"""The three implementations of a problem behind one interface: a CUDA seed kernel (through CuPy),
-a Triton counterpart, a cuBLAS baseline. The runner, the tests and the benchmarks all go through it."""
+"""The implementations of a problem behind one interface: a CUDA kernel (through CuPy), a Triton counterpart, a Gluon
+counterpart, a baseline (cuBLAS, the Triton tutorial GEMM). The runner, the tests and the benchmarks all go through
+it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 import torch
 
 from harness.baselines import TRITON_BASELINES
+from harness.catalog_types.gluon import GluonCounterpart
 from harness.identity import ImplId
 from harness.launch import cublas
 from harness.problems import Problem
@@ -21,6 +23,7 @@ class Impl:
     op: str
     kernel: Kernel | None = None         # None for a baseline
     counterpart: Counterpart | None = None
+    gluon: GluonCounterpart | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.id, str):
@@ -60,6 +63,8 @@ class Impl:
         """The precision class: a counterpart's own where it sets one (Triton's bf16 splits), else its kernel's."""
         if self.counterpart is not None and self.kernel is not None:
             return self.counterpart.precision_of(self.kernel)
+        if self.gluon is not None and self.kernel is not None:
+            return self.gluon.precision_of(self.kernel)
         return self.kernel.precision if self.kernel else self.id.baseline_precision
 
     @property
@@ -86,6 +91,10 @@ class Impl:
             return [f"{self.label} is {self.op}, the problem is {problem.op}"]
         if self.id.is_cuda:
             return self.kernel.unmet(problem)
+        if self.gluon is not None:
+            from harness.launch.gluon import unmet_by
+
+            return unmet_by(self.kernel, self.gluon, problem)
         return self.counterpart.unmet(problem) if self.counterpart is not None else []
 
     def bind(self, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: float = 0.0,
@@ -99,6 +108,10 @@ class Impl:
             from harness.launch import triton
 
             return triton.bind(self.kernel, self.counterpart, tensors, alpha, beta, device_type)
+        if self.id.is_gluon:
+            from harness.launch import gluon
+
+            return gluon.bind(self.kernel, self.gluon, tensors, alpha, beta, device_type)
         if self.id.is_triton_baseline:
             from harness.launch import triton_tutorial
 
@@ -112,12 +125,19 @@ def baselines(op: str) -> list[Impl]:
     return [Impl(ImplId.from_json(n), op) for n in names]
 
 
-def of_kernel(kernel: Kernel, models: tuple[str, ...] = ("cuda", "triton")) -> Iterator[Impl]:
+# Every model a kernel can be implemented in: its CUDA source, its Triton counterparts, its Gluon counterparts.
+MODELS: tuple[str, ...] = ("cuda", "triton", "gluon")
+
+
+def of_kernel(kernel: Kernel, models: tuple[str, ...] = MODELS) -> Iterator[Impl]:
     if "cuda" in models:
         yield Impl(ImplId("cuda"), kernel.op, kernel)
     if "triton" in models:
         for c in kernel.counterparts:
             yield Impl(ImplId("triton", c.name), kernel.op, kernel, c)
+    if "gluon" in models:
+        for g in kernel.gluon:
+            yield Impl(ImplId("gluon", g.name), kernel.op, kernel, gluon=g)
 
 
 def cupy_build_study(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS) -> list[Impl]:
@@ -127,5 +147,5 @@ def cupy_build_study(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS) -> li
 
 
 def all_impls(kernels: list[Kernel] | tuple[Kernel, ...] = KERNELS,
-              models: tuple[str, ...] = ("cuda", "triton")) -> list[Impl]:
+              models: tuple[str, ...] = MODELS) -> list[Impl]:
     return [impl for k in kernels for impl in of_kernel(k, models)]

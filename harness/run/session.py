@@ -38,13 +38,22 @@ from harness.run.worker import DEFAULT_TIMEOUT_S, Worker, WorkerSpec, run_proble
 Plan = list[tuple[Problem, list[ImplKey]]]
 
 
+def gpu_models() -> tuple[str, ...]:
+    """The models a GPU run measures: CUDA, Triton and, where the installed Triton has a usable Gluon, Gluon."""
+    from harness.launch.gluon import unavailable
+
+    return ("cuda", "triton") if unavailable() else ("cuda", "triton", "gluon")
+
+
 def gpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
-    """Every problem: its baselines (TF32 too, for sgemm), then every implementation of its op; on the first
-    problem of each op also the seed kernels as CuPy's default build makes them (-ftz=true, sm_90), once per run."""
+    """Every problem: its baselines (TF32 too, for sgemm), then every implementation of its op (the Gluon ones where
+    Gluon is usable); on the first problem of each op also the seed kernels as CuPy's default build makes them
+    (-ftz=true, sm_90), once per run."""
     plan: Plan = []
     studied: set[str] = set()
+    models = gpu_models()
     for p in problems:
-        impls = [*baselines(p.op), *(i for i in all_impls(kernels) if i.op == p.op)]
+        impls = [*baselines(p.op), *(i for i in all_impls(kernels, models) if i.op == p.op)]
         if p.op not in studied:
             studied.add(p.op)
             impls += [i for i in cupy_build_study(kernels) if i.op == p.op]

@@ -28,7 +28,8 @@ RECORD_THREADS = 4
 class ResourceCache:
     """What the compilers chose for each implementation a worker measures, read once per (kernel, implementation):
     for CUDA the ptxas report and SASS of the very cubin the run loads (+ the driver's view on a GPU), for Triton the
-    compiled handle on a GPU (the autotuner's choice in its config), an ahead-of-time sm_90 compile without one."""
+    compiled handle on a GPU (the autotuner's choice in its config), an ahead-of-time sm_90 compile without one; for
+    Gluon likewise, its configuration the CUDA kernel's own."""
 
     gpu: bool
     records: dict[tuple[str, str], Resources] = field(default_factory=dict)   # by (kernel id, implementation name)
@@ -78,6 +79,15 @@ class ResourceCache:
                     out.driver = attributes(impl.kernel)
                 self.records[key] = out
             return self.records[key]
+        if impl.id.is_gluon:
+            from harness.inspect.compile_gluon import gluon_record
+
+            config = impl.gluon.config(impl.kernel)
+            if self.gpu and handle is not None and hasattr(handle, "n_regs"):
+                return handle_record(handle, config)
+            if key not in self.records:
+                self.records[key] = gluon_record(impl.kernel, impl.gluon)
+            return self.records[key]
         from harness.launch import triton
 
         config = triton.config(impl.kernel, impl.counterpart)
@@ -121,8 +131,9 @@ def impl_of(key: ImplKey) -> Impl:
     if key.kernel is None:
         return Impl(key.impl, key.op)
     kernel = get(key.kernel)
-    form = key.impl.form
-    return Impl(key.impl, key.op, kernel, kernel.counterpart(form) if form is not None else None)
+    form, gluon = key.impl.form, key.impl.gluon_form
+    return Impl(key.impl, key.op, kernel, kernel.counterpart(form) if form is not None else None,
+                kernel.gluon_form(gluon) if gluon is not None else None)
 
 
 def key_of(impl: Impl) -> ImplKey:

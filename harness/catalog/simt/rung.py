@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass
 
+from harness.catalog import gluon
 from harness.catalog.seeds.kernels import GEMM_ALPHA_BETA
 from harness.catalog_types.claim import Claim
 from harness.catalog_types.idea import Idea
@@ -62,12 +63,14 @@ def kernel(name: str, args: tuple[int, ...], idea: str, threads: int, stages: in
                         role=Role.TUNED)
     autotuned = Counterpart("autotuned", "gemm_autotuned", role=Role.CEILING)
     counterparts = (dot, tuned, autotuned) if ceiling else (dot, tuned)
+    kernel_id = f"rosetta.sgemm_{name}<{targs}>"
     return Kernel(
-        id=f"rosetta.sgemm_{name}<{targs}>", op="sgemm", idea=idea, seed=None, section=_SECTION,
+        id=kernel_id, op="sgemm", idea=idea, seed=None, section=_SECTION,
         symbol=f"sgemm_{name}<{', '.join(map(str, args))}>", args=GEMM_ALPHA_BETA, block=(threads, 1, 1),
         tile_m=bm, tile_n=bn, tile_k=bk,
         preconditions=(dims_fit_int32(),) if general else _tiles(bm, bn, bk),
-        reads_c_when_beta_zero=False, counterparts=counterparts, notes=notes, aligned16=aligned16)
+        reads_c_when_beta_zero=False, counterparts=counterparts, notes=notes, aligned16=aligned16,
+        gluon=gluon.forms(kernel_id))
 
 
 @dataclass(frozen=True)
