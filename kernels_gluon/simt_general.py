@@ -129,7 +129,8 @@ def sgemm_general_kernel(A, B, C, M, N, K, alpha, beta, BM: gl.constexpr, BN: gl
     kb = k0 + gl.arange(0, BK, layout=gl.SliceLayout(1, LB))
     b_ptrs = B + (gl.expand_dims(kb.to(gl.int64) * N, 1) + gl.expand_dims(cols, 0))
     b_in = gl.expand_dims(cols < N, 0)
-    b_step = BK * N.to(gl.int64)
+    # N as a 64-bit tensor: a launch with N == 1 makes it a Python int (Triton specialises 1), which has no .to
+    b_step = BK * (N + 0 * pid_n).to(gl.int64)
 
     a_s0 = gl.allocate_shared_memory(gl.float32, [BK, BM], A_ROWS)
     a_s1 = gl.allocate_shared_memory(gl.float32, [BK, BM], A_ROWS)

@@ -128,3 +128,24 @@ def test_the_cluster_rung_has_no_gluon_form_exactly_where_gluon_cannot_multicast
     assert not cluster.gluon
     multicast_in_api = _triton_minor() >= (3, 8)
     assert compat.TMA_MULTICAST is multicast_in_api
+
+
+@needs_gluon
+@pytest.mark.parametrize("pair", [(k, g) for k, g in PAIRS if k.idea == "general_shape"],
+                         ids=lambda p: f"{p[0].id} [gluon:{p[1].name}]")
+def test_the_any_shape_gluon_form_compiles_as_a_launch_on_1x1x1_specialises_it(pair):
+    """A launch with M, N or K equal to 1 hands the kernel a Python int where it had a tensor (Triton specialises 1
+    into a constant), so every use of the three must hold for both; the 1x1x1 launch's specialisation, compiled."""
+    from dataclasses import replace
+
+    from harness.inspect.compile_gluon import gluon_request
+    from harness.inspect.compile_triton import _compile_request
+
+    kernel, form = pair
+    request = gluon_request(kernel, form)
+    ones = {name: 1 for name in ("M", "N", "K") if name in request.signature}
+    assert ones, "the form takes M, N and K as arguments"
+    one = replace(request, signature={**request.signature, **dict.fromkeys(ones, "constexpr")},
+                  constexprs={**request.constexprs, **ones},
+                  divisible_by_16=tuple(n for n in request.divisible_by_16 or () if n not in ones))
+    assert _compile_request(one).registers > 0

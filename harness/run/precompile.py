@@ -55,6 +55,7 @@ def _init(gpu: str | None) -> None:
 def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
     """Make each implementation's launches with empty operands of the problem's shape; returns the errors."""
     import torch
+    from triton.runtime.errors import OutOfResources
 
     from harness.inspect.compile_triton import handle_resources
     from harness.numerics import make_operands
@@ -72,7 +73,12 @@ def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
             # what the worker will read off each compiled kernel (its SASS mix, its ttgir facts), cached on disk
             for handle in compiled if isinstance(compiled, list) else [compiled]:
                 if hasattr(handle, "asm"):
-                    handle._init_handles()  # a warm-up compile loads nothing: its register count comes with loading
+                    try:
+                        handle._init_handles()  # a warm-up compile loads nothing: its register count comes with loading
+                    except OutOfResources:
+                        # an autotuned configuration that does not fit the device: the autotuner skips it when it
+                        # times the list (as Triton's Autotuner does), so the pool does too
+                        continue
                     handle_resources(handle)
         except Exception as e:  # the worker meets the same failure and records it
             errors.append(f"{key}: {type(e).__name__}: {e}"[:300])
