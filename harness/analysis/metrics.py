@@ -110,7 +110,7 @@ def _kernel(m: Measured, r: Result) -> tuple[str, str]:
 
 
 KERNEL: Metric[Result] = Metric("kernel", _kernel, lambda v: v[0], num=False, code=True, sub=_kernel_sub,
-                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel"))
+                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True))
 KERNEL_ID: Metric[Result] = Metric("kernel", lambda m, r: r.kernel or "", num=False, code=True)
 IMPL: Metric[Result] = Metric("implementation", lambda m, r: r.label, num=False,
                               term=Column("implementation", short="impl"))
