@@ -1,7 +1,8 @@
 """The compact tables' columns, declared as metrics (harness/analysis/metrics.py) over the rows the analysis makes of
 them: the headline and the ideas at a glance (overview.py), the Triton modules several ideas share, fp32 work on the
-tensor cores (fp32_work.py), the documents' figures beside ours (claims.py), the ladders' steps (steps.py) and the
-hardware counters. The report prints them with the one printer (harness/report/tables.py)."""
+tensor cores (fp32_work.py), the documents' figures beside ours (claims.py), the ladders' steps (steps.py), the
+hardware counters and the two regimes (regimes.py). The report prints them with the one printer
+(harness/report/tables.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from harness.analysis import anchors, fmt, wording
 from harness.analysis.claims import Claim, StridePoint, published_pct, stride_occupancy
+from harness.analysis.energy import EnergyFigure
 from harness.analysis.fp32_work import ERROR_LAYERS, layer_error
 from harness.analysis.measured import Best, Measured
 from harness.analysis.metrics import (
@@ -24,7 +26,18 @@ from harness.analysis.metrics import (
     verdict_text,
 )
 from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
-from harness.analysis.regimes import regime_note
+from harness.analysis.regimes import (
+    RELATION_TEXT,
+    RegimeCall,
+    RegimeRow,
+    energy_text,
+    interval_text,
+    name,
+    regime_note,
+    rounds_text,
+    speed_text,
+    time_text,
+)
 from harness.analysis.steps import Moved, Step
 from harness.analysis.wording import PRECISION_TEXT, baseline_label, published_text
 from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
@@ -308,3 +321,63 @@ STEPS_LEGEND = ("step: the rung's speed over the step before it in its lineage (
                 "the rounds call FAST, of the Nsight Compute counters stored with both rungs' records (rosetta run "
                 "--profile), the one that favours the faster and plausibly explains most of the difference, before → "
                 "after; the column is drawn only where counters were recorded.")
+
+
+# ---------------------------------------------------------------------------------------------- the two regimes
+def _class(m: Measured, row: Any) -> str:
+    return PRECISION_TEXT.get(row.precision, row.precision)
+
+
+def _figure(get: Callable[[EnergyFigure], Any]) -> Callable[[Measured, Any], Any]:
+    """An energy figure of a regime row (None where the row has none), written with its interval."""
+    return lambda m, row: get(row.energy) if row.energy is not None else None
+
+
+REGIME: list[Metric[RegimeRow]] = [
+    Metric("implementation", lambda m, r: r.label, num=False),
+    Metric("class", _class, num=False),
+    Metric("burst TFLOP/s", lambda m, r: r.burst_tflops, lambda v: f"{v:.1f}"),
+    Metric("sustained TFLOP/s", lambda m, r: r.sustained_tflops, lambda v: f"{v:.1f}"),
+    Metric("sustained / burst", lambda m, r: r.change, speed_text,
+           legend="burst: the median of the first launches after the idle gap; sustained: the median chunk of the "
+                  "steady window (time per launch); sustained / burst: the speed ratio of the two, paired by round, "
+                  f"with its {LEVEL:.0%} interval and call; SM MHz: mean of the clock probes around the launches."),
+    Metric("SM MHz burst → steady", lambda m, r: (r.burst_mhz, r.steady_mhz),
+           lambda v: f"{fmt.mhz(v[0])} → {fmt.mhz(v[1])}"),
+    Metric("W", _figure(lambda e: e.watts), lambda i: interval_text(i, ".0f"),
+           legend="W: the steady window's energy over its time; J per GEMM: that power times the launches' event "
+                  f"time, per launch; each the median over the rounds with its {LEVEL:.0%} interval; GFLOP/J: the "
+                  "problem's flops over it."),
+    Metric("J per GEMM", _figure(lambda e: e.joules), interval_text),
+    Metric("GFLOP/J", _figure(lambda e: e.gflop_per_j), lambda i: interval_text(i, ".0f")),
+    Metric("steady rounds", lambda m, r: r, rounds_text,
+           legend="steady rounds: rounds whose steady state the rule detected, of all; the longest time back to back "
+                  "before the window; the widest clock and power spread of the windows the rule held on."),
+]
+REGIME_CALLS: list[Metric[RegimeCall]] = [
+    Metric("comparison", lambda m, c: c.subject_label if c.relation == "aa" else
+           f"{c.subject_label} vs {c.reference_label}", num=False, sub=lambda m, c: RELATION_TEXT[c.relation]),
+    Metric("class", _class, num=False),
+    Metric("burst: speed, call", lambda m, c: c.burst, time_text),
+    Metric("sustained: speed, call", lambda m, c: c.sustained, time_text),
+    Metric("sustained: energy per launch, call", lambda m, c: c.sustained if c.sustained and c.sustained.energy
+           else None, energy_text,
+           legend=f"speed: the reference's time over the subject's, {LEVEL:.0%} interval over the rounds, call as "
+                  "everywhere on the page; energy: the subject's joules per launch over the reference's (below 1: the "
+                  "subject spends less), from the rounds both resolved, same margin. A row in colour is a finding "
+                  "below."),
+]
+BurstEnergy = tuple[Result, EnergyFigure]
+BURST_ENERGY: list[Metric[BurstEnergy]] = [
+    Metric("implementation", lambda m, re: name(re[0]), num=False),
+    Metric("problem", lambda m, re: re[0].problem.label, num=False),
+    Metric("J per launch", lambda m, re: re[1].joules, interval_text),
+    Metric("GFLOP/J", lambda m, re: re[1].gflop_per_j, lambda i: interval_text(i, ".0f")),
+    Metric("W", lambda m, re: re[1].watts, lambda i: interval_text(i, ".0f")),
+    Metric("vs cuBLAS: speed, call", lambda m, re: c.verdict if (c := m.vs(re[0], "cublas")) else None, time_text),
+    Metric("vs cuBLAS: energy, call", lambda m, re: c.verdict if (c := m.vs(re[0], "cublas")) and c.verdict
+           and c.verdict.energy else None, energy_text,
+           legend=f"Each figure the median over the rounds whose burst spanned enough periods of the energy counter, "
+                  f"with its {LEVEL:.0%} interval; the burst's window holds its runs and the L2 flushes and clock "
+                  "probes between them, whose share of the window's device time is taken out."),
+]

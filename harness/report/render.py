@@ -14,7 +14,7 @@ from harness.analysis.record import read_beside
 from harness.records.file import load
 from harness.report import html, markdown
 from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
-from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
+from harness.report.doc import Bullets, Document, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.method import method_section, notices, when
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table, shared_triton_table
 from harness.report.plots import Plot, all_plots
@@ -113,11 +113,6 @@ def claims_section(m: Measured) -> Section | None:
     return s
 
 
-def _figure(p: Plot) -> Figure:
-    width, height = p.size
-    return Figure(p.key, p.title, p.caption, p.png, p.missing, width, height)
-
-
 def headline_section(m: Measured, plots: list[Plot]) -> Section | None:
     """What the first screen shows: the best CUDA, best Triton and cuBLAS per op, and the ladder chart."""
     s = Section(anchors.HEADLINE, "Headline", 2)
@@ -126,7 +121,7 @@ def headline_section(m: Measured, plots: list[Plot]) -> Section | None:
         s.add(TableBlock(table))
     ladder = next((p for p in plots if p.key == anchors.LADDER and p.png), None)
     if ladder is not None:
-        s.add(_figure(ladder))
+        s.add(ladder.block())
         steps = ladder_steps_table(m)
         if steps:
             s.add(TableBlock(steps, "What each rung added"))
@@ -142,7 +137,7 @@ def plots_section(m: Measured, plots: list[Plot]) -> Section | None:
     s = Section(anchors.PLOTS, "Plots", 2)
     for p in drawn:
         sub = Section(anchors.plot(p.key), p.title, 3)
-        sub.add(_figure(p))
+        sub.add(p.block())
         if p.key == anchors.ACCURACY and (table := fp32_class_table(m)) is not None:
             sub.add(TableBlock(table, "Every point: speed, interval, call and error per layer", folded=True))
         s.add(sub)

@@ -22,6 +22,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 from harness.identity import ImplId
+from harness.report import doc
 
 DPI = 100
 MAX_WIDTH = 1300            # pixels: the page shows images at natural size up to this width
@@ -29,6 +30,7 @@ WIDTH_IN = 12.6             # inches: 1260 pixels, plus the saved padding
 
 CUDA = "#2f5d9e"
 TRITON = "#d9711c"
+GLUON = "#2e8b57"           # the third model: Triton's layout-level language with the CUDA kernel's decisions
 CUBLAS = "#6b6b6b"
 PUBLISHED = "#111111"
 # Distinguishable, print-friendly; one per idea (roofline) or per line (sweeps). As many as the registry has ideas
@@ -55,6 +57,10 @@ class Plot:
     def size(self) -> tuple[int, int]:
         """Natural width and height in pixels, read from the PNG header."""
         return struct.unpack(">II", self.png[16:24]) if self.png else (0, 0)
+
+    def block(self) -> doc.Figure:
+        """The plot as the page shows it, at its natural size."""
+        return doc.Figure(self.key, self.title, self.caption, self.png, self.missing, *self.size)
 
 
 def missing(key: str, title: str, why: str) -> Plot:
@@ -198,5 +204,5 @@ def marker_key(marker: str, colour: str, label: str, **style: object) -> Line2D:
 
 
 def model_colour(impl: ImplId) -> str:
-    """CUDA blue, Triton orange (counterparts and the Triton baseline), cuBLAS grey."""
-    return CUDA if impl.is_cuda else TRITON if impl.runs_triton else CUBLAS
+    """CUDA blue, Gluon green, Triton orange (counterparts and the Triton baseline), cuBLAS grey."""
+    return CUDA if impl.is_cuda else GLUON if impl.is_gluon else TRITON if impl.runs_triton else CUBLAS
