@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+from harness.analysis.cause_words import because, despite, pair_names, phrase
 from harness.analysis.causes import COUNTER_TOLERANCE, controls, counters, stated, tied
 from harness.analysis.causes import causes as reasons
 from harness.analysis.measured import Measured
@@ -22,7 +23,6 @@ from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.records.lines import Resources, Result, RunHeader, Status
-from harness.report.cause_text import because, despite, pair_names, phrase
 from harness.report.doc import plain
 from harness.roofline import Peaks
 from harness.timing import Samples, Timing

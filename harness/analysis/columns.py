@@ -13,6 +13,7 @@ from harness.analysis import anchors, fmt, wording
 from harness.analysis.claims import Claim, StridePoint, published_pct, stride_occupancy
 from harness.analysis.energy import EnergyFigure
 from harness.analysis.fp32_work import ERROR_LAYERS, layer_error
+from harness.analysis.knobs import VariantRow
 from harness.analysis.measured import Best, Measured
 from harness.analysis.metrics import (
     CALLS,
@@ -39,7 +40,7 @@ from harness.analysis.regimes import (
     time_text,
 )
 from harness.analysis.steps import Moved, Step
-from harness.analysis.wording import PRECISION_TEXT, baseline_label, published_text
+from harness.analysis.wording import PRECISION_TEXT, baseline_label, published_text, verdict_speed
 from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
 from harness.records.lines import Result
 
@@ -380,4 +381,19 @@ BURST_ENERGY: list[Metric[BurstEnergy]] = [
            legend=f"Each figure the median over the rounds whose burst spanned enough periods of the energy counter, "
                   f"with its {LEVEL:.0%} interval; the burst's window holds its runs and the L2 flushes and clock "
                   "probes between them, whose share of the window's device time is taken out."),
+]
+
+
+# ---------------------------------------------------------------------------------------------- the knob study
+KNOBS: list[Metric[VariantRow]] = [
+    Metric("row", lambda m, v: v.row, num=False, code=True),
+    Metric("switched to the tutorial's", lambda m, v: v, lambda v: v.switched, num=False,
+           style=lambda v: "why" if v.residual else ""),
+    Metric(f"speed vs own settings [{LEVEL:.0%}]", lambda m, v: v.verdict if v.verdict is not None else
+           f"not timed: {fmt.first_line(v.failed, 60)}", lambda v: v if isinstance(v, str) else verdict_speed(v),
+           style=lambda v: "muted" if isinstance(v, str) else "",
+           legend="speed: the row's time at its own settings over its time with the switch (the last row of each: "
+                  f"the tutorial's time over the row's with every knob switched), with the {wording.INTERVAL} of the "
+                  "interleaved rounds; the call as everywhere in this report."),
+    Metric("call", lambda m, v: v.verdict, lambda v: fmt.call(v.call), num=False),
 ]

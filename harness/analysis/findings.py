@@ -17,7 +17,7 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from harness.analysis import anchors, fmt, wording
-from harness.analysis.cause_words import NO_CAUSE
+from harness.analysis.cause_words import NO_CAUSE, said
 from harness.analysis.causes import stated
 from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
 from harness.analysis.fmt import Inline, Link, Mono
@@ -164,12 +164,6 @@ def ran(m: Measured, r: Result) -> str:
     """' (ran 64×64×64 tile, 4 warps, 2 stages, group_m 8)' for a Triton row, as its record says."""
     text = ran_text(m, r) if r.impl_id.is_triton and r.kernel else None
     return f" (ran {text})" if text else ""
-
-
-def said_causes(found: tuple[Cause, ...] | list[Cause], names: tuple[str, str]) -> str | None:
-    from harness.analysis.cause_words import phrase  # the phrases, beside the causes they say
-
-    return fmt.joined([phrase(c, names) for c in found]) if found else None
 
 
 def between_text(m: Measured, c: Comparison | None, subject: str, reference: str) -> str:
@@ -392,7 +386,7 @@ class Gaps(Found):
                       between_text(m, g.speed, short(tri), short(cuda)) + ": ", *named(lead), ran(m, lead),
                       f" at {fmt.pct_ci(*g.lead_pct)} of {baseline_label(lead.precision)} against ",
                       *named(trail, lead), ran(m, trail), f" at {fmt.pct_ci(*g.trail_pct)}"]
-            why = said_causes(g.causes, (short(lead), short(trail)))
+            why = said(g.causes, (short(lead), short(trail)))
             parts += [", where " + why if why else f"; {NO_CAUSE}"]
         counts = [f"{n} {what}" for call, what in _COUNTED if (n := self.counts.get(call))]
         return [*parts, ("; " if self.gaps else "") + f"of {self.ideas} ideas and classes: " + ", ".join(counts) + "."]
@@ -650,7 +644,7 @@ class Unroll(Found):
                 if self.speed is not None else f"here the ratio is {fmt.times(self.ratio)} ({times})")
         parts: list[Inline] = [f"Seed {c.seed} calls its unrollable load loop ", Mono(c.fast),
                                f" '{c.words}' faster than the one starting at tid, ", Mono(c.slow), f"; {here}"]
-        why = said_causes(self.stated, ("the unrollable form", "the tid form"))
+        why = said(self.stated, ("the unrollable form", "the tid form"))
         return [*parts, *([", where " + why] if why else []), "."]
 
     def evidence(self, m: Measured) -> Link:

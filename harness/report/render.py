@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.analysis import anchors, knobs
+from harness.analysis import anchors, columns, knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.analysis.overview import Part, parts
 from harness.analysis.record import read_beside
 from harness.records.file import load
 from harness.report import html, markdown
-from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
 from harness.report.doc import Bullets, Document, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.method import method_section, notices, when
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table, shared_triton_table
@@ -23,6 +22,7 @@ from harness.report.results_tables import results_table
 from harness.report.sections import idea_section
 from harness.report.sources import SourcePlanner
 from harness.report.steps import HOPPER_TITLE, ladder_steps_table
+from harness.report.tables import table
 
 
 def render(results_path: Path, out_dir: Path) -> tuple[Path, Path]:
@@ -72,10 +72,11 @@ def findings_section(m: Measured) -> Section:
     s.add(Bullets(items, cls="findings", ordered=True))
     study = knobs.read_beside(m.file.path)
     if study is not None and study.findings:
-        sub = Section(anchors.KNOBS, KNOB_TITLE, 3)
-        sub.add(Para(knob_intro(study), cls="note"))
-        sub.add(Bullets(knob_bullets(study, detail=False), cls="findings"))
-        sub.add(TableBlock(knob_table(study), "Every knob of each row", folded=True))
+        sub = Section(anchors.KNOBS, knobs.TITLE, 3)
+        sub.add(Para(knobs.knob_intro(study), cls="note"))
+        sub.add(Bullets(knobs.knob_bullets(study, detail=False), cls="findings"))
+        sub.add(TableBlock(table(m, columns.KNOBS, knobs.variant_rows(study), "knobs"), "Every knob of each row",
+                           folded=True))
         s.add(sub)
     return s
 

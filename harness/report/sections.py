@@ -8,7 +8,7 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 from __future__ import annotations
 
 from harness.analysis import anchors, fmt, metrics, wording
-from harness.analysis.cause_words import NO_CAUSE
+from harness.analysis.cause_words import NO_CAUSE, because, despite
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.compiled import compiled_records
 from harness.analysis.findings import between_text, ran, short
@@ -22,7 +22,6 @@ from harness.catalog_types.idea import COMPILER, Idea
 from harness.catalog_types.kernel import Kernel
 from harness.catalog_types.tables import Catalog
 from harness.records.lines import Result
-from harness.report.cause_text import because, despite
 from harness.report.compiled import missing_text, resources_table, sass_table
 from harness.report.doc import Bullets, Cell, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
 from harness.report.sources import SourcePlanner
