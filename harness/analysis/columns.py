@@ -52,7 +52,7 @@ def best_name(best: Best) -> str:
 
 
 def best_metric(name: str, get: Callable[[Any], Best | None], optional: bool = False,
-                with_rate: bool = True) -> Metric[Any]:
+                with_rate: bool = True, legend: str = "") -> Metric[Any]:
     """A group's fastest implementation: its % of its class's cuBLAS with the interval; under it its rate (unless
     `with_rate` is off), its name and the configuration it ran with, as its record says."""
 
@@ -66,20 +66,23 @@ def best_metric(name: str, get: Callable[[Any], Best | None], optional: bool = F
 
     return Metric(name, lambda m, row: b.interval if (b := get(row)) else None, lambda v: fmt.pct_ci(*v),
                   sub=sub, link=lambda m, row: anchors.href(anchors.kernel(get(row).kernel)),  # type: ignore[union-attr]
-                  style=lambda v: "ok" if v[0] >= 100 else "", optional=optional)
+                  style=lambda v: "ok" if v[0] >= 100 else "", optional=optional, legend=legend)
 
 
 def verdict_metric(name: str, get: Callable[[Any], Any], sub: Callable[[Measured, Any], str] | None = None,
-                   legend: str = "") -> Metric[Any]:
+                   legend: str = "", optional: bool = False) -> Metric[Any]:
     """A comparison: its speed ratio with the interval, and under it the call in words (and what it is against)."""
-    return Metric(name, lambda m, row: get(row), wording.speed, style=call_style, legend=legend,
+    return Metric(name, lambda m, row: get(row), wording.speed, style=call_style, legend=legend, optional=optional,
                   sub=lambda m, row: wording.relation(get(row)) + _in_cycles(get(row))
                   + (f" · {sub(m, row)}" if sub else ""))
 
 
 def _in_cycles(c: Any) -> str:
-    """Where cycles call it otherwise than time: the clock decided the time call (the sections say which way)."""
+    """Where cycles call it otherwise than time: the clock decided the time call (the sections say which way); where
+    the cycles call was withheld, that."""
     v = c.verdict if c is not None else None
+    if v is not None and v.cycles_gated:
+        return f"; {wording.withheld(c)}"
     return f"; in cycles {wording.relation_of(v.cycles.call)}" if v is not None and v.clock_differs else ""
 
 
@@ -99,6 +102,10 @@ def _cublas_rate(r: Result) -> str:
     return f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm" else f"{fmt.gbps(r.rate)} GB/s"  # type: ignore[arg-type]
 
 
+GLUON_LEGEND = ("best Gluon: the fastest Gluon form, each CUDA kernel's own decisions (layouts, shared memory, copies, "
+                "barriers, roles) written in Triton's layout-level language and compiled by Triton; Gluon vs CUDA: its "
+                f"speed over the best CUDA kernel's, {LEVEL:.0%} interval and call: what Triton's compiler makes of "
+                "the CUDA kernel's decisions.")
 HEADLINE: list[Metric[HeadlineRow]] = [
     Metric("op · problem · class", _headline_row, num=False,
            sub=lambda m, h: PRECISION_TEXT.get(h.precision, h.precision) + f" vs {baseline_label(h.precision)} "
@@ -106,7 +113,9 @@ HEADLINE: list[Metric[HeadlineRow]] = [
     best_metric("best CUDA", lambda h: h.cuda),
     best_metric("best Triton, like for like", lambda h: h.triton),
     best_metric("best Triton, any design", lambda h: h.triton_any, optional=True),
+    best_metric("best Gluon", lambda h: h.best.get("gluon"), optional=True),
     verdict_metric("Triton vs CUDA", lambda h: h.triton_vs_cuda),
+    verdict_metric("Gluon vs CUDA", lambda h: h.gluon_vs_cuda, optional=True, legend=GLUON_LEGEND),
     verdict_metric("best Triton vs Triton tutorial", lambda h: h.tutorial, sub=lambda m, h: _tutorial(m, h.tutorial)),
 ]
 HEADLINE_LEGEND = [
@@ -142,6 +151,10 @@ IDEAS: list[Metric[IdeaRow]] = [
         "" if row.precision == "fp32" else f" ({PRECISION_TEXT.get(row.precision, row.precision)} rows)"), num=False),
     best_metric("best CUDA", lambda row: row.cuda, with_rate=False),
     best_metric("best Triton", lambda row: row.triton, with_rate=False),
+    best_metric("best Gluon", lambda row: row.gluon, optional=True, with_rate=False,
+                legend="best Gluon: the idea's fastest Gluon form, its CUDA kernel's decisions in Triton's "
+                       "layout-level language (the model-or-compiler table of its section splits the CUDA-Triton "
+                       "gap by it)."),
     verdict_metric("Triton / CUDA", lambda row: row.triton_vs_cuda),
     Metric("published", _published, sub=lambda m, row: f"{row.claim.kernel.id} · {row.claim.seed.gpu}"),
     Metric("rank here · document", lambda m, row: _rank_text(row.claim), num=False, style=lambda v: "nowrap"),

@@ -134,6 +134,16 @@ def clock_clause(c: Comparison | None, subject: str, reference: str, mhz: Clocks
             f"): {higher} ran at the higher SM clock{said}, {effect}")
 
 
+def withheld(c: Comparison | None) -> str:
+    """Where the cycles call was withheld (the clock probe's measured error is not below the margin: Verdict.
+    cycles_gated), that said with both figures; else ""."""
+    v = c.verdict if c is not None else None
+    if v is None or not v.cycles_gated:
+        return ""
+    assert v.clock_error is not None
+    return f"no cycles call: the clock probe's error ({v.clock_error:.1%}) is not below the ±{v.margin:.0%} margin"
+
+
 def published_text(pub: Published | None) -> str:
     if pub is None:
         return ""
