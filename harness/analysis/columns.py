@@ -12,6 +12,7 @@ from typing import Any
 from harness.analysis import anchors, fmt, wording
 from harness.analysis.claims import Claim, StridePoint, published_pct, stride_occupancy
 from harness.analysis.energy import EnergyFigure
+from harness.analysis.findings import closed_text
 from harness.analysis.fp32_work import ERROR_LAYERS, layer_error
 from harness.analysis.knobs import VariantRow
 from harness.analysis.measured import Best, Measured
@@ -26,7 +27,9 @@ from harness.analysis.metrics import (
     ran_text,
     verdict_text,
 )
+from harness.analysis.model_or_compiler import SAME_WITHIN, Split
 from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
+from harness.analysis.proven import Row
 from harness.analysis.regimes import (
     RELATION_TEXT,
     RegimeCall,
@@ -41,7 +44,9 @@ from harness.analysis.regimes import (
 )
 from harness.analysis.steps import Moved, Step
 from harness.analysis.wording import PRECISION_TEXT, baseline_label, published_text, verdict_speed
-from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
+from harness.catalog_types.idea import COMPILER
+from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel, precision_label
+from harness.catalog_types.tables import DECISIONS
 from harness.records.lines import Result
 
 
@@ -409,4 +414,122 @@ KNOBS: list[Metric[VariantRow]] = [
                   f"the tutorial's time over the row's with every knob switched), with the {wording.INTERVAL} of the "
                   "interleaved rounds; the call as everywhere in this report."),
     Metric("call", lambda m, v: v.verdict, lambda v: fmt.call(v.call), num=False),
+]
+
+
+# ---------------------------------------------------------------------------------------------- the mapping
+_SIDE = {"cuda": "CUDA", "triton": "Triton", "gluon": "Gluon"}
+
+
+def _decider(v: str) -> str:
+    return "by-compiler" if v == COMPILER else "by-programmer"
+
+
+def _proof(row: Row) -> tuple[str, str] | None:
+    """'✓ n of n' and the checks, or what does otherwise and on which compiler; None where nothing was checked."""
+    if not row.verdicts:
+        return None
+    failed = [v for v in row.verdicts if not v.holds]
+    checks = "\n".join(dict.fromkeys(f"{_SIDE[v.side]}: {v.check}" for v in row.verdicts if v.check))
+    if failed:  # which compiler made the code that does otherwise, and what it does (Verdict.changed)
+        return "\n".join(f"✗ {v.changed}" for v in failed[:3]) + ("\n…" if len(failed) > 3 else "") + "\n" + checks, \
+            "bad"
+    return f"✓ {len(row.verdicts)} of {len(row.verdicts)}\n" + checks, "ok-text"
+
+
+MAPPING: list[Metric[Row]] = [
+    Metric("decision", lambda m, r: r.decision, num=False),
+    Metric("CUDA", lambda m, r: r.cuda, num=False),
+    Metric("Triton", lambda m, r: r.triton, num=False),
+    Metric("in Triton, decided by", lambda m, r: r.decided_by, num=False, style=_decider,
+           legend="decided by: who makes the decision in that model, the programmer (in the kernel text or its "
+                  "launch settings) or the compiler (from the layouts it chooses)."),
+    Metric("Gluon", lambda m, r: r.gluon or None, num=False, optional=True,
+           legend="Gluon: the same decision in the kernel's Gluon form, Triton's layout-level language, where the "
+                  "programmer writes what Triton's compiler decides from a tl.dot (its check read on Gluon's "
+                  "compiled code like the others)."),
+    Metric("in Gluon, decided by", lambda m, r: r.gluon_decided_by or None, num=False, style=_decider,
+           optional=True),
+    Metric("checked on the compiled kernels", lambda m, r: _proof(r) or ("not checked", "muted"), lambda v: v[0],
+           num=False, style=lambda v: v[1]),
+]
+
+
+# ---------------------------------------------------------------------------------------------- an idea's kernels
+def _document(m: Measured, k: Kernel) -> str:
+    if k.seed:
+        return f"{k.seed} {wording.seed_title(m.catalog, k.seed)}\n{wording.section_title(m.catalog, k.section)}"
+    return f"its user's own\n{k.section}" if k.declared else f"tile-rosetta's own\n{k.section}"
+
+
+def _forms(m: Measured, k: Kernel) -> str:
+    """Each Triton counterpart and Gluon form with its launch (as it ran) and what departs from the CUDA kernel."""
+    triton = [f"{c.name} ({c.file or c.module}): {launch_text(m, k, c)}" + "".join(f"\n  deviation: {n}"
+                                                                                  for n in c.deviation_notes())
+              for c in k.counterparts]
+    gluon = [f"gluon {g.name} (kernels_gluon/{g.module}.py): the CUDA kernel's decisions"
+             + "".join(f"\n  deviation: {n}" for n in g.deviation_notes()) for g in k.gluon]
+    return "\n".join([*triton, *gluon])
+
+
+def _beta0(k: Kernel) -> tuple[str, str]:
+    if k.op == "sgemv":
+        return "n/a", "muted"
+    if k.reads_c_when_beta_zero:
+        return "reads C (declared)", "warn"
+    return ("honours" if k.computes_alpha_beta else "honours (C = A·B)"), "ok"
+
+
+KERNELS: list[Metric[Kernel]] = [
+    Metric("kernel", lambda m, k: k.id, num=False, code=True),
+    Metric("document · section", _document, num=False),
+    Metric("threads · tile", lambda m, k: f"{'×'.join(map(str, k.block[:2]))} = {k.threads} · "
+           + (f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else f"{k.tile_m} row{'s' if k.tile_m != 1 else ''}"),
+           num=False),
+    Metric("Triton and Gluon counterparts: settings", _forms, num=False),
+    Metric("preconditions", lambda m, k: "\n".join(c.text for c in k.preconditions), num=False),
+    Metric("beta = 0", lambda m, k: _beta0(k), lambda v: v[0], num=False, style=lambda v: v[1]),
+    Metric("published (document's GPU)", lambda m, k: published_text(k.published)
+           + (f" ({m.catalog.seeds[k.seed].gpu})" if k.seed else "") if k.published else None, num=False),
+]
+
+
+# ---------------------------------------------------------------------------------------------- what each model costs
+def _cost(model: str) -> Callable[[Measured, Kernel], tuple[int, int] | None]:
+    return lambda m, k: m.catalog.costs.get(k.id, {}).get(model)
+
+
+COSTS: list[Metric[Kernel]] = [
+    Metric("kernel", lambda m, k: k.id, num=False, code=True),
+    *(Metric(name, _cost(model), lambda v: f"{v[0]} lines · {v[1]} of {len(DECISIONS)}",
+             legend="CUDA, Triton, Gluon: lines of kernel code (no comments, docstrings or blank lines: CUDA the "
+                    ".cu with the headers it includes, Triton the plain counterpart's module, Gluon the mirror's "
+                    "module and the kernels_gluon modules it imports) · the kinds of decision its source states, of "
+                    f"the {len(DECISIONS)} a GEMM kernel here makes ({', '.join(DECISIONS)}); a kind its compiler "
+                    "decides has no mark in its source." if model == "cuda" else "")
+      for model, name in (("cuda", "CUDA"), ("triton", "Triton"), ("gluon", "Gluon"))),
+]
+
+
+# ---------------------------------------------------------------------------------------------- model or compiler
+def _quantities(m: Measured, s: Split) -> str:
+    moving = {q.name for q in s.moving}
+    return "\n".join(f"{q.name}: " + " / ".join("-" if v is None else f"{v:.3g}" for v in (q.cuda, q.triton, q.gluon))
+                     + (" (moves with the speed)" if q.name in moving else "") for q in s.quantities)
+
+
+SPLITS: list[Metric[Split]] = [
+    Metric("rung", lambda m, s: s.kernel, num=False, code=True),
+    verdict_metric("Triton vs CUDA: the gap", lambda s: s.gap),
+    verdict_metric("Gluon vs CUDA: the compiler's part", lambda s: s.compiler),
+    verdict_metric("Triton vs Gluon: the model's part", lambda s: s.model),
+    Metric("gap closed by Gluon", lambda m, s: s.closed, closed_text,
+           legend="gap closed by Gluon: (T/C − G/C) / (T/C − 1) of the times, where the rounds call Triton slower than "
+                  "CUDA: the share of the gap that writing the CUDA kernel's decisions in Gluon removes, the rest "
+                  "being what Triton's compiler does with them."),
+    Metric("compiled: CUDA / Triton / Gluon", _quantities, num=False,
+           legend="compiled: per column, FFMA per 64- or 128-bit shared load (static SASS), registers, spilled bytes "
+                  "and block barriers (static BAR), and issue-active cycles where a profile was given; a quantity "
+                  f"moves with the speed where Triton's and Gluon's values differ by more than {SAME_WITHIN:.0%} and "
+                  "the faster of the two (as the rounds call it) has the better one; registers have no better side."),
 ]

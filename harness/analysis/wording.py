@@ -50,6 +50,17 @@ def config_text(cfg: dict, op: str = "sgemm", brief: bool = False) -> str:
     return ", ".join(parts)
 
 
+def section_title(catalog: Catalog, section: str) -> str:
+    """A document's section heading as it gives it, with the English beside a Chinese one."""
+    english = catalog.section_en.get(section)
+    return f"“{section}” ({english})" if english else f"“{section}”"
+
+
+def seed_title(catalog: Catalog, key: str) -> str:
+    seed = catalog.seeds[key]
+    return f"“{seed.title}”" + (f" ({seed.title_en})" if seed.title_en != seed.title else "")
+
+
 def idea_link(catalog: Catalog, key: str) -> Link:
     return Link(catalog.ideas[key].title if key in catalog.ideas else key, anchors.href(anchors.idea(key)))
 

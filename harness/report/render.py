@@ -67,9 +67,19 @@ def findings_section(m: Measured) -> Section:
     found = recorded(m)
     s.add(Para([f"Computed from {m.file.path.name}, not written by hand: each sentence carries its numbers and "
                 "links to the section that shows the evidence."], cls="note"))
-    items: list[list[Inline]] = [[*f.words(m), " ", Link(f"→ {f.evidence(m).text}", f.evidence(m).href)]
-                                 for f in found]
-    s.add(Bullets(items, cls="findings", ordered=True))
+
+    def items(per_rung: bool) -> list[list[Inline]]:
+        return [[*f.words(m), " ", Link(f"→ {f.evidence(m).text}", f.evidence(m).href)] for f in found
+                if f.PER_RUNG is per_rung]
+
+    s.add(Bullets(items(False), cls="findings", ordered=True))
+    if rungs := items(True):
+        sub = Section(anchors.MODEL_OR_COMPILER, "Model or compiler, rung by rung", 3)
+        sub.add(Para(["Each rung timed in CUDA, Triton and Gluon (the CUDA kernel's own decisions written in "
+                      "Triton's layout-level language): Triton against Gluon on the same tile is the programming "
+                      "model's part of the CUDA-Triton gap, Gluon against CUDA the compiler's."], cls="note"))
+        sub.add(Bullets(rungs, cls="findings"))
+        s.add(sub)
     study = knobs.read_beside(m.file.path)
     if study is not None and study.findings:
         sub = Section(anchors.KNOBS, knobs.TITLE, 3)
