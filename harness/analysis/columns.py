@@ -15,7 +15,7 @@ from harness.analysis.energy import EnergyFigure
 from harness.analysis.findings import closed_text
 from harness.analysis.fp32_work import ERROR_LAYERS, layer_error
 from harness.analysis.knobs import VariantRow
-from harness.analysis.measured import Best, Measured
+from harness.analysis.measured import Best, LayoutRead, Measured
 from harness.analysis.metrics import (
     CALLS,
     ESTIMATORS,
@@ -30,6 +30,7 @@ from harness.analysis.metrics import (
 from harness.analysis.model_or_compiler import SAME_WITHIN, Split
 from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
 from harness.analysis.proven import Row
+from harness.analysis.record import Comparison
 from harness.analysis.regimes import (
     RELATION_TEXT,
     RegimeCall,
@@ -44,6 +45,7 @@ from harness.analysis.regimes import (
 )
 from harness.analysis.steps import Moved, Step
 from harness.analysis.wording import PRECISION_TEXT, baseline_label, published_text, verdict_speed
+from harness.baselines import KMAJOR_TEXT, cublas_of
 from harness.catalog_types.idea import COMPILER
 from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel, precision_label
 from harness.catalog_types.tables import DECISIONS
@@ -111,10 +113,17 @@ GLUON_LEGEND = ("best Gluon: the fastest Gluon form, each CUDA kernel's own deci
                 "barriers, roles) written in Triton's layout-level language and compiled by Triton; Gluon vs CUDA: its "
                 f"speed over the best CUDA kernel's, {LEVEL:.0%} interval and call: what Triton's compiler makes of "
                 "the CUDA kernel's decisions.")
+def _cublas_tn(m: Measured, h: HeadlineRow) -> str:
+    """'; B^T stored (TN): 410.70 TFLOP/s' where the run timed the class's cuBLAS on K-major B too."""
+    tn = next((r for r in m.on(h.problem) if r.impl == cublas_of(h.precision, "kmajor") and r.timed), None)
+    return f"; {KMAJOR_TEXT}: {_cublas_rate(tn)}" if tn is not None else ""
+
+
 HEADLINE: list[Metric[HeadlineRow]] = [
     Metric("op · problem · class", _headline_row, num=False,
            sub=lambda m, h: PRECISION_TEXT.get(h.precision, h.precision) + f" vs {baseline_label(h.precision)} "
-           f"({_cublas_rate(h.cublas)})" + (f" · {h.role}" if h.role else "") + regime_note(m, h.precision)),
+           f"({_cublas_rate(h.cublas)}{_cublas_tn(m, h)})" + (f" · {h.role}" if h.role else "")
+           + regime_note(m, h.precision)),
     best_metric("best CUDA", lambda h: h.cuda),
     best_metric("best Triton, like for like", lambda h: h.triton),
     best_metric("best Triton, any design", lambda h: h.triton_any, optional=True),
@@ -532,4 +541,29 @@ SPLITS: list[Metric[Split]] = [
                   "and block barriers (static BAR), and issue-active cycles where a profile was given; a quantity "
                   f"moves with the speed where Triton's and Gluon's values differ by more than {SAME_WITHIN:.0%} and "
                   "the faster of the two (as the rounds call it) has the better one; registers have no better side."),
+]
+
+
+# ---------------------------------------------------------------------------------------------- B's layout
+def _pct_of(c: Comparison) -> str:
+    return f"{fmt.pct_ci(*c.pct())} {fmt.call(c.call)}"
+
+
+LAYOUT: list[Metric[LayoutRead]] = [
+    Metric("kernel", lambda m, row: row.result.kernel, num=False, code=True),
+    Metric("implementation", lambda m, row: row.result.label, num=False),
+    Metric("class", lambda m, row: PRECISION_TEXT.get(row.result.precision, row.result.precision), num=False),
+    Metric("kernel ms", lambda m, row: row.result.timing.median_ms if row.result.timing else None, fmt.ms),
+    Metric("pack ms", lambda m, row: (row.pack_ms, row.pack_share) if row.pack_ms else None,
+           lambda v: fmt.ms(v[0]) + (f" ({fmt.pct(100 * v[1])} of the kernel's)" if v[1] else ""),
+           legend="pack ms: the median time to write B^T (K-major) from the suite's row-major B before the kernel "
+                  "runs, timed on its own, and its share of the kernel's own median time."),
+    Metric(f"alone: % {KMAJOR_TEXT}", lambda m, row: row.same_layout, _pct_of, style=lambda c: call_style(c),
+           legend=f"alone: % {KMAJOR_TEXT}: the kernel's time alone against cuBLAS of its class given B as the "
+                  "kernel reads it (B^T stored, cuBLAS TN); with the pack: the pack's median time added to each of "
+                  "the kernel's runs, against cuBLAS on row-major B (NN), what a caller holding row-major B waits "
+                  f"for; alone: % NN, as every % of cuBLAS on the page. Each with its {LEVEL:.0%} interval and the "
+                  "call."),
+    Metric("with the pack: % NN", lambda m, row: row.packed, _pct_of, style=lambda c: call_style(c)),
+    Metric("alone: % NN", lambda m, row: row.alone, _pct_of, style=lambda c: call_style(c)),
 ]

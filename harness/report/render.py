@@ -175,6 +175,12 @@ def part_section(m: Measured, part: Part, planner: SourcePlanner) -> Section:
     if part.is_ladder:
         s.add(Para([f"{len(part.ideas)} rungs in registry order, each adding one idea to the rung before; "
                     "each rung's CUDA source is shown as what it changed since the rung before."], cls="note"))
+    problem = m.headline(part.op)
+    ids = {k.id for _, kernels in part.ideas for k in kernels}
+    reads = [read for r in (m.on(problem) if problem else []) if r.kernel in ids and (read := m.layout(r))]
+    if reads:
+        s.add(TableBlock(table(m, columns.LAYOUT, reads, "layout"), f"B's layout: each K-major row on "
+                         f"{problem.label} alone and with the time to pack B", folded=len(reads) > OPEN_ROWS))
     for idea, kernels in part.ideas:
         s.add(_fold(idea_section(m, idea, list(kernels), planner)))
     return s
