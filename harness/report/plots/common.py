@@ -122,14 +122,17 @@ def repeat_patch(colour: str = TRITON) -> Patch:
     return Patch(facecolor="white", edgecolor=colour, hatch="////", label="same launch as a bar before (A/A)")
 
 
-def cuda_triton_bars(ax, pairs: list[tuple[Bar | None, Bar | None]], width: float = 0.38) -> float:
-    """A CUDA bar and a Triton bar per x position, each with its interval and labelled with its value above it (a
-    None draws nothing); returns the y limit that leaves room for the labels."""
-    top = max([100.0, *(b.top for pair in pairs for b in pair if b is not None)]) * 1.12
-    for x, pair in enumerate(pairs):
-        for b, dx, colour in zip(pair, (-width / 2, width / 2), (CUDA, TRITON), strict=True):
+def model_bars(ax, groups: list[tuple[Bar | None, ...]], colours: tuple[str, ...] = (CUDA, TRITON)) -> float:
+    """A bar per model (in `colours`' order: CUDA, Triton, and Gluon where given) at each x position, each with its
+    interval and labelled with its value above it (a None draws nothing); returns the y limit that leaves room for the
+    labels."""
+    top = max([100.0, *(b.top for group in groups for b in group if b is not None)]) * 1.12
+    width = 0.76 / len(colours)
+    for x, group in enumerate(groups):
+        for i, (b, colour) in enumerate(zip(group, colours, strict=True)):
             if b is None:
                 continue
+            dx = (i - (len(colours) - 1) / 2) * width
             bar(ax, x + dx, b, colour, width)
             # on a white ground: a label over the 100% line is not struck through
             ax.text(x + dx, b.top + top * 0.01, f"{b.value:.0f}", ha="center", va="bottom", fontsize=9,
