@@ -32,21 +32,25 @@ def gluon_lines(results_path: Path, profile: Path | None = None) -> list[str]:
     from harness.analysis.measured import Measured
     from harness.analysis.model_or_compiler import lines, splits
     from harness.analysis.record import read_beside
-    from harness.records.file import load
+    from harness.cli_paths import results_in
 
-    m = Measured(load(results_path), read_beside(results_path))
+    m = Measured(results_in(results_path, "gluon"), read_beside(results_path))
     found = splits(m, profile)
     out = lines(found) if found else ["no rung of this file was timed in CUDA, Triton and Gluon on one problem"]
     return [*out, *cost_lines(m.catalog.costs)]
 
 
 def cmd_gluon(args: argparse.Namespace) -> int:
-    path = Path(args.results)
-    if not path.exists():
-        raise UserError(f"{path}: no such results file")
-    profile = Path(args.profile) if args.profile else None
-    if profile is not None and not profile.exists():
-        raise UserError(f"--profile {profile}: no such file")
-    for line in gluon_lines(path, profile):
+    from harness.analysis.model_or_compiler import issue_active
+    from harness.cli_paths import input_file
+
+    input_file(args.results, "", "results file")  # each path refused in one line before anything is read at length
+    profile = input_file(args.profile, "--profile", "profile file") if args.profile else None
+    if profile is not None:
+        try:
+            issue_active(profile)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise UserError(f"--profile {args.profile}: not a `rosetta profile` file ({type(e).__name__})") from None
+    for line in gluon_lines(Path(args.results), profile):
         print(line)
     return 0

@@ -132,7 +132,7 @@ def add_knobs(sub: argparse._SubParsersAction) -> None:
 def cmd_knobs(args: argparse.Namespace) -> int:
     from harness import knob_study as knobs
     from harness.analysis import knobs as found
-    from harness.report.cause_text import knob_sentence
+    from harness.analysis.knobs import knob_sentence
 
     problem = parse_shape(args.shape)
     path = Path(args.results)

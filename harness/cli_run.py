@@ -210,9 +210,8 @@ def sustained_regime(args: argparse.Namespace, burst: Path, gpu: str | None, con
     """`--regime sustained`: the run's headline implementations in the sustained regime (harness/sustained_run.py),
     written beside the run and analysed; its table in the terminal. Returns its failures."""
     from harness.analysis.build import write_beside
-    from harness.analysis.regimes import study
+    from harness.analysis.regimes import study, terminal_lines
     from harness.records.file import load
-    from harness.report.regimes import terminal_lines
     from harness.sustained_run import run
 
     console.print("sustained regime: the headline implementations, each back to back to its steady state",

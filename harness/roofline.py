@@ -74,3 +74,10 @@ class TensorRoof:
     def at_max_clock(self) -> float:
         """TFLOP/s at the GPU's maximum SM clock, the same work per cycle."""
         return self.tflops * self.max_mhz / self.clock_mhz
+
+    @property
+    def text(self) -> str:
+        """What was timed, at what clock, and the same work per cycle at the GPU's maximum clock."""
+        return (f"{self.tflops:.0f} TFLOP/s timed ({self.source}) at a mean {self.clock_mhz:.0f} MHz: "
+                f"{self.flop_per_sm_cycle:.0f} FLOP per SM cycle, {self.at_max_clock:.0f} TFLOP/s at the GPU's "
+                f"maximum {self.max_mhz:.0f} MHz")

@@ -15,6 +15,7 @@ import pytest
 
 from harness.analysis import wording
 from harness.analysis.build import build
+from harness.analysis.cause_words import because, pair_names, phrase
 from harness.analysis.causes import causes, stated
 from harness.analysis.findings import Found, Gaps, Unroll, findings, recorded
 from harness.analysis.measured import Measured
@@ -23,7 +24,6 @@ from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.records.lines import Resources, Result, RunHeader, Status
-from harness.report.cause_text import because, pair_names, phrase
 from harness.report.doc import Bullets, plain
 from harness.report.render import findings_section
 from harness.roofline import Peaks

@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+from harness.analysis.cause_words import because, despite, pair_names, phrase
 from harness.analysis.causes import COUNTER_TOLERANCE, controls, counters, stated, tied
 from harness.analysis.causes import causes as reasons
 from harness.analysis.measured import Measured
@@ -22,7 +23,6 @@ from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.records.lines import Resources, Result, RunHeader, Status
-from harness.report.cause_text import because, despite, pair_names, phrase
 from harness.report.doc import plain
 from harness.roofline import Peaks
 from harness.timing import Samples, Timing
@@ -379,6 +379,7 @@ def test_a_rung_names_the_counter_that_moved_its_way_or_says_none_was_recorded(h
 
 # ------------------------------------------------------------------------------ Hopper's ladder, rung by rung
 def test_the_hopper_steps_table_follows_each_precision_from_mma_sync_through_the_wgmma_rungs(recorded) -> None:
+    from harness.analysis.columns import STARTS
     from harness.analysis.steps import chains
     from harness.catalog import hopper
     from harness.report.steps import hopper_steps_table
@@ -400,9 +401,10 @@ def test_the_hopper_steps_table_follows_each_precision_from_mma_sync_through_the
             if not rows:
                 continue
             step, pct = _col(table, "CUDA step"), _col(table, "CUDA % cuBLAS")
-            assert rows[0][2].text == "tc_gemm" and rows[0][step].text == "—"     # the chain starts from mma.sync
+            assert rows[0][2].text == "tc_gemm" and rows[0][step].text == STARTS  # the chain starts from mma.sync
             cuda = [float(row[pct].text.split("%")[0]) for row in rows]
             for i in range(1, len(rows)):
+                assert rows[i][step].text != STARTS, (problem, label, rows[i][2].text)
                 assert _points(rows[i][step].text) == pytest.approx(cuda[i] - cuda[i - 1], abs=0.11)
 
 

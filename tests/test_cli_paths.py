@@ -48,6 +48,8 @@ CASES = [
     ("clock results", ["clock", "X"], FOR_INPUT),
     ("clock --out", ["clock", "--measure", "--out", "X"], FOR_FOLDER),
     ("run --pair", ["run", "--pair", "X"], FOR_INPUT),
+    ("gluon results", ["gluon", "X"], FOR_INPUT),
+    ("gluon --profile", ["gluon", "R", "--profile", "X"], FOR_INPUT),
 ]
 
 

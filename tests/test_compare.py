@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.compare import compare
+from harness.analysis.compare import compare, headline, held_headline, op_headline
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.records.file import ResultsWriter
 from harness.records.lines import Figures, Result, RunEnd, RunHeader, Status
-from harness.report.compare import headline, held_headline, op_headline, render_compare
+from harness.report.compare import render_compare
 from harness.timing import Samples, Timing
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"

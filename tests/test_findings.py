@@ -159,8 +159,8 @@ def test_the_unroll_claim_is_not_invented_when_its_kernels_were_not_run(recorded
 
 
 def test_a_gap_is_explained_only_by_what_causes_states_for_its_pair(recorded: Results) -> None:
+    from harness.analysis.cause_words import because
     from harness.analysis.findings import pairs, short
-    from harness.report.cause_text import because
 
     m = Measured(with_rounds(recorded))
     for op in m.ops:

@@ -214,10 +214,11 @@ def test_a_class_that_cannot_be_rounded_says_it_was_not_checked_at_its_precision
 
 
 def test_the_terminal_and_the_page_name_the_class_beside_ok_and_say_what_was_not_checked():
-    from harness.run.summary import print_summary, verdict
     from rich.console import Console
 
-    from harness.report.results_tables import numerics_cell
+    from harness.analysis.measured import Measured
+    from harness.analysis.metrics import NUMERICS
+    from harness.report.terminal import print_summary
 
     p = Problem("sgemm", 37, 45, 29)
     layer = numerics.Verdict(True, "random", 2.3e-6, 1e-5)
@@ -226,14 +227,16 @@ def test_the_terminal_and_the_page_name_the_class_beside_ok_and_say_what_was_not
         return Result(f"triton:{form}", "triton", p, Status.OK, kernel=X3, precision=precision,
                       numerics=Numerics(True, numerics.Verdict(True, "exact", 0.0, 0.0), layer, not_checked=note))
 
-    assert verdict(record("persistent-bf16x3", "bf16x3")) == "ok as bf16x3, err 2.3e-06"
-    assert verdict(record("dot", "tf32")) == "ok as TF32, err 2.3e-06"
-    assert verdict(record("persistent", "3xtf32")) == verdict(record("persistent-bf16x6", "bf16x6")) == \
-        "ok, err 2.3e-06"
-    unchecked = record("persistent-bf16x3", "bf16x3", ip.NOT_CHECKED)
-    assert verdict(unchecked) == f"{ip.NOT_CHECKED}, err 2.3e-06"
-    assert ip.NOT_CHECKED in numerics_cell(unchecked).text
-    assert ip.NOT_CHECKED not in numerics_cell(record("persistent-bf16x3", "bf16x3")).text
+    rows = [record("persistent-bf16x3", "bf16x3"), record("dot", "tf32"), record("persistent", "3xtf32"),
+            record("persistent-bf16x6", "bf16x6"), record("persistent-bf16x3", "bf16x3", ip.NOT_CHECKED)]
+    m = Measured.of(rows)
+    said = [NUMERICS.text(m, r) for r in rows]   # the terminal's cell and the page's are one declaration
+    assert said[0] == "✓ exact · ✓ 2.3e-06 as bf16x3, not fp32-accurate"
+    assert said[1] == "✓ exact · ✓ 2.3e-06 as TF32"
+    assert said[2] == said[3] == "✓ exact · ✓ 2.3e-06"
+    assert said[4] == f"✓ exact · ✓ 2.3e-06 ({ip.NOT_CHECKED})"
+    assert ip.NOT_CHECKED in NUMERICS.cell(m, rows[4]).text
+    assert ip.NOT_CHECKED not in NUMERICS.cell(m, rows[0]).text
     buf = io.StringIO()
-    print_summary([unchecked], None, Console(file=buf, width=100, force_terminal=False, color_system=None))
-    assert "not checked at this" in buf.getvalue()
+    print_summary(Measured.of([rows[4]]), Console(file=buf, width=100, force_terminal=False, color_system=None))
+    assert "not checked at this" in " ".join(buf.getvalue().split())

@@ -1,5 +1,5 @@
 """The knob study: which SLOW Triton rows it explains and with which variants (harness/knob_study.py), which knob it
-names from the samples (harness/analysis/knobs.py), and how the report says it (harness/report/cause_text.py).
+names from the samples (harness/analysis/knobs.py), and how it is said (knobs.py too).
 CPU tier: the committed GPU run's records and made-up samples; `rosetta knobs` itself times on a GPU."""
 
 from __future__ import annotations
@@ -11,14 +11,13 @@ from pathlib import Path
 import pytest
 
 from harness import knob_study as knobs
-from harness.analysis.knobs import read_beside, study_of, study_path
+from harness.analysis.knobs import knob_sentence, read_beside, study_of, study_path
 from harness.analysis.record import read_beside as analysis_beside
 from harness.analysis.verdicts import Call
 from harness.cli import main
 from harness.launch.triton import launch_settings as takes_of
 from harness.problems import Problem
 from harness.records.file import load
-from harness.report.cause_text import knob_sentence
 from harness.timing import Samples
 from tests.recorded import recorded_gpu_run
 

@@ -254,16 +254,21 @@ def test_the_terminal_table_says_under_it_which_marked_class_is_not_fp32_accurat
 
     from rich.console import Console
 
+    from harness import numerics
     from harness.analysis.measured import Measured
-    from harness.records.lines import Result, Status
+    from harness.records.lines import Numerics, Result, Status
     from harness.report.terminal import print_summary
 
     p = Problem("sgemm", 64, 64, 64)
-    rows = [Result("triton:tuned-bf16x3", "triton", p, Status.OK, kernel="rosetta.k", precision="bf16x3"),
-            Result("triton:tuned-bf16x6", "triton", p, Status.OK, kernel="rosetta.k", precision="bf16x6")]
+    passed = Numerics(True, numerics.Verdict(True, "exact", 0.0, 0.0), numerics.Verdict(True, "random", 2e-6, 1e-5))
+    rows = [Result("triton:tuned-bf16x3", "triton", p, Status.OK, kernel="rosetta.k", precision="bf16x3",
+                   numerics=passed),
+            Result("triton:tuned-bf16x6", "triton", p, Status.OK, kernel="rosetta.k", precision="bf16x6",
+                   numerics=passed)]
     buf = io.StringIO()
     print_summary(Measured.of(rows), Console(file=buf, width=80, force_terminal=False, color_system=None))
     lines = buf.getvalue().splitlines()
     assert any("Triton tuned-bf16x3*" in ln for ln in lines) and not any("bf16x6*" in ln for ln in lines)
     assert "* bf16x3: not fp32-accurate" in lines
-    assert any("Triton tuned-bf16x3*" in ln and "ok as bf16x3" in ln for ln in lines), lines
+    # the row's numerics name the class it passed as, beside the mark
+    assert any("Triton tuned-bf16x3*" in ln and "✓ 2.0e-06 as bf16x3" in ln for ln in lines), lines

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from rich.console import Console
 
 from harness.analysis.measured import Measured
 from harness.analysis.metrics import terminal_columns
+from harness.analysis.record import read_beside
+from harness.baselines import cublas_of
+from harness.records.file import load
 from harness.report.terminal import CAVEAT_MARK, print_summary
-from tests.recorded import with_rounds
+from harness.term_table import reads_as
+from tests.recorded import recorded_gpu_run, with_rounds
+
+INTERVAL_CELL = re.compile(r"\d+\.\d% \[\d+\.\d–\d+\.\d\]\s*$")
 
 
 @pytest.mark.parametrize("width", [80, 250])
@@ -21,11 +28,12 @@ def test_piped_output_keeps_every_row_on_one_line(recorded, width) -> None:
     m = Measured(with_rounds(recorded))
     print_summary(m, console)
     lines = buf.getvalue().splitlines()
+    ids = sorted({r.kernel for r in recorded.results if r.kernel})
     for r in recorded.results:
-        # The kernel id and its implementation on one line: nothing folds at the console's width.
-        # (a class that is not fp32-accurate carries the mark said under the table)
+        # The kernel id (whole, or shortened so that it reads as its own id alone) and its implementation on one line:
+        # nothing folds at the console's width (a class that is not fp32-accurate carries the mark said under it)
         named = (f" {r.label} ", f" {r.label}{CAVEAT_MARK} ")
-        assert any(ln.startswith((r.kernel or "baseline") + " ") and any(n in ln + " " for n in named)
+        assert any(_reads_as_its_own(ln.split("  ")[0], r.kernel, ids) and any(n in ln + " " for n in named)
                    for ln in lines), r.key
     header = next(ln for ln in lines if ln.startswith("kernel "))
     if width == 250:   # wide enough for every column; narrower, columns are left out (harness.term_table)
@@ -34,8 +42,42 @@ def test_piped_output_keeps_every_row_on_one_line(recorded, width) -> None:
         shown = [c.header(first.op) if c.names else c.term.header for c in terminal_columns() if c.term and
                  (c.term.drop is None or any(c.text(m, r) not in ("-", "") for r in m.on(first)))]
         assert header.split() == " ".join(shown).split()
-    rows = [ln for ln in lines if ln.startswith(("s0", "rosetta.", "baseline"))]
+    rows = [ln for ln in lines if (cell := ln.split("  ")[0]) == "baseline"
+            or (cell and any(reads_as(cell, i) for i in ids))]
     assert len(rows) == len(recorded.results) and max(map(len, lines)) <= width
+
+
+def _reads_as_its_own(cell: str, kernel: str | None, ids: list[str]) -> bool:
+    if kernel is None:
+        return cell == "baseline"
+    return [i for i in ids if reads_as(cell, i)] == [kernel]
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_at_80_and_100_columns_the_summary_keeps_the_percent_of_cublas_with_its_interval_and_the_call(width) -> None:
+    """Numbers before names: the ids are shortened (each reads as its own id alone) before % cuBLAS or the call go."""
+    path = recorded_gpu_run()
+    if path is None:
+        pytest.skip("no recorded GPU run under results/")
+    m = Measured(load(path), read_beside(path))
+    buf = io.StringIO()
+    print_summary(m, Console(file=buf, width=width, force_terminal=False, color_system=None))
+    lines = buf.getvalue().splitlines()
+    assert max(map(len, lines)) <= width
+    headers = [ln for ln in lines if ln.startswith("kernel ")]
+    assert len(headers) == len(m.problems)
+    assert all(re.search(r"  (%cuBLAS|% cuBLAS \[95%\])  call( |$)", h) for h in headers), headers
+    ids = sorted({r.kernel for r in m.all if r.kernel})
+    for problem, header in zip(m.problems, headers, strict=True):
+        body = lines[lines.index(header) + 1:]
+        rows = [ln for ln in body if not ln.startswith(" ")][:len(m.on(problem))]
+        pct, call = header.index("call") - 2, header.index("call")
+        for ln, r in zip(rows, m.on(problem), strict=True):
+            assert _reads_as_its_own(ln.split("  ")[0], r.kernel, ids), (ln, r.kernel)
+            if r.timed and r.impl != cublas_of(r.precision):   # its interval and its call, never cut
+                assert INTERVAL_CELL.search(ln[:pct + 1]), ln
+                assert ln[call:].split()[0] in ("FAST", "SLOW", "SAME", "AMBIGUOUS"), ln
+    assert "ids shortened" in " ".join(buf.getvalue().split())
 
 
 def test_a_terminal_gets_a_table_with_whole_kernel_ids(recorded) -> None:

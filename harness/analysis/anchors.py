@@ -7,6 +7,7 @@ from harness.problems import Problem
 TOP = "top"
 FINDINGS = "findings"
 KNOBS = "knob-study"
+MODEL_OR_COMPILER = "model-or-compiler"
 IDEA_TABLE = "idea-table"
 SHARED_TRITON = "shared-triton"
 CLAIMS = "claims"

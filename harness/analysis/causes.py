@@ -4,7 +4,7 @@ A cause is data: a measured quantity on both sides of a pair (faster, slower), a
 tensor-core instruction generation, spills, load widths, occupancy) or an ablation (two launches of one kernel that
 differ in one setting), with the side whose value is the better one. It points with the speed only where that is the
 faster side; only those, ranked by how much of the slower kernel's time they plausibly explain, are ever said as a
-"because" (harness/report/cause_text.py words them). The rest is context ("despite ...") or nothing.
+"because" (harness/analysis/cause_words.py words them). The rest is context ("despite ...") or nothing.
 
 Executed counts come before static ones: a static SASS count includes paths that never run (the beta != 0 read of C),
 so instruction counts from the SASS are never a cause; only the form of an instruction (wgmma or mma.sync, 128-bit or

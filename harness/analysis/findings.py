@@ -17,12 +17,13 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from harness.analysis import anchors, fmt, wording
-from harness.analysis.cause_words import NO_CAUSE
+from harness.analysis.cause_words import NO_CAUSE, said
 from harness.analysis.causes import stated
 from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
 from harness.analysis.fmt import Inline, Link, Mono
 from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
 from harness.analysis.metrics import ran_text
+from harness.analysis.model_or_compiler import Quantity, Split, splits
 from harness.analysis.overview import headline_problems
 from harness.analysis.record import Cause, Comparison, RowKey, pair
 from harness.analysis.verdicts import Call
@@ -42,6 +43,9 @@ class Found:
     `evidence`. Its JSON is its fields, each written by its own type (a verdict, a cause, a problem, a record key)."""
 
     KIND: ClassVar[str]
+    # A kind found once per rung (ModelOrCompiler) is shown under its own heading and in its idea's section, every
+    # one of them; the others are the numbered findings, at most MAX_FINDINGS.
+    PER_RUNG: ClassVar[bool] = False
     op: str = ""                       # the op a per-op kind is about ("" for the others)
 
     @property
@@ -140,7 +144,8 @@ def recorded(m: Measured) -> list[Found]:
 
 
 def findings(m: Measured) -> list[Found]:
-    return [f for cls in KINDS.values() for f in cls.find(m)][:MAX_FINDINGS]
+    numbered = [f for cls in KINDS.values() if not cls.PER_RUNG for f in cls.find(m)][:MAX_FINDINGS]
+    return numbered + [f for cls in KINDS.values() if cls.PER_RUNG for f in cls.find(m)]
 
 
 # ---------------------------------------------------------------------------------------------- shared wording
@@ -164,12 +169,6 @@ def ran(m: Measured, r: Result) -> str:
     """' (ran 64×64×64 tile, 4 warps, 2 stages, group_m 8)' for a Triton row, as its record says."""
     text = ran_text(m, r) if r.impl_id.is_triton and r.kernel else None
     return f" (ran {text})" if text else ""
-
-
-def said_causes(found: tuple[Cause, ...] | list[Cause], names: tuple[str, str]) -> str | None:
-    from harness.analysis.cause_words import phrase  # the phrases, beside the causes they say
-
-    return fmt.joined([phrase(c, names) for c in found]) if found else None
 
 
 def between_text(m: Measured, c: Comparison | None, subject: str, reference: str) -> str:
@@ -392,7 +391,7 @@ class Gaps(Found):
                       between_text(m, g.speed, short(tri), short(cuda)) + ": ", *named(lead), ran(m, lead),
                       f" at {fmt.pct_ci(*g.lead_pct)} of {baseline_label(lead.precision)} against ",
                       *named(trail, lead), ran(m, trail), f" at {fmt.pct_ci(*g.trail_pct)}"]
-            why = said_causes(g.causes, (short(lead), short(trail)))
+            why = said(g.causes, (short(lead), short(trail)))
             parts += [", where " + why if why else f"; {NO_CAUSE}"]
         counts = [f"{n} {what}" for call, what in _COUNTED if (n := self.counts.get(call))]
         return [*parts, ("; " if self.gaps else "") + f"of {self.ideas} ideas and classes: " + ", ".join(counts) + "."]
@@ -650,7 +649,7 @@ class Unroll(Found):
                 if self.speed is not None else f"here the ratio is {fmt.times(self.ratio)} ({times})")
         parts: list[Inline] = [f"Seed {c.seed} calls its unrollable load loop ", Mono(c.fast),
                                f" '{c.words}' faster than the one starting at tid, ", Mono(c.slow), f"; {here}"]
-        why = said_causes(self.stated, ("the unrollable form", "the tid form"))
+        why = said(self.stated, ("the unrollable form", "the tid form"))
         return [*parts, *([", where " + why] if why else []), "."]
 
     def evidence(self, m: Measured) -> Link:
@@ -892,3 +891,56 @@ class Numerics(Found):
 
     def evidence(self, m: Measured) -> Link:
         return Link("All results", anchors.href(anchors.RESULTS))
+
+
+@kind
+@dataclass(frozen=True)
+class ModelOrCompiler(Found):
+    """One rung timed in CUDA, Triton and Gluon on its op's headline problem (harness/analysis/model_or_compiler.py):
+    Triton against CUDA is the whole gap, Gluon against CUDA the compiler's part, Triton against Gluon the model's;
+    the share of the gap the Gluon column closes, and the compiled quantities that move between Triton and Gluon with
+    the speed."""
+
+    KIND: ClassVar[str] = "model-or-compiler"
+    PER_RUNG: ClassVar[bool] = True
+    idea: str = ""
+    split: Split | None = None
+
+    @classmethod
+    def find(cls, m: Measured) -> list[Found]:
+        headline = {m.headline(op) for op in m.ops}
+        return [cls(s.problem.op, m.catalog.by_id[s.kernel].idea, s) for s in splits(m) if s.problem in headline]
+
+    def moves(self) -> str:
+        """What moves between Triton and Gluon with the speed, with its three values; or why nothing is named."""
+        s = self.split
+        assert s is not None
+        if s.model is None or s.model.call not in (Call.FAST, Call.SLOW):
+            return "the rounds do not decide between Triton and Gluon, so no quantity is named"
+        moving = [f"{q.name} ({_three(q)})" for q in s.moving]
+        return (f"{fmt.joined(moving)} move{'s' if len(moving) == 1 else ''} with the speed between Triton and Gluon"
+                if moving else "none of the compiled quantities moves with the speed between Triton and Gluon")
+
+    def words(self, m: Measured) -> list[Inline]:
+        s = self.split
+        assert s is not None
+        tri = rec(m, s.triton)
+        closed = "" if s.closed is None else f"; the Gluon column closes {closed_text(s.closed)}"
+        return [Mono(s.kernel), f" on {s.problem.label}: ", between_text(m, s.gap, tri.label, "the CUDA kernel"),
+                "; the compiler's part, the CUDA kernel's decisions in Gluon: ",
+                between_text(m, s.compiler, "Gluon", "the CUDA kernel"), "; the model's part, the same tile: ",
+                between_text(m, s.model, tri.label, "Gluon"), f"{closed}; {self.moves()}."]
+
+    def evidence(self, m: Measured) -> Link:
+        return idea_link(m.catalog, self.idea)
+
+
+def closed_text(closed: float) -> str:
+    """'55% of the gap'; past the whole gap (Gluon faster than CUDA), 'the whole gap and more (173%)'."""
+    return f"{100 * closed:.0f}% of the gap" if closed <= 1 else f"the whole gap and more ({100 * closed:.0f}%)"
+
+
+def _three(q: Quantity) -> str:
+    """'CUDA 21.3, Triton 12.8, Gluon 21.3'."""
+    return ", ".join(f"{name} {'-' if v is None else f'{v:.3g}'}"
+                     for name, v in (("CUDA", q.cuda), ("Triton", q.triton), ("Gluon", q.gluon)))

@@ -232,11 +232,11 @@ class Measured:
         return [r for r in self.all if r.kernel in ids and r.problem == problem and r.model == model
                 and r.precision == precision and r.timed]
 
-    def bests(self, kernels: list[Kernel] | tuple[Kernel, ...], problem: Problem,
-              precision: str) -> tuple[Best | None, Best | None]:
-        """The fastest CUDA kernel and the fastest Triton counterpart of these kernels on a problem, in one class."""
-        return (self.best(self.timed_of(list(kernels), problem, "cuda", precision)),
-                self.best(self.timed_of(list(kernels), problem, "triton", precision)))
+    def bests(self, kernels: list[Kernel] | tuple[Kernel, ...], problem: Problem, precision: str,
+              models: tuple[str, ...] = ("cuda", "triton")) -> tuple[Best | None, ...]:
+        """The fastest implementation of these kernels in each model (the CUDA kernel, the Triton counterpart; the
+        Gluon form where asked) on a problem, in one class."""
+        return tuple(self.best(self.timed_of(list(kernels), problem, model, precision)) for model in models)
 
     def precisions(self, kernels: list[Kernel], problem: Problem) -> list[str]:
         """The precision classes these kernels were timed in on a problem, fp32 first."""

@@ -110,7 +110,7 @@ def _kernel(m: Measured, r: Result) -> tuple[str, str]:
 
 
 KERNEL: Metric[Result] = Metric("kernel", _kernel, lambda v: v[0], num=False, code=True, sub=_kernel_sub,
-                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel"))
+                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True))
 KERNEL_ID: Metric[Result] = Metric("kernel", lambda m, r: r.kernel or "", num=False, code=True)
 IMPL: Metric[Result] = Metric("implementation", lambda m, r: r.label, num=False,
                               term=Column("implementation", short="impl"))
@@ -154,7 +154,8 @@ PCT: Metric[Result] = Metric(
            + ESTIMATORS + "; " + CALLS + ".",
     term=Column("% cuBLAS [95%]", drop=9, right=True, short="%cuBLAS"))
 CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, "cublas") if r.timed else None,
-                              lambda c: fmt.call(c.call), num=False, figure=True,
+                              lambda c: fmt.call(c.call), num=False, figure=True, sub=lambda m, r: wording.withheld(
+                                  m.vs(r, "cublas")),
                               style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call", drop=8))
 
 
@@ -172,6 +173,19 @@ TUTORIAL: Metric[Result] = Metric(
     legend=f"vs Triton tutorial: a Triton row's speed over the Triton tutorial GEMM's of its class ({LEVEL:.0%} "
            "interval) and the call; it beats the tutorial's GEMM only where the call is FAST.",
     term=Column("vs Triton tutorial", drop=7, short="vs tutorial"))
+
+
+VS_CUDA: Metric[Result] = Metric(
+    "vs CUDA", lambda m, r: m.vs(r, "gluon") if r.timed else None, verdict_text, figure=True, style=call_style,
+    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, "gluon")),
+    legend=f"vs CUDA: a Gluon row's speed over its CUDA kernel's, the same decisions through Triton's compiler (the "
+           f"compiler's part of a CUDA-Triton gap), its {LEVEL:.0%} interval and the call; vs Gluon: a Triton row's "
+           "speed over its kernel's Gluon mirror, the same tile with the rest left to the compiler (the programming "
+           "model's part).",
+    term=Column("vs CUDA", drop=7))
+VS_GLUON: Metric[Result] = Metric(
+    "vs Gluon", lambda m, r: m.vs(r, "model") if r.timed else None, verdict_text, figure=True, style=call_style,
+    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, "model")), term=Column("vs Gluon", drop=7))
 
 
 def _numerics(r: Result) -> tuple[str, str]:
@@ -260,10 +274,10 @@ RAN_LEGEND = ("ran with: the tile per block or program (M×N×K step; sgemv: the
 
 
 def ran_text(m: Measured, r: Result, brief: bool = False) -> str | None:
-    """'128×256×32 tile, 8 warps, 3 stages, group 8' as the record says it ran (CUDA: the tile and threads); `brief`:
-    the tile, warps, stages and group alone."""
+    """'128×256×32 tile, 8 warps, 3 stages, group 8' as the record says it ran (CUDA, Gluon: the tile and threads);
+    `brief`: the tile, warps, stages and group alone."""
     tile = m.tile(r)
-    if r.impl_id.is_cuda:
+    if r.impl_id.is_cuda or r.impl_id.is_gluon:   # a Gluon form takes its CUDA kernel's tile; its threads as compiled
         if tile is None:
             return None
         rows = f"rows {tile[0]}, step {tile[2]}" if r.op == "sgemv" else f"{'×'.join(map(str, tile))} tile"
@@ -312,9 +326,9 @@ INTENSITY: Metric[Result] = Metric(
 # Each table of records is its list of declarations: a new column is one Metric, named in the lists that show it (the
 # terminal summary shows those of RESULTS that declare a terminal column).
 RESULTS: list[Metric[Result]] = [KERNEL, IMPL, PRECISION, MS, RUNS, SPREAD, MHZ, RATE, PCT, CALL, PEAK, TUTORIAL,
-                                 NUMERICS, BETA0, REGS, SPILLS, FLAGS]
+                                 VS_CUDA, VS_GLUON, NUMERICS, BETA0, REGS, SPILLS, FLAGS]
 MEASURED: list[Metric[Result]] = [PROBLEM, KERNEL_ID, IMPL_RAN, PRECISION, MS, RATE, PCT, CALL, PEAK, INTENSITY,
-                                  TUTORIAL, NUMERICS]
+                                  TUTORIAL, VS_CUDA, VS_GLUON, NUMERICS]
 RESOURCES: list[Metric[Result]] = [KERNEL_ID, IMPL, RAN, THREADS, REGS, SHARED_STATIC, SHARED_DYNAMIC, SPILLS,
                                    OCCUPANCY, LIMITER, COMPILED_BY]
 

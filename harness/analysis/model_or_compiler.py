@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.analysis.measured import Measured
-from harness.analysis.record import Comparison
+from harness.analysis.record import Comparison, RowKey
 from harness.analysis.verdicts import Call
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.kernel import Role
@@ -59,13 +59,14 @@ class Quantity:
 
 @dataclass(frozen=True)
 class Split:
-    """One rung on one problem: the three records, the three verdicts and the quantities."""
+    """One rung on one problem: the three records' keys, the three verdicts and the quantities (a finding's figures:
+    harness/analysis/findings.py ModelOrCompiler keeps it in the analysis record)."""
 
     kernel: str
     problem: Problem
-    cuda: Result
-    triton: Result
-    gluon: Result
+    cuda: RowKey
+    triton: RowKey
+    gluon: RowKey
     gap: Comparison | None        # Triton against CUDA
     model: Comparison | None      # Triton against Gluon
     compiler: Comparison | None   # Gluon against CUDA
@@ -144,7 +145,7 @@ def splits(m: Measured, profile: Path | None = None) -> list[Split]:
             c, t, g = rows.get("cuda"), rows.get(f"triton:{plain[0]}"), rows.get(f"gluon:{GLUON_MIRROR}")
             if c is None or t is None or g is None:
                 continue
-            out.append(Split(kernel.id, problem, c, t, g, m.vs(t, "counterpart") or m.between(t, c),
+            out.append(Split(kernel.id, problem, c.key, t.key, g.key, m.vs(t, "counterpart") or m.between(t, c),
                              m.vs(t, "model") or m.between(t, g), m.vs(g, "gluon") or m.between(g, c),
                              _quantities(c, t, g, issue)))
     return out

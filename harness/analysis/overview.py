@@ -28,7 +28,7 @@ HEADLINE_CLASSES = ("fp32", "3xtf32", "tf32")
 
 # The models a headline row holds the best of: a model the suite gains (Gluon) is one more name here, and one more
 # column declared over HeadlineRow.best (harness/analysis/columns.py).
-MODELS = ("cuda", "triton")
+MODELS = ("cuda", "triton", "gluon")
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ class HeadlineRow:
     tutorial: Comparison | None           # the best Triton against the Triton tutorial GEMM of its class
     triton_any: Best | None = None        # the best Triton form of any design, where it is another than `triton`
     role: str = ""                        # why this problem: "" for the op's headline, else what it shows
+    gluon_vs_cuda: Comparison | None = None   # the best Gluon against the best CUDA, where the run timed a Gluon form
 
     @property
     def cuda(self) -> Best | None:
@@ -50,6 +51,10 @@ class HeadlineRow:
     @property
     def triton(self) -> Best | None:
         return self.best.get("triton")
+
+    @property
+    def gluon(self) -> Best | None:
+        return self.best.get("gluon")
 
 
 def headline_problems(m: Measured, op: str) -> list[tuple[Problem, str]]:
@@ -75,6 +80,7 @@ class IdeaRow:
     triton: Best | None
     triton_vs_cuda: Comparison | None
     claim: Claim | None                   # the document's figure to hold beside the idea's (pub_claim)
+    gluon: Best | None = None             # the fastest Gluon form, where the idea has one
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,7 @@ def headline_rows(m: Measured) -> list[HeadlineRow]:
             for precision in [p for p in m.precisions(kernels, problem) if p in HEADLINE_CLASSES]:
                 base = m.baseline(problem, precision)
                 best = {model: m.best(m.timed_of(kernels, problem, model, precision)) for model in MODELS}
-                cuda, tri = best["cuda"], best["triton"]
+                cuda, tri, glu = best["cuda"], best["triton"], best["gluon"]
                 anyone = m.best(m.timed_of(kernels, problem, "triton", precision), any_design=True)
                 if base is None or not any(best.values()):
                     continue
@@ -103,7 +109,7 @@ def headline_rows(m: Measured) -> list[HeadlineRow]:
                                        m.between(tri.result, cuda.result) if cuda and tri else None,
                                        m.vs(tri.result, "triton-baseline") if tri else None,
                                        anyone if anyone and (not tri or anyone.result is not tri.result) else None,
-                                       role))
+                                       role, m.between(glu.result, cuda.result) if glu and cuda else None))
     return out
 
 
@@ -131,10 +137,10 @@ def idea_rows(m: Measured) -> list[IdeaRow]:
                 continue
             precisions = m.precisions(kernels, problem) if problem else []
             for precision in precisions or ["fp32"]:
-                cuda, tri = m.bests(kernels, problem, precision) if problem else (None, None)
+                cuda, tri, glu = m.bests(kernels, problem, precision, MODELS) if problem else (None, None, None)
                 out.append(IdeaRow(idea, precision, cuda, tri,
                                    m.between(tri.result, cuda.result) if cuda and tri else None,
-                                   pub_claim(kernels, cuda.kernel if cuda else None, claims)))
+                                   pub_claim(kernels, cuda.kernel if cuda else None, claims), glu))
     return out
 
 

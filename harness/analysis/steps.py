@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from harness.analysis.causes import MIN_GAP, causes, counters, discriminating, tied
 from harness.analysis.measured import Best, Measured
-from harness.analysis.overview import ladder
+from harness.analysis.overview import MODELS, ladder
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
@@ -88,6 +88,7 @@ class Rung:
     kernels: tuple[Kernel, ...]
     cuda: Best | None               # the fastest CUDA kernel of the rung
     triton: Best | None             # the fastest Triton counterpart of the rung, of any form (the chart's bar)
+    gluon: Best | None = None       # the fastest Gluon form of the rung, where it has one
 
 
 @dataclass(frozen=True)
@@ -200,9 +201,9 @@ def ladder_rungs(m: Measured) -> list[Rung]:
         return []
     out: list[Rung] = []
     for idea, kernels in part.ideas:
-        cuda, triton = m.bests(kernels, problem, "fp32")
+        cuda, triton, gluon = m.bests(kernels, problem, "fp32", MODELS)
         if cuda or triton:
-            out.append(Rung(len(out) + 1, idea, kernels, cuda, triton))
+            out.append(Rung(len(out) + 1, idea, kernels, cuda, triton, gluon))
     return out
 
 

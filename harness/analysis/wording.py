@@ -50,6 +50,17 @@ def config_text(cfg: dict, op: str = "sgemm", brief: bool = False) -> str:
     return ", ".join(parts)
 
 
+def section_title(catalog: Catalog, section: str) -> str:
+    """A document's section heading as it gives it, with the English beside a Chinese one."""
+    english = catalog.section_en.get(section)
+    return f"“{section}” ({english})" if english else f"“{section}”"
+
+
+def seed_title(catalog: Catalog, key: str) -> str:
+    seed = catalog.seeds[key]
+    return f"“{seed.title}”" + (f" ({seed.title_en})" if seed.title_en != seed.title else "")
+
+
 def idea_link(catalog: Catalog, key: str) -> Link:
     return Link(catalog.ideas[key].title if key in catalog.ideas else key, anchors.href(anchors.idea(key)))
 
@@ -132,6 +143,16 @@ def clock_clause(c: Comparison | None, subject: str, reference: str, mhz: Clocks
         effect = "and the two calls differ by the clock alone"
     return (f"; in cycles it is {fmt.CALL_WORDS[cyc.call.value]} ({fmt.ratio_ci(1 / cyc.ratio, 1 / cyc.hi, 1 / cyc.lo)}"
             f"): {higher} ran at the higher SM clock{said}, {effect}")
+
+
+def withheld(c: Comparison | None) -> str:
+    """Where the cycles call was withheld (the clock probe's measured error is not below the margin: Verdict.
+    cycles_gated), that said with both figures; else ""."""
+    v = c.verdict if c is not None else None
+    if v is None or not v.cycles_gated:
+        return ""
+    assert v.clock_error is not None
+    return f"no cycles call: the clock probe's error ({v.clock_error:.1%}) is not below the ±{v.margin:.0%} margin"
 
 
 def published_text(pub: Published | None) -> str:

@@ -19,10 +19,9 @@ from pathlib import Path
 
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.kernel import Kernel, Role
+from harness.catalog_types.tables import DECISIONS
 
 ROOT = Path(__file__).resolve().parents[2]
-DECISIONS = ("block tile", "threads' layout", "shared memory", "shared layout", "copy path", "stages",
-             "synchronisation", "product instruction", "roles and registers", "block order", "precision split")
 
 # kind -> (CUDA marker, Triton marker, Gluon marker); None: the model's source cannot state it (its compiler decides)
 _MARKERS: dict[str, tuple[str | None, str | None, str | None]] = {

@@ -64,6 +64,12 @@ class ClaimText:
     gluon_decided_by: str = ""   # who decides it in Gluon
 
 
+# The kinds of decision a GEMM kernel of this suite makes, which Catalog.costs counts per model where its source states
+# them (harness/catalog/cost.py finds each by a marker in the text; a kind the compiler decides has none).
+DECISIONS = ("block tile", "threads' layout", "shared memory", "shared layout", "copy path", "stages",
+             "synchronisation", "product instruction", "roles and registers", "block order", "precision split")
+
+
 @dataclass(frozen=True)
 class Catalog:
     kernels: tuple[Kernel, ...]                     # registry order

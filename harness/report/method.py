@@ -111,17 +111,18 @@ def _facts(m: Measured) -> Table:
         rows.append(("measured peaks", f"FP32 FMA {h.peaks.fp32_tflops:.1f} TFLOP/s (a micro-kernel of independent "
                                        f"FMA chains on every SM); copy {h.peaks.copy_gbps:.0f} GB/s (a 1 GiB "
                                        "device-to-device copy, bytes read + written)"))
-    sheet = spec(h.device)
+    sheet, roof = spec(h.device), m.tensor_roof
     if sheet is not None:
-        text = (f"HBM {sheet.hbm_tbps:g} TB/s; FP32 {sheet.fp32_tflops:g} TFLOP/s; {CLASS['tf32']} tensor "
-                f"{sheet.tf32_tflops:g} "
-                f"TFLOP/s dense ({sheet.source})")
+        text = f"HBM {sheet.hbm_tbps:g} TB/s; FP32 {sheet.fp32_tflops:g} TFLOP/s; {sheet.tf32_text}"
         if h.peaks:
             copy = 100 * h.peaks.copy_gbps / (sheet.hbm_tbps * 1e3)
             fma = 100 * h.peaks.fp32_tflops / sheet.fp32_tflops
             text += (f". The measured copy is {fmt.pct(copy)} of the spec bandwidth and the FMA test {fmt.pct(fma)} "
                      "of the spec FP32: a kernel can pass the measured figures, never the spec sheet's")
         rows.append(("spec sheet", text))
+    if roof is not None:
+        share = f": {fmt.pct(100 * roof.at_max_clock / sheet.tf32_tflops)} of the sheet's dense figure" if sheet else ""
+        rows.append(("measured tensor-core roof", roof.text + share))
     if h.peaks_by_device and len(h.peaks_by_device) > 1:
         rows.append(("peaks per GPU", "; ".join(f"{gpu}: {p.fp32_tflops:.1f} TFLOP/s, {p.copy_gbps:.0f} GB/s"
                                                 for gpu, p in h.peaks_by_device.items())))

@@ -16,7 +16,7 @@ from harness.report.tables import table
 def headline_table(m: Measured) -> Table:
     """Per op and precision class on its headline problem: the best CUDA kernel, the best Triton one, cuBLAS."""
     out = table(m, columns.HEADLINE, headline_rows(m), "headline")
-    out.notes = columns.HEADLINE_LEGEND
+    out.notes = [*columns.HEADLINE_LEGEND, *out.notes]   # and the legend of each optional column drawn
     return out
 
 
@@ -24,7 +24,8 @@ def idea_table(m: Measured) -> Table:
     out = table(m, columns.IDEAS, idea_rows(m), "ideas")
     headline = [p.label for op in m.ops if (p := m.headline(op))]
     out.notes = [f"Measured on {fmt.joined(headline) or 'no timed problem'}: each op's headline problem (the seeds' "
-                 "4096³ for sgemm, else the problem most implementations were timed on).", *columns.IDEAS_LEGEND]
+                 "4096³ for sgemm, else the problem most implementations were timed on).", *columns.IDEAS_LEGEND,
+                 *out.notes]
     return out
 
 

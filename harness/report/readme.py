@@ -15,7 +15,6 @@ from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.records.file import load
 from harness.report import markdown
-from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro
 from harness.report.markdown import to_markdown
 from harness.report.method import command
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table
@@ -111,9 +110,9 @@ def long_tables(results_path: Path) -> str:
         lines.append(markdown.inline(unroll))
     study = knobs.read_beside(results_path)
     if study is not None and study.findings:
-        lines.append(f'<a id="{anchors.KNOBS}"></a>\n\n## {KNOB_TITLE}\n\n'
-                     + markdown.inline(knob_intro(study), links=False) + "\n\n"
-                     + "\n".join(f"- {markdown.inline(item, links=False)}" for item in knob_bullets(study)))
+        lines.append(f'<a id="{anchors.KNOBS}"></a>\n\n## {knobs.TITLE}\n\n'
+                     + markdown.inline(knobs.knob_intro(study), links=False) + "\n\n"
+                     + "\n".join(f"- {markdown.inline(item, links=False)}" for item in knobs.knob_bullets(study)))
     return "\n\n".join(lines) + "\n"
 
 

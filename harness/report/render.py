@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.analysis import anchors, knobs
+from harness.analysis import anchors, columns, knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
 from harness.analysis.overview import Part, parts
 from harness.analysis.record import read_beside
 from harness.records.file import load
 from harness.report import html, markdown
-from harness.report.cause_text import KNOB_TITLE, knob_bullets, knob_intro, knob_table
-from harness.report.doc import Bullets, Document, Figure, Inline, Link, Para, Section, SourcePair, TableBlock
+from harness.report.doc import Bullets, Document, Inline, Link, Para, Section, SourcePair, TableBlock
 from harness.report.method import method_section, notices, when
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table, shared_triton_table
 from harness.report.plots import Plot, all_plots
@@ -23,6 +22,7 @@ from harness.report.results_tables import results_table
 from harness.report.sections import idea_section
 from harness.report.sources import SourcePlanner
 from harness.report.steps import HOPPER_TITLE, ladder_steps_table
+from harness.report.tables import table
 
 
 def render(results_path: Path, out_dir: Path) -> tuple[Path, Path]:
@@ -67,15 +67,26 @@ def findings_section(m: Measured) -> Section:
     found = recorded(m)
     s.add(Para([f"Computed from {m.file.path.name}, not written by hand: each sentence carries its numbers and "
                 "links to the section that shows the evidence."], cls="note"))
-    items: list[list[Inline]] = [[*f.words(m), " ", Link(f"→ {f.evidence(m).text}", f.evidence(m).href)]
-                                 for f in found]
-    s.add(Bullets(items, cls="findings", ordered=True))
+
+    def items(per_rung: bool) -> list[list[Inline]]:
+        return [[*f.words(m), " ", Link(f"→ {f.evidence(m).text}", f.evidence(m).href)] for f in found
+                if f.PER_RUNG is per_rung]
+
+    s.add(Bullets(items(False), cls="findings", ordered=True))
+    if rungs := items(True):
+        sub = Section(anchors.MODEL_OR_COMPILER, "Model or compiler, rung by rung", 3)
+        sub.add(Para(["Each rung timed in CUDA, Triton and Gluon (the CUDA kernel's own decisions written in "
+                      "Triton's layout-level language): Triton against Gluon on the same tile is the programming "
+                      "model's part of the CUDA-Triton gap, Gluon against CUDA the compiler's."], cls="note"))
+        sub.add(Bullets(rungs, cls="findings"))
+        s.add(sub)
     study = knobs.read_beside(m.file.path)
     if study is not None and study.findings:
-        sub = Section(anchors.KNOBS, KNOB_TITLE, 3)
-        sub.add(Para(knob_intro(study), cls="note"))
-        sub.add(Bullets(knob_bullets(study, detail=False), cls="findings"))
-        sub.add(TableBlock(knob_table(study), "Every knob of each row", folded=True))
+        sub = Section(anchors.KNOBS, knobs.TITLE, 3)
+        sub.add(Para(knobs.knob_intro(study), cls="note"))
+        sub.add(Bullets(knobs.knob_bullets(study, detail=False), cls="findings"))
+        sub.add(TableBlock(table(m, columns.KNOBS, knobs.variant_rows(study), "knobs"), "Every knob of each row",
+                           folded=True))
         s.add(sub)
     return s
 
@@ -113,11 +124,6 @@ def claims_section(m: Measured) -> Section | None:
     return s
 
 
-def _figure(p: Plot) -> Figure:
-    width, height = p.size
-    return Figure(p.key, p.title, p.caption, p.png, p.missing, width, height)
-
-
 def headline_section(m: Measured, plots: list[Plot]) -> Section | None:
     """What the first screen shows: the best CUDA, best Triton and cuBLAS per op, and the ladder chart."""
     s = Section(anchors.HEADLINE, "Headline", 2)
@@ -126,7 +132,7 @@ def headline_section(m: Measured, plots: list[Plot]) -> Section | None:
         s.add(TableBlock(table))
     ladder = next((p for p in plots if p.key == anchors.LADDER and p.png), None)
     if ladder is not None:
-        s.add(_figure(ladder))
+        s.add(ladder.block())
         steps = ladder_steps_table(m)
         if steps:
             s.add(TableBlock(steps, "What each rung added"))
@@ -142,7 +148,7 @@ def plots_section(m: Measured, plots: list[Plot]) -> Section | None:
     s = Section(anchors.PLOTS, "Plots", 2)
     for p in drawn:
         sub = Section(anchors.plot(p.key), p.title, 3)
-        sub.add(_figure(p))
+        sub.add(p.block())
         if p.key == anchors.ACCURACY and (table := fp32_class_table(m)) is not None:
             sub.add(TableBlock(table, "Every point: speed, interval, call and error per layer", folded=True))
         s.add(sub)
@@ -169,6 +175,12 @@ def part_section(m: Measured, part: Part, planner: SourcePlanner) -> Section:
     if part.is_ladder:
         s.add(Para([f"{len(part.ideas)} rungs in registry order, each adding one idea to the rung before; "
                     "each rung's CUDA source is shown as what it changed since the rung before."], cls="note"))
+    problem = m.headline(part.op)
+    ids = {k.id for _, kernels in part.ideas for k in kernels}
+    reads = [read for r in (m.on(problem) if problem else []) if r.kernel in ids and (read := m.layout(r))]
+    if reads:
+        s.add(TableBlock(table(m, columns.LAYOUT, reads, "layout"), f"B's layout: each K-major row on "
+                         f"{problem.label} alone and with the time to pack B", folded=len(reads) > OPEN_ROWS))
     for idea, kernels in part.ideas:
         s.add(_fold(idea_section(m, idea, list(kernels), planner)))
     return s

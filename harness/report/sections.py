@@ -7,38 +7,26 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 
 from __future__ import annotations
 
-from harness.analysis import anchors, fmt, metrics, wording
-from harness.analysis.cause_words import NO_CAUSE
+from harness.analysis import anchors, columns, fmt, metrics, wording
+from harness.analysis.cause_words import NO_CAUSE, because, despite
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.compiled import compiled_records
-from harness.analysis.findings import between_text, ran, short
+from harness.analysis.findings import ModelOrCompiler, between_text, ran, recorded, short
 from harness.analysis.measured import Measured, ideas_of, triton_modules
-from harness.analysis.metrics import Metric, launch_text, ran_text, why_no_figures
+from harness.analysis.metrics import Metric, ran_text, why_no_figures
 from harness.analysis.proven import Row
 from harness.analysis.steps import hopper_ideas
 from harness.analysis.verdicts import Call
 from harness.analysis.wording import baseline_label, published_text, who
-from harness.catalog_types.idea import COMPILER, Idea
+from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Kernel
 from harness.catalog_types.tables import Catalog
 from harness.records.lines import Result
-from harness.report.cause_text import because, despite
 from harness.report.compiled import missing_text, resources_table, sass_table
-from harness.report.doc import Bullets, Cell, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
+from harness.report.doc import Bullets, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
 from harness.report.sources import SourcePlanner
 from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
 from harness.report.tables import table
-
-
-def section_title(catalog: Catalog, section: str) -> str:
-    """A document's section heading as it gives it, with the English beside a Chinese one."""
-    english = catalog.section_en.get(section)
-    return f"“{section}” ({english})" if english else f"“{section}”"
-
-
-def seed_title(catalog: Catalog, key: str) -> str:
-    seed = catalog.seeds[key]
-    return f"“{seed.title}”" + (f" ({seed.title_en})" if seed.title_en != seed.title else "")
 
 
 def provenance(catalog: Catalog, kernels: list[Kernel]) -> list[Inline]:
@@ -55,8 +43,9 @@ def provenance(catalog: Catalog, kernels: list[Kernel]) -> list[Inline]:
         elif seed is None:
             parts.append(f"tile-rosetta's own step{'s' if len(sections) > 1 else ''} ({'; '.join(sections)})")
         else:
-            titles = fmt.joined([section_title(catalog, s) for s in sections])
-            parts.append(f"seed {seed} {seed_title(catalog, seed)}, section{'s' if len(sections) > 1 else ''} {titles}")
+            titles = fmt.joined([wording.section_title(catalog, s) for s in sections])
+            parts.append(f"seed {seed} {wording.seed_title(catalog, seed)}, "
+                         f"section{'s' if len(sections) > 1 else ''} {titles}")
     parts.append(".")
     return parts
 
@@ -133,27 +122,6 @@ def shared_note(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[Inline]:
     return parts
 
 
-def kernels_table(m: Measured, kernels: list[Kernel]) -> Table:
-    catalog = m.catalog
-    table = Table([("kernel", False), ("document · section", False), ("threads · tile", False),
-                   ("Triton counterpart: settings", False), ("preconditions", False), ("beta = 0", False),
-                   ("published (document's GPU)", False)], cls="kernels")
-    for k in kernels:
-        tile = f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else f"{k.tile_m} row{'s' if k.tile_m != 1 else ''}"
-        doc = (f"{k.seed} {seed_title(catalog, k.seed)}\n{section_title(catalog, k.section)}" if k.seed
-               else f"its user's own\n{k.section}" if k.declared else f"tile-rosetta's own\n{k.section}")
-        counterparts = "\n".join(f"{c.name} ({c.file or c.module}): {launch_text(m, k, c)}"
-                                 + "".join(f"\n  deviation: {n}" for n in c.deviation_notes()) for c in k.counterparts)
-        beta0 = (Cell("n/a", cls="muted") if k.op == "sgemv" else Cell("reads C (declared)", cls="warn")
-                 if k.reads_c_when_beta_zero else Cell("honours" if k.computes_alpha_beta else "honours (C = A·B)",
-                                                       cls="ok"))
-        table.add([Cell(k.id, code=True), Cell(doc), Cell(f"{'×'.join(map(str, k.block[:2]))} = {k.threads} · {tile}"),
-                   Cell(counterparts), Cell("\n".join(c.text for c in k.preconditions)), beta0,
-                   Cell(published_text(k.published) + (f" ({catalog.seeds[k.seed].gpu})" if k.seed else "")
-                        if k.published else "—", cls="" if k.published else "muted")])
-    return table
-
-
 def _published(m: Measured, r: Result) -> str | None:
     kernel = m.catalog.by_id.get(r.kernel or "")
     if not r.impl_id.is_cuda or kernel is None or kernel.published is None or not kernel.seed:
@@ -184,41 +152,23 @@ def mapping_rows(idea: Idea, m: Measured) -> tuple[list[Row], str]:
         return proven.rows[idea.key], ""
     if idea.key not in m.catalog.claims:  # an idea with no claims written
         return [], ""
-    text = [Row(c.decision, c.cuda, c.triton, c.decided_by) for c in m.catalog.claims[idea.key]]
+    text = [Row(c.decision, c.cuda, c.triton, c.decided_by, gluon=c.gluon, gluon_decided_by=c.gluon_decided_by)
+            for c in m.catalog.claims[idea.key]]
     if proven is not None and idea.key in proven.unproven:
         return text, f"not proven ({proven.unproven[idea.key]})"
     return text, UNPROVEN
 
 
-def _proof(row: Row) -> Cell:
-    if not row.verdicts:
-        return Cell("not checked", cls="muted")
-    failed = [v for v in row.verdicts if not v.holds]
-    checks = list(dict.fromkeys(f"{'CUDA' if v.side == 'cuda' else 'Triton'}: {v.check}" for v in row.verdicts
-                                if v.check))
-    if failed:  # which compiler made the code that does otherwise, and what it does (Verdict.changed)
-        return Cell("\n".join(f"✗ {v.changed}" for v in failed[:3]) + ("\n…" if len(failed) > 3 else "") + "\n"
-                    + "\n".join(checks), cls="bad")
-    return Cell(f"✓ {len(row.verdicts)} of {len(row.verdicts)}\n" + "\n".join(checks), cls="ok-text")
-
-
 def mapping_table(idea: Idea, m: Measured) -> Table:
     found, unproven = mapping_rows(idea, m)
-    table = Table([("decision", False), ("CUDA", False), ("Triton", False), ("in Triton, decided by", False),
-                   ("checked on the compiled kernels", False)], cls="mapping")
-    for row in found:
-        table.add([Cell(row.decision), Cell(row.cuda), Cell(row.triton),
-                   Cell(row.decided_by, cls="by-compiler" if row.decided_by == COMPILER else "by-programmer"),
-                   _proof(row)])
-    if table:
-        table.notes.append("decided by: who makes the decision on the Triton side, the programmer (in the kernel "
-                           "text or its launch settings) or the compiler (from the layouts it chooses).")
+    out = table(m, columns.MAPPING, found, "mapping")
+    if out:
         where = sorted({v.where for row in found for v in row.verdicts if v.where})
-        table.notes.append("checked: each row's predicate evaluated on every kernel of the idea in the registry, "
-                           "CUDA and each Triton form, when the file was analysed"
-                           + (f" ({'; '.join(where)})" if where else "")
-                           + "; n of n = the verdicts that hold." + (f" Rows {unproven}." if unproven else ""))
-    return table
+        out.notes.append("checked: each row's predicate evaluated on every kernel of the idea in the registry, CUDA "
+                         "and each Triton and Gluon form, when the file was analysed"
+                         + (f" ({'; '.join(where)})" if where else "")
+                         + "; n of n = the verdicts that hold." + (f" Rows {unproven}." if unproven else ""))
+    return out
 
 
 def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: SourcePlanner) -> Section:
@@ -226,7 +176,7 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     s = Section(anchor, idea.title, 3)
     s.add(Para([idea.lesson], cls="lesson"), Para(provenance(m.catalog, kernels), cls="provenance"))
     s.add(Para(measured_paragraph(m, idea, kernels) + shared_note(m, idea, kernels), cls="measured"))
-    s.add(TableBlock(kernels_table(m, kernels), "Kernels"))
+    s.add(TableBlock(table(m, columns.KERNELS, kernels, "kernels"), "Kernels"))
     notes = [[Mono(k.id), f": {k.notes}"] for k in kernels if k.notes]
     if notes:
         s.add(Bullets(notes, cls="notes"))
@@ -234,6 +184,13 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     mapping = mapping_table(idea, m)
     if mapping:
         s.add(TableBlock(mapping, "Each tiling decision in each model"))
+    split = table(m, columns.SPLITS, [f.split for f in recorded(m) if isinstance(f, ModelOrCompiler)
+                                      and f.idea == idea.key], "model-or-compiler")
+    if split:
+        s.add(TableBlock(split, "Model or compiler: the CUDA-Triton gap split by the Gluon column"))
+    costs = table(m, columns.COSTS, [k for k in kernels if k.id in m.catalog.costs], "costs")
+    if costs:
+        s.add(TableBlock(costs, "What each model costs to write"))
     records, missing = compiled_records(m, [k.id for k in kernels])
     if records:
         s.add(TableBlock(resources_table(m, records), "Compiled resources"))

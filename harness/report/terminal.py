@@ -1,9 +1,11 @@
 """The side-by-side table printed at the end of a run: one row per implementation, per problem, its columns the
 declared metrics that have a terminal column (harness/analysis/metrics.py), the page's own.
 
-Fitted to the console's width by harness.term_table: kernel ids and implementation names are always whole; the other
-columns wrap or are left out, least needed first (each metric's drop order), and a line under the table names what is
-not shown. The report and the results file have every column."""
+Fitted to the console's width by harness.term_table: the numbers before the names. Implementation names are always
+whole; kernel ids are shortened as `rosetta compare` shortens them (the middle of the template arguments first, never so
+far that two ids read the same) before % of cuBLAS with its interval and the call are left out; the other columns wrap
+or are left out, least needed first (each metric's drop order), and a line under the table names what is not shown or
+shortened. The report and the results file have every column."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from matplotlib.patches import Patch
 from harness.analysis import anchors, fmt
 from harness.analysis.claims import published_pct
 from harness.analysis.measured import Best, Measured
+from harness.analysis.overview import MODELS
 from harness.analysis.steps import chains, ladder_rungs, rung_name
 from harness.analysis.wording import INTERVAL, PRECISION_TEXT, baseline_label
 from harness.baselines import cublas_of
@@ -24,15 +25,16 @@ from harness.records.lines import Result
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
+    GLUON,
     PUBLISHED,
     REPEAT_KEY,
     TRITON,
     Bar,
     Plot,
     bar,
-    cuda_triton_bars,
     figure,
     missing,
+    model_bars,
     model_colour,
     png,
     repeat_patch,
@@ -119,7 +121,8 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
                 ax.plot([pub], [y], marker="D", markersize=7, color=PUBLISHED, linestyle="", zorder=5)
             # The figure goes after the bar, its interval and the diamond, so none hides it.
             end = max(b.top, pub + top * 0.008 if pub is not None else 0.0)
-            ax.text(end + top * 0.006, y, f"{b.value:.1f}%", va="center", ha="left", fontsize=9.5, color="#333333")
+            ax.text(end + top * 0.006, y, f"{b.value:.1f}%", va="center", ha="left", fontsize=9.5, color="#333333",
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3})   # over the 100% line, legible
         ax.axvline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([label for label, _ in rows])
@@ -132,7 +135,8 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
         style(ax)
         models = {r.model for _, r in rows if r is not None}
         handles = [Patch(color=c, label=name) for model, c, name in (("cuda", CUDA, "CUDA kernel"),
-                                                                     ("triton", TRITON, "Triton counterpart"))
+                                                                     ("triton", TRITON, "Triton counterpart"),
+                                                                     ("gluon", GLUON, "Gluon form"))
                    if model in models]
         handles.append(Line2D([], [], color=CUBLAS, linestyle="--", label=f"{vs} = 100%"))
         if any(b.repeat for b in bars.values()):
@@ -144,7 +148,8 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
         data = png(fig)
     caption = (f"{problem.label} on {m.header.device}: one bar per implementation, "
                + fmt.joined([w for model, w in (("cuda", "blue for the CUDA kernel"),
-                                                ("triton", "orange for each Triton counterpart"))
+                                                ("triton", "orange for each Triton counterpart"),
+                                                ("gluon", "green for each Gluon form (the CUDA kernel's decisions)"))
                              if model in models])
                + " (named after the kernel id), grouped under each idea's title, the "
                f"number beside each bar its % of {vs}, the black whisker its {INTERVAL} over the interleaved "
@@ -229,12 +234,14 @@ def ladder_chart(m: Measured) -> Plot:
         why = "one rung only (the headline table has its figures)" if rungs else "no fp32 SIMT sgemm kernel was timed"
         return missing(key, title, f"No ladder chart: {why}.")
     launches = Launches(m)
-    pairs = [(launches.best(r.cuda), launches.best(r.triton)) for r in rungs]
-    repeats = [r.number for r, (_, tri) in zip(rungs, pairs, strict=True) if tri is not None and tri.repeat]
+    gluon = any(r.gluon for r in rungs)
+    groups = [(launches.best(r.cuda), launches.best(r.triton), *([launches.best(r.gluon)] if gluon else []))
+              for r in rungs]
+    repeats = [r.number for r, (_, tri, *_) in zip(rungs, groups, strict=True) if tri is not None and tri.repeat]
     with sizes():
         fig = figure(10.7, 2.9)
         ax = fig.add_subplot()
-        top = cuda_triton_bars(ax, pairs)
+        top = model_bars(ax, groups, (CUDA, TRITON, GLUON) if gluon else (CUDA, TRITON))
         ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_xticks(range(len(rungs)))
         # The rung's number on a line of its own, as the steps table under the chart numbers its rows
@@ -245,6 +252,7 @@ def ladder_chart(m: Measured) -> Plot:
         style(ax, grid="y")
         handles = [Patch(color=CUDA, label="best CUDA kernel of the rung"),
                    Patch(color=TRITON, label="best Triton counterpart of the rung"),
+                   *([Patch(color=GLUON, label="best Gluon form")] if gluon else []),
                    Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label=f"{vs} = 100%"),
                    *([repeat_patch()] if repeats else [])]
         fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
@@ -252,7 +260,10 @@ def ladder_chart(m: Measured) -> Plot:
     missing_tri = [r.idea.title for r in rungs if r.triton is None]
     caption = (f"Each rung of the fp32 SIMT ladder in registry order, numbered as in the table below (each adds one "
                f"idea to the one before), on {problem.label} on {m.header.device}: the fastest CUDA kernel of the rung "
-               f"(blue) and its fastest Triton counterpart (orange), as % of {vs} timed by the same timer, each with "
+               "(blue) and its fastest Triton counterpart (orange)" + (", and its fastest Gluon form (green: the "
+                                                                         "CUDA kernel's decisions in Gluon) where it "
+                                                                         "has one" if gluon else "")
+               + f", as % of {vs} timed by the same timer, each with "
                f"its {INTERVAL} over the interleaved rounds (the whisker); the dashed line is cuBLAS."
                + (f" Hatched (rungs {fmt.joined([str(n) for n in repeats])}): the Triton bar is the same kernel in the "
                   "same configuration as the rung before's, timed again as this rung's row (an A/A pair)."
@@ -269,29 +280,32 @@ def hopper_chart(m: Measured) -> Plot:
     for precision, rungs in chains(m) if problem else []:
         points = []
         for kernels in rungs:
-            cuda, tri = m.bests(kernels, problem, precision)
+            cuda, tri, glu = m.bests(kernels, problem, precision, MODELS)
             if cuda or tri:
-                points.append((rung_name(cuda, kernels), launches.best(cuda), launches.best(tri)))
-        if any(name.startswith("wgmma") for name, _, _ in points):
+                points.append((rung_name(cuda, kernels), launches.best(cuda), launches.best(tri), launches.best(glu)))
+        if any(name.startswith("wgmma") for name, *_ in points):
             panels.append((precision, points))
     if problem is None or not panels:
         return missing(key, title, "No Hopper ladder chart: no wgmma rung was timed.")
-    repeats = any(b is not None and b.repeat for _, points in panels for _, *pair in points for b in pair)
+    repeats = any(b is not None and b.repeat for _, points in panels for _, *group in points for b in group)
+    gluon = any(g is not None for _, points in panels for *_, g in points)
+    colours = (CUDA, TRITON, GLUON) if gluon else (CUDA, TRITON)
     with sizes():
         fig = figure(10.7, 3.6)
         axes = fig.subplots(1, len(panels), squeeze=False, width_ratios=[len(p) for _, p in panels])[0]
         for ax, (precision, points) in zip(axes, panels, strict=True):
-            top = cuda_triton_bars(ax, [(c, t) for _, c, t in points])
+            top = model_bars(ax, [tuple(group[:len(colours)]) for _, *group in points], colours)
             ax.axhline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
             ax.set_xticks(range(len(points)))
             # a rung's name over two lines (wgmma / persistent): names on one line run into their neighbours
-            ax.set_xticklabels([name.replace("_", "\n", 1).replace("_", " ") for name, _, _ in points], fontsize=9)
+            ax.set_xticklabels([name.replace("_", "\n", 1).replace("_", " ") for name, *_ in points], fontsize=9)
             ax.set_xlim(-0.6, len(points) - 0.4)
             ax.set_ylim(0, top)
             ax.set_title(PRECISION_TEXT[precision], loc="left")
             ax.set_ylabel(f"% of {baseline_label(precision)}")
             style(ax, grid="y")
         handles = [Patch(color=CUDA, label="CUDA rung"), Patch(color=TRITON, label="its Triton counterpart"),
+                   *([Patch(color=GLUON, label="its Gluon form")] if gluon else []),
                    Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label="the class's cuBLAS = 100%"),
                    *([repeat_patch()] if repeats else [])]
         fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
@@ -302,5 +316,7 @@ def hopper_chart(m: Measured) -> Plot:
                + f"), timed by the same timer, with its {INTERVAL} over the interleaved rounds (the whisker): the "
                "mma.sync rung each chain starts from (tc_gemm, B K-major, its fastest tile), then each wgmma rung in "
                "registry order; blue the CUDA kernel, orange its Triton counterpart (for the mma.sync rung, the "
-               "fastest of its forms). The dashed line is cuBLAS." + (f" {REPEAT_KEY}." if repeats else ""))
+               "fastest of its forms)" + (", green its Gluon form (the CUDA kernel's decisions in Gluon)" if gluon
+                                         else "") + ". The dashed line is cuBLAS."
+               + (f" {REPEAT_KEY}." if repeats else ""))
     return Plot(key, title, caption, data, figure=fig)

@@ -22,6 +22,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 from harness.identity import ImplId
+from harness.report import doc
 
 DPI = 100
 MAX_WIDTH = 1300            # pixels: the page shows images at natural size up to this width
@@ -29,6 +30,7 @@ WIDTH_IN = 12.6             # inches: 1260 pixels, plus the saved padding
 
 CUDA = "#2f5d9e"
 TRITON = "#d9711c"
+GLUON = "#2e8b57"           # the third model: Triton's layout-level language with the CUDA kernel's decisions
 CUBLAS = "#6b6b6b"
 PUBLISHED = "#111111"
 # Distinguishable, print-friendly; one per idea (roofline) or per line (sweeps). As many as the registry has ideas
@@ -55,6 +57,10 @@ class Plot:
     def size(self) -> tuple[int, int]:
         """Natural width and height in pixels, read from the PNG header."""
         return struct.unpack(">II", self.png[16:24]) if self.png else (0, 0)
+
+    def block(self) -> doc.Figure:
+        """The plot as the page shows it, at its natural size."""
+        return doc.Figure(self.key, self.title, self.caption, self.png, self.missing, *self.size)
 
 
 def missing(key: str, title: str, why: str) -> Plot:
@@ -116,14 +122,17 @@ def repeat_patch(colour: str = TRITON) -> Patch:
     return Patch(facecolor="white", edgecolor=colour, hatch="////", label="same launch as a bar before (A/A)")
 
 
-def cuda_triton_bars(ax, pairs: list[tuple[Bar | None, Bar | None]], width: float = 0.38) -> float:
-    """A CUDA bar and a Triton bar per x position, each with its interval and labelled with its value above it (a
-    None draws nothing); returns the y limit that leaves room for the labels."""
-    top = max([100.0, *(b.top for pair in pairs for b in pair if b is not None)]) * 1.12
-    for x, pair in enumerate(pairs):
-        for b, dx, colour in zip(pair, (-width / 2, width / 2), (CUDA, TRITON), strict=True):
+def model_bars(ax, groups: list[tuple[Bar | None, ...]], colours: tuple[str, ...] = (CUDA, TRITON)) -> float:
+    """A bar per model (in `colours`' order: CUDA, Triton, and Gluon where given) at each x position, each with its
+    interval and labelled with its value above it (a None draws nothing); returns the y limit that leaves room for the
+    labels."""
+    top = max([100.0, *(b.top for group in groups for b in group if b is not None)]) * 1.12
+    width = 0.76 / len(colours)
+    for x, group in enumerate(groups):
+        for i, (b, colour) in enumerate(zip(group, colours, strict=True)):
             if b is None:
                 continue
+            dx = (i - (len(colours) - 1) / 2) * width
             bar(ax, x + dx, b, colour, width)
             # on a white ground: a label over the 100% line is not struck through
             ax.text(x + dx, b.top + top * 0.01, f"{b.value:.0f}", ha="center", va="bottom", fontsize=9,
@@ -198,5 +207,5 @@ def marker_key(marker: str, colour: str, label: str, **style: object) -> Line2D:
 
 
 def model_colour(impl: ImplId) -> str:
-    """CUDA blue, Triton orange (counterparts and the Triton baseline), cuBLAS grey."""
-    return CUDA if impl.is_cuda else TRITON if impl.runs_triton else CUBLAS
+    """CUDA blue, Gluon green, Triton orange (counterparts and the Triton baseline), cuBLAS grey."""
+    return CUDA if impl.is_cuda else GLUON if impl.is_gluon else TRITON if impl.runs_triton else CUBLAS

@@ -5,7 +5,7 @@ side by side, and its energy per launch in the sustained regime with the interva
 from __future__ import annotations
 
 from harness.analysis.regimes import RegimeStudy, sustained_pct
-from harness.analysis.wording import PRECISION_TEXT
+from harness.analysis.wording import INTERVAL, PRECISION_TEXT
 from harness.identity import ImplId
 from harness.report.plots.common import Plot, figure, missing, model_colour, png, sizes, style
 
@@ -51,6 +51,6 @@ def regimes_plot(study: RegimeStudy | None) -> Plot:
     caption = (f"From {study.source}: each headline implementation after an idle gap, its burst and its steady state "
                f"(the rule: {study.rule.text()}). Left: the light bar is the burst (the first launches after the "
                "gap), the solid bar the steady state, its figure followed by its % of the burst's. Right: joules per "
-               "launch in the steady state, with the 95% interval over the rounds. CUDA blue, Triton orange, cuBLAS "
-               "grey.")
+               f"launch in the steady state, with the {INTERVAL} over the rounds. CUDA blue, Triton orange, Gluon "
+               "green, cuBLAS grey.")
     return Plot(KEY, TITLE, caption, image, figure=fig)

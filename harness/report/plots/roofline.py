@@ -65,7 +65,7 @@ def roofline(m: Measured) -> Plot:
     panels = [(p, pts) for p in parts(m) if (pts := best_points(m, p))]
     if not panels:
         return missing(key, title, "No roofline: no kernel with a traffic model was timed.")
-    sheet = spec(m.header.device)
+    sheet, roof = spec(m.header.device), m.tensor_roof
     ridge = peaks.fp32_tflops * 1e3 / peaks.copy_gbps
     spans = speed_intervals(m)
     with sizes():
@@ -90,10 +90,14 @@ def roofline(m: Measured) -> Plot:
                     linewidth=1.6)
             if hi > ridge:
                 ax.plot([ridge, hi], [peaks.fp32_tflops] * 2, color="#999999", linewidth=1.6)
-            if not part.simt and sheet is not None:
-                ax.axhline(sheet.tf32_tflops, color="#999999", linestyle=":", linewidth=1.4)
-                ax.text(hi, sheet.tf32_tflops, f"{TF32} spec {sheet.tf32_tflops:g}", ha="right", va="bottom",
-                        fontsize=9.5, color="#666666")
+            if not part.simt and (sheet is not None or roof is not None):
+                # the spec's dotted line and the measured dash-dotted one below it, named in one label over both
+                lines = [(sheet.tf32_tflops, ":", f"spec {sheet.tf32_tflops:g}")] if sheet is not None else []
+                lines += [(roof.at_max_clock, "-.", f"measured {roof.at_max_clock:.0f}")] if roof is not None else []
+                for y, dash, _ in lines:
+                    ax.axhline(y, color="#999999", linestyle=dash, linewidth=1.3)
+                ax.text(hi, max(y for y, _, _ in lines), f"{TF32} " + ", ".join(t for *_, t in lines), ha="right",
+                        va="bottom", fontsize=9.5, color="#666666")
             for _, model, r in points:
                 assert r.figures is not None
                 x = _x(m, r, model, part.op == "sgemv")
@@ -134,6 +138,8 @@ def roofline(m: Measured) -> Plot:
                f"({peaks.copy_gbps:.0f} GB/s)"
                + (f"; the dotted line is the spec sheet's dense {TF32} ({sheet.source})" if sheet is not None and
                   any(not p.simt for p, _ in panels) else "")
+               + (f"; the dash-dotted line the tensor cores' roof this run measured, {roof.text}" if roof is not None
+                  and any(not p.simt for p, _ in panels) else "")
                + ". Each idea's number sits beside its fastest CUDA kernel (blue circle) and fastest Triton "
                f"counterpart (orange triangle), per precision class (open: {TF32} inputs); grey square and cross: "
                f"{baseline_label('fp32')} and {baseline_label('tf32')}; the whisker on a point is the {INTERVAL} of "
