@@ -47,7 +47,7 @@ COMMITTED = sorted(_committed_impls())
 
 def test_the_committed_results_hold_kernel_rows_and_baselines_of_every_family():
     families = {ImplId.from_json(s).family for s in COMMITTED}
-    assert families == {"cuda", "triton", "cublas", "triton-tutorial"}
+    assert families == {"cuda", "triton", "gluon", "cublas", "triton-tutorial"}
 
 
 @pytest.mark.parametrize("text", COMMITTED)
