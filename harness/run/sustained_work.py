@@ -10,29 +10,28 @@ from harness.problems import Problem
 from harness.records.lines import Result
 from harness.roofline import Peaks
 from harness.run.runner import Pending
-from harness.run.work import measure_one, setup
+from harness.run.work import WorkerState, measure_one, setup
 
 __all__ = ["measure_one", "setup", "time_pending"]
 
 
-def time_pending(state: dict, problem: Problem, pending: list[Pending], peaks: Peaks | None,
+def time_pending(state: WorkerState, problem: Problem, pending: list[Pending], peaks: Peaks | None,
                  on_burst: Callable[[int, int], None]) -> list[Result]:
     """Each checked implementation to its steady state, in rounds (the A/A control where the run asked for it): its
     timing is that of its steady windows, its regime record holds its bursts and how each round got there."""
     from harness.regime import Regime
     from harness.rounds import Entry
     from harness.run.runner import figures
-    from harness.run.work import context
     from harness.sustained import sustain
     from harness.timing import Timing
 
-    ctx, opts = context(state, problem), state["opts"]
+    ctx, opts = state.context(problem), state.opts
 
     def turn(key: Hashable, r: int) -> None:
         on_burst(key if isinstance(key, int) else key[0], r)  # type: ignore[index]
 
     got = sustain([Entry(i, p.launch, p.estimate_ms) for i, p in enumerate(pending)], rounds=opts.rounds,
-                  seed=opts.seed + sum(problem.key[1:4]), twins=opts.aa, device=ctx.device, on_turn=turn)
+                  seed=problem.seed(opts.seed), twins=opts.aa, device=ctx.device, on_turn=turn)
     out = []
     for i, p in enumerate(pending):
         mine, twin = got[i], got.get((i, "aa"))
