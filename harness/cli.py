@@ -39,10 +39,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # as a run's header records it
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at the interpreter's exit
+        return code
     except (UserError, ValueError) as e:
         print(f"rosetta {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (`rosetta gluon FILE | head`): say nothing more, point stdout at nothing so that the
+        # interpreter's own flush at exit does not fail again, and end as rich's console does on a closed pipe (1)
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as e:  # a path the checks could not foresee (a full disk, a file removed meanwhile): one line too
         where = f": {e.filename}" if e.filename else ""
         print(f"rosetta {args.command}: error: {e.strerror or e}{where}", file=sys.stderr)
