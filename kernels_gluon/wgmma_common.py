@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernels_gluon.compat import TensorDescriptor, gl, gluon
+from kernels_gluon.compat import TensorDescriptor, gl, gluon, mbarrier, tma_load
 
 if TYPE_CHECKING:
     import torch
@@ -57,3 +57,26 @@ def store_tile(acc, C, off_m, off_n, N, alpha, beta, LAYOUT: gl.constexpr):
     if beta != 0.0:  # BLAS semantics: C is read only when beta != 0
         out += beta * gl.load(ptrs)
     gl.store(ptrs, out)
+
+
+@gluon.jit
+def tma_producer(a_desc, b_desc, a_s, b_s, full, empty, M, N, K, STAGES: gl.constexpr, GROUP: gl.constexpr):
+    """The warp-specialised forms' producer warp (wgmma_ws and wgmma_3xtf32_rs, as their CUDA kernels share
+    wgmma_ws.cuh's): each tile of the persistent walk, K step by K step, into the next stage of the ring once both
+    consumers have released it."""
+    BM: gl.constexpr = a_desc.block_type.shape[0]
+    BN: gl.constexpr = b_desc.block_type.shape[0]
+    KB: gl.constexpr = a_desc.block_type.shape[1]
+    grid_m = gl.cdiv(M, BM)
+    grid_n = gl.cdiv(N, BN)
+    it = 0
+    for tile in range(gl.program_id(0), grid_m * grid_n, gl.num_programs(0)):
+        pm, pn = tile_of(tile, grid_m, grid_n, GROUP)
+        for kt in range(K // KB):
+            s = it % STAGES
+            # the stage's last use released by both consumers (the first round finds every stage empty)
+            mbarrier.wait(empty.index(s), ((it // STAGES) & 1) ^ 1)
+            mbarrier.expect(full.index(s), (BM + BN) * KB * 4)
+            tma_load(a_desc, [pm * BM, kt * KB], full.index(s), a_s.index(s))
+            tma_load(b_desc, [pn * BN, kt * KB], full.index(s), b_s.index(s))
+            it += 1

@@ -26,34 +26,14 @@ from typing import TYPE_CHECKING
 
 import triton
 
-from kernels_gluon.compat import gl, gluon, hopper, mbarrier, tma_load
-from kernels_gluon.wgmma_common import descriptor, store_tile, tile_of, tma_signature
+from kernels_gluon.compat import gl, gluon, hopper, mbarrier
+from kernels_gluon.wgmma_common import descriptor, store_tile, tile_of, tma_producer, tma_signature
 
 if TYPE_CHECKING:
     import torch
 
 CONSUMER_REGS = gl.constexpr(232)
 PRODUCER_REGS = gl.constexpr(40)
-
-
-@gluon.jit
-def _producer(a_desc, b_desc, a_s, b_s, full, empty, M, N, K, STAGES: gl.constexpr, GROUP: gl.constexpr):
-    BM: gl.constexpr = a_desc.block_type.shape[0]
-    BN: gl.constexpr = b_desc.block_type.shape[0]
-    KB: gl.constexpr = a_desc.block_type.shape[1]
-    grid_m = gl.cdiv(M, BM)
-    grid_n = gl.cdiv(N, BN)
-    it = 0
-    for tile in range(gl.program_id(0), grid_m * grid_n, gl.num_programs(0)):
-        pm, pn = tile_of(tile, grid_m, grid_n, GROUP)
-        for kt in range(K // KB):
-            s = it % STAGES
-            # the stage's last use released by both consumers (the first round finds every stage empty)
-            mbarrier.wait(empty.index(s), ((it // STAGES) & 1) ^ 1)
-            mbarrier.expect(full.index(s), (BM + BN) * KB * 4)
-            tma_load(a_desc, [pm * BM, kt * KB], full.index(s), a_s.index(s))
-            tma_load(b_desc, [pn * BN, kt * KB], full.index(s), b_s.index(s))
-            it += 1
 
 
 @gluon.jit
@@ -100,7 +80,7 @@ def wgmma_ws_kernel(a_desc, b_desc, C, M, N, K, alpha, beta, STAGES: gl.constexp
     gl.warp_specialize([
         (_consumer, (a_s, b_s, full, empty, C, M, N, K, alpha, beta, STAGES, GROUP, BM, BN, KB, 0)),
         (_consumer, (a_s, b_s, full, empty, C, M, N, K, alpha, beta, STAGES, GROUP, BM, BN, KB, 1)),
-        (_producer, (a_desc, b_desc, a_s, b_s, full, empty, M, N, K, STAGES, GROUP))],
+        (tma_producer, (a_desc, b_desc, a_s, b_s, full, empty, M, N, K, STAGES, GROUP))],
         [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
 
 

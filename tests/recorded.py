@@ -29,8 +29,9 @@ def recorded_run_before_the_scaled_layer() -> Path | None:
 
 
 def _full_gpu_run(header: dict) -> bool:
-    """A GPU run whose command chose no subset and is no A/A control."""
-    return header.get("mode") == "gpu" and not {"--only", "--sweep", "--shape", "--aa"} & set(header.get("argv", []))
+    """A GPU run whose command chose no subset, is no A/A control, no user's pair and no sustained pass."""
+    return header.get("mode") == "gpu" and not {"--only", "--sweep", "--shape", "--aa", "--pair", "--regime"} & set(
+        header.get("argv", []))
 
 
 def with_rounds(results, jitter: float = 0.001):

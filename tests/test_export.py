@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness import cli
-from harness.analysis.export import COLUMNS, SAMPLE_COLUMNS, markdown
+from harness.analysis.export import COLUMNS, RELATIONS, SAMPLE_COLUMNS, markdown
 from harness.analysis.record import Analysis, analysis_path
 from harness.records.file import Results
 
@@ -54,8 +54,7 @@ def test_the_csv_has_a_row_per_implementation_and_problem_with_the_documented_co
 def test_the_percent_of_cublas_and_every_call_are_the_analysis_records(exported) -> None:
     _, analysis, rows, _ = exported
     by_key = {(r["kernel"] or None, r["impl"], r["problem"]): r for r in rows}
-    prefixes = {"cublas": "cublas", "triton-baseline": "tutorial", "counterpart": "vs_cuda", "step": "step",
-                "aa": "aa"}
+    prefixes = {relation: prefix for prefix, (relation, _) in RELATIONS.items()}
     checked = 0
     for c in analysis.comparisons:
         if c.relation not in prefixes:

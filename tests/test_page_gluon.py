@@ -182,3 +182,11 @@ def test_the_bar_and_ladder_charts_draw_gluon_in_its_own_colour(m) -> None:
     hopper = [ax for ax in plots["hopper-ladder"].figure.axes if _coloured(ax, GLUON)]
     assert len(hopper) == 2 and "green its Gluon form" in plots["hopper-ladder"].caption
     assert _coloured(plots["ladder"].figure.axes[0], GLUON)
+
+
+def test_the_accuracy_chart_names_gluons_colour_where_it_draws_a_gluon_point(m, plain_run) -> None:
+    def legend(run: Measured) -> list[str]:
+        plot = next(p for p in all_plots(run) if p.key == "accuracy" and p.png)
+        return [t.get_text() for t in plot.figure.axes[0].get_legend().get_texts()]
+
+    assert "Gluon" in legend(m) and "Gluon" not in legend(plain_run)

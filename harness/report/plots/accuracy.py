@@ -27,6 +27,7 @@ from harness.records.lines import Result
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
+    GLUON,
     TRITON,
     Plot,
     figure,
@@ -121,8 +122,10 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
         present = sorted({r.precision for r in recs}, key=lambda p: list(SHAPE).index(p) if p in SHAPE else 9)
         handles: list = [Line2D([], [], marker=SHAPE.get(p, "o"), linestyle="", color="#555555", markersize=9,
                                 label=PRECISION_TEXT.get(p, p)) for p in present]
-        handles += [Patch(color=c, label=name)
-                    for name, c in (("CUDA kernel", CUDA), ("Triton", TRITON), ("cuBLAS", CUBLAS))]
+        colours = [("CUDA kernel", CUDA), ("Triton", TRITON), ("cuBLAS", CUBLAS)]
+        if any(r.impl_id.is_gluon for r in recs):  # a Gluon point has a colour of its own, named where one is drawn
+            colours.insert(2, ("Gluon", GLUON))
+        handles += [Patch(color=c, label=name) for name, c in colours]
         handles.append(Line2D([], [], linestyle="--", color="#444444",
                               label=f"Pareto front (classes against {baseline_label('fp32')}):"))
         # named without the class: the marker's shape gives it, and the shapes above give its label
