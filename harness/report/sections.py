@@ -187,10 +187,11 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     split = table(m, columns.SPLITS, [f.split for f in recorded(m) if isinstance(f, ModelOrCompiler)
                                       and f.idea == idea.key], "model-or-compiler")
     if split:
-        s.add(TableBlock(split, "Model or compiler: the CUDA-Triton gap split by the Gluon column"))
+        # folded: the same splits stand unfolded under the findings, one a rung
+        s.add(TableBlock(split, "Model or compiler: the CUDA-Triton gap split by the Gluon column", folded=True))
     costs = table(m, columns.COSTS, [k for k in kernels if k.id in m.catalog.costs], "costs")
     if costs:
-        s.add(TableBlock(costs, "What each model costs to write"))
+        s.add(TableBlock(costs, "What each model costs to write", folded=True))
     records, missing = compiled_records(m, [k.id for k in kernels])
     if records:
         s.add(TableBlock(resources_table(m, records), "Compiled resources"))
