@@ -74,3 +74,40 @@ def test_the_worker_reads_the_plans_cuda_compile_records_in_the_background_and_w
     got = cache.of(Impl("cuda", "sgemm", kernel), None)
     again = cache.of(Impl("cuda", "sgemm", kernel), None)
     assert got is again and got.source == "read for sm_90a" and read == [(kernel.id, "sm_90a")]
+
+
+def test_an_autotuned_launch_is_spread_over_every_process_for_each_pair_of_scalars_the_worker_launches():
+    """The tutorial's 16 configurations compiled in one process were most of a cold run; each numerics layer's
+    scalars make the epilogue form, a compile of its own."""
+    from harness.baselines import TRITON_BASELINES
+
+    name = next(iter(TRITON_BASELINES))
+    tutorial = ImplKey(None, ImplId.from_json(name), "sgemm")
+    kernel = BY_ID["rosetta.sgemm_general<128,256,16,32,128,8,16,8>"]
+    dot = ImplKey(kernel.id, ImplId.from_json("triton:dot"), "sgemm")
+    problem = Problem("sgemm", 256, 256, 256)
+    got = precompile.tasks([(problem, [tutorial, dot])], 4)
+    scalars = {(p.alpha, p.beta) for p, *_ in got}
+    assert scalars == {(1.0, 0.0), (2.0, -0.5), (1.25, -0.75)}
+    tuned = [(p, part, parts) for p, part, parts, keys in got if keys == [tutorial]]
+    assert len(tuned) == 3 * 8 and {part for _, part, _ in tuned} == set(range(8))
+    assert all(parts == 8 for _, _, parts in tuned)
+    assert got[0][3] == [tutorial]  # the most work first
+    assert all(parts == 1 for p, part, parts, keys in got if keys == [dot])
+
+
+@pytest.mark.gpu
+def test_the_pool_compiles_every_configuration_of_the_tutorial_in_both_its_forms(tmp_path, monkeypatch):
+    if (os.cpu_count() or 1) < 4:
+        pytest.skip("the pool only starts on a machine with 4 or more cores")
+    from harness.baselines import TRITON_BASELINES
+    from kernels_triton.gemm_tutorial import PUBLISHED_TILES
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    tutorial = ImplKey(None, ImplId.from_json(next(iter(TRITON_BASELINES))), "sgemm")
+    pre = precompile.Precompiler([(Problem("sgemm", 256, 256, 256), [tutorial])], None, processes=2)
+    assert pre.pool is not None
+    pre.close()
+    cubins = list((tmp_path / "triton").rglob("*.cubin"))
+    # as published (C = A @ B) and with the epilogue the numerics' scalars need
+    assert len(cubins) >= 2 * len(PUBLISHED_TILES), f"the pool compiled {len(cubins)} kernels into Triton's cache"

@@ -6,8 +6,11 @@ kernel on disk, keyed by the source, the argument specialisation and the options
 launches with `warmup` (compile, do not run) fill that cache while the worker measures; when the worker reaches a
 counterpart, its first launch loads the kernel instead of compiling it. The pool also reads each compiled kernel's
 SASS mix and ttgir facts into the suite's cache (harness/inspect/cache.py), which the worker's record reads next.
-Autotuned kernels get every configuration compiled this way; the tuning itself (timing each configuration) still
-happens in the worker, on the GPU it measures.
+Autotuned kernels get every configuration compiled this way, spread over the processes a few configurations a task
+(an autotuner's list compiled in one process was most of a cold run: the tutorial's 16 configurations over three
+classes and two forms); the tuning itself (timing each configuration) still happens in the worker, on the GPU it
+measures. Each implementation is compiled for every pair of scalars the worker's numerics will launch it with, since
+a form that computes alpha and beta is a different compile (the tutorial's epilogue).
 
 Nothing here decides a result: a compile that fails, or a key that differs from the worker's, only means the worker
 compiles it itself, as it would without this pool. The pool launches no kernel, so it does not disturb the timing.
@@ -19,6 +22,7 @@ import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 
+from harness import numerics
 from harness.problems import Problem
 from harness.run.messages import ImplKey
 
@@ -40,10 +44,21 @@ def _force_warmup() -> None:
 
     def compile_configs(self, *args, **kwargs):
         kwargs.pop("warmup", None)  # a launch passes warmup=False; Autotuner.warmup passes its own to each config
-        return self.warmup(*args, **kwargs)
+        part, parts = _PART
+        # Autotuner.warmup over this task's share of the list: every parts-th configuration from part
+        self.nargs = dict(zip(self.arg_names, args, strict=False))  # as Autotuner.warmup: keywords may follow
+        try:
+            return [self.fn.warmup(*args, **kwargs, **config.all_kwargs())
+                    for config in list(self.prune_configs(kwargs))[part::parts]]
+        finally:
+            self.nargs = None
 
     JITFunction.run = compile_only
     Autotuner.run = compile_configs
+
+
+# (part, parts) of an autotuner's configuration list that this process's current task compiles
+_PART = [0, 1]
 
 
 def _init(gpu: str | None) -> None:
@@ -52,8 +67,9 @@ def _init(gpu: str | None) -> None:
     _force_warmup()
 
 
-def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
-    """Make each implementation's launches with empty operands of the problem's shape; returns the errors."""
+def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int = 1) -> list[str]:
+    """Make each implementation's launches with empty operands of the problem's shape and scalars (an autotuner's
+    launch: its part-th share of every parts configurations); returns the errors."""
     import torch
     from triton.runtime.errors import OutOfResources
 
@@ -62,6 +78,7 @@ def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
     from harness.run.work import impl_of
 
     problem = Problem.from_json(problem_json)
+    _PART[:] = [part, parts]
     errors = []
     device = torch.device("cuda")
     ops = make_operands(problem, "exact", 0, device)  # values do not matter to a compile; shapes and layout do
@@ -69,6 +86,7 @@ def _compile(problem_json: dict, keys: list[ImplKey]) -> list[str]:
         try:
             impl = impl_of(key)
             out = ops.fresh_output(0.0)
+            # A launch with these scalars: the alpha/beta of the problem its numerics or timing launch
             compiled = impl.bind(ops.tensors(out), problem.alpha, problem.beta)()
             # what the worker will read off each compiled kernel (its SASS mix, its ttgir facts), cached on disk
             for handle in compiled if isinstance(compiled, list) else [compiled]:
@@ -99,10 +117,8 @@ class Precompiler:
             return
         self.pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=_init, initargs=(gpu,))
-        for problem, keys in wanted:
-            # two implementations a task: small enough to spread one problem's counterparts over every process
-            for i in range(0, len(keys), 2):
-                self.futures.append(self.pool.submit(_compile, problem.to_json(), keys[i:i + 2]))
+        for problem, part, parts, keys in tasks(wanted, self.processes):
+            self.futures.append(self.pool.submit(_compile, problem.to_json(), keys, part, parts))
 
     def close(self) -> list[str]:
         """Wait for compiles under way, drop the rest; returns the errors the pool met (for the log only)."""
@@ -114,6 +130,48 @@ class Precompiler:
             if f.done() and not f.cancelled() and f.exception() is None:
                 errors += f.result()
         return errors
+
+
+def autotuned(key: ImplKey) -> bool:
+    """Launched through an autotuner: the Triton baseline and the tuned counterpart forms ("tuned", "tuned-bf16x3")."""
+    impl = key.impl
+    return impl.is_triton_baseline or (impl.is_triton and (impl.variant or "").startswith("tuned"))
+
+
+def launch_problems(problem: Problem, key: ImplKey) -> list[Problem]:
+    """The problem with every pair of scalars the worker launches the implementation with: the problem's own (timing),
+    and each numerics layer's (harness/run/runner.py ProblemContext.numerics_problem), first seen first."""
+    if problem.op != "sgemm":
+        return [problem]
+    from harness.run.work import impl_of
+
+    impl = impl_of(key)
+    pairs = dict.fromkeys([(problem.alpha, problem.beta),
+                           *(numerics.scalars_for(layer, impl.computes_alpha_beta) for layer in numerics.LAYERS)])
+    return [problem.with_scalars(*pair) for pair in pairs]
+
+
+def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int
+          ) -> list[tuple[Problem, int, int, list[ImplKey]]]:
+    """(problem, part, parts, keys) for the pool, most work first: an autotuned implementation's launch split into
+    parts tasks (each compiles every parts-th configuration), the others two implementations a task (small enough to
+    spread one problem's counterparts over every process)."""
+    tuned: list[tuple[Problem, int, int, list[ImplKey]]] = []
+    single: list[tuple[Problem, int, int, list[ImplKey]]] = []
+    for problem, keys in plan:
+        by_scalars: dict[Problem, list[ImplKey]] = {}
+        for key in keys:
+            for p in launch_problems(problem, key):
+                if autotuned(key):
+                    # two tasks a process: the tutorial's 16 configurations one a task on 8 processes, since one
+                    # configuration (its ieee 128x256x64 tile) compiles for several seconds on its own
+                    parts = 2 * processes
+                    tuned += [(p, part, parts, [key]) for part in range(parts)]
+                else:
+                    by_scalars.setdefault(p, []).append(key)
+        for p, ks in by_scalars.items():
+            single += [(p, 0, 1, ks[i:i + 2]) for i in range(0, len(ks), 2)]
+    return tuned + single
 
 
 def _fits(problem: Problem) -> bool:
