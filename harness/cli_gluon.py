@@ -14,8 +14,8 @@ def add_gluon(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("gluon", help="the model-or-compiler split of each rung a results file timed in CUDA, Triton "
                                      "and Gluon, and what each model costs to write (no GPU needed)")
     s.add_argument("results", help="a results file (.jsonl) of `rosetta run`")
-    s.add_argument("--profile", help="a `rosetta profile` file (profile-*.json) to add each column's issue-active "
-                                     "cycles from")
+    s.add_argument("--profile", nargs="+", help="`rosetta profile` files (profile-*.json) to add each column's "
+                                                "issue-active cycles from, read as one")
     s.set_defaults(func=cmd_gluon)
 
 
@@ -28,7 +28,7 @@ def cost_lines(costs: dict[str, dict[str, tuple[int, int]]]) -> list[str]:
     return out
 
 
-def gluon_lines(results_path: Path, profile: Path | None = None) -> list[str]:
+def gluon_lines(results_path: Path, profile: list[Path] | None = None) -> list[str]:
     from harness.analysis.measured import Measured
     from harness.analysis.model_or_compiler import lines, splits
     from harness.analysis.record import read_beside
@@ -45,12 +45,12 @@ def cmd_gluon(args: argparse.Namespace) -> int:
     from harness.cli_paths import input_file
 
     input_file(args.results, "", "results file")  # each path refused in one line before anything is read at length
-    profile = input_file(args.profile, "--profile", "profile file") if args.profile else None
-    if profile is not None:
+    profile = [input_file(p, "--profile", "profile file") for p in args.profile] if args.profile else None
+    for path in profile or []:
         try:
-            issue_active(profile)
+            issue_active(path)
         except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise UserError(f"--profile {args.profile}: not a `rosetta profile` file ({type(e).__name__})") from None
+            raise UserError(f"--profile {path}: not a `rosetta profile` file ({type(e).__name__})") from None
     for line in gluon_lines(Path(args.results), profile):
         print(line)
     return 0

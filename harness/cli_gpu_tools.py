@@ -25,6 +25,9 @@ def add_profile(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--results", help="store the counters with this results file's matching records")
     s.add_argument("--baselines", action="store_true",
                    help="profile the problem's baselines too (cuBLAS, the Triton tutorial GEMM), beside the kernels")
+    s.add_argument("--impl", nargs="+", metavar="IMPL",
+                   help="only these implementations: cuda, triton:<form>, gluon:<form>, a baseline's name "
+                        "(`rosetta list --json` names each kernel's)")
     s.set_defaults(func=cmd_profile)
 
 
@@ -33,6 +36,11 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     problem = parse_shape(args.shape)  # as `run` reads it: a malformed shape is named as such, GPU or not
     kernels = choose(args.only, problem.op)
+    if args.impl:
+        known = impl_names(kernels, problem.op)
+        if unknown := [i for i in args.impl if i not in known]:
+            raise UserError(f"--impl {' '.join(unknown)}: no such implementation of the chosen kernels "
+                            f"(they have: {', '.join(sorted(known))})")
     out = output_folder(args.out, "--out", default=args.out == DEFAULT_OUT)
     if args.results:
         results_in(args.results, "profile", "--results")  # a bad file is refused before any profiling
@@ -50,8 +58,16 @@ def cmd_profile(args: argparse.Namespace) -> int:
             if row.metrics:
                 attach_profiles(args.results, {RecordKey.of(row.kernel, row.impl, problem): row.metrics})
 
-    profile(kernels, problem, out, console(), on_row, configs, args.baselines)
+    profile(kernels, problem, out, console(), on_row, configs, args.baselines, args.impl)
     return 0
+
+
+def impl_names(kernels: list, op: str) -> set[str]:
+    """What --impl may name for these kernels: each one's implementations and the op's baselines."""
+    from harness.launch.implementations import baselines
+
+    return {"cuda", *(f"triton:{c.name}" for k in kernels for c in k.counterparts),
+            *(f"gluon:{g.name}" for k in kernels for g in k.gluon), *(b.name for b in baselines(op))}
 
 
 TOOLS = ("memcheck", "racecheck", "synccheck")

@@ -118,7 +118,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     session = RunSession(kernels, problems, out_path, args.argv, gpus=gpus,
                          rep_ms=args.rep_ms if args.rep_ms is not None else REP_MS, seed=args.seed,
                          timeout_s=args.timeout, shard=shard_spec(args.shard), resume=bool(args.resume),
-                         rounds=args.rounds or ROUNDS, aa=args.aa)
+                         rounds=args.rounds or ROUNDS, aa=burst_aa(args))
     session.check_target()  # the file it writes, before the first line is (the device is checked once known)
     if args.regime == "sustained":
         from harness.sustained_run import check_target
@@ -204,6 +204,17 @@ def profile_headlines(out_path: Path, analysis: Analysis, console) -> Analysis:
     again = write_beside(out_path, load(out_path))
     console.print(f"profile took {time.perf_counter() - started:.0f} s", markup=False)
     return again
+
+
+def burst_aa(args: argparse.Namespace) -> bool:
+    """The burst run's A/A control. A sustained pass resumed on a finished run takes --aa for itself: the run it
+    continues keeps the setting its file records, so that the A/A control of the sustained regime can be added to any
+    run (and the burst rows are not timed again)."""
+    if args.resume and args.regime == "sustained":
+        from harness.records.file import load
+
+        return load(Path(args.resume)).header.aa
+    return args.aa
 
 
 def sustained_regime(args: argparse.Namespace, burst: Path, gpu: str | None, console) -> list[Result]:

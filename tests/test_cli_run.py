@@ -237,3 +237,18 @@ def test_a_terminal_gets_one_live_line_and_failures_as_they_happen() -> None:
     text = buf.getvalue()
     assert "failed" in text and "crashed: SIGSEGV" in text
     assert "torch CPU (fp32)" not in text  # a success is not printed above the live line on a terminal
+
+
+def test_a_sustained_pass_resumed_with_aa_keeps_the_runs_own_aa_setting_for_its_burst_rows(tmp_path) -> None:
+    """--aa with --resume and --regime sustained is the sustained pass's A/A control: the finished run it continues
+    was timed without one, and is neither refused as another run's file nor timed again."""
+    import argparse
+
+    from harness.records.file import load
+
+    recorded = sorted(Path("results").glob("nvidia-h100-*Z.jsonl"))
+    burst = next(p for p in reversed(recorded) if not load(p).header.aa and not load(p).header.regime)
+    args = argparse.Namespace(resume=str(burst), regime="sustained", aa=True)
+    assert cli_run.burst_aa(args) is False
+    assert cli_run.burst_aa(argparse.Namespace(resume=None, regime="sustained", aa=True)) is True
+    assert cli_run.burst_aa(argparse.Namespace(resume=str(burst), regime="burst", aa=True)) is True

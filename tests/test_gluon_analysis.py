@@ -127,3 +127,24 @@ def test_rosetta_gluon_prints_the_split_and_the_costs(measured, tmp_path, capsys
     out = capsys.readouterr().out
     assert f"{SUMMIT} sgemm 4096x4096x4096: Triton" in out and "the model's part" in out
     assert "what each model costs to write" in out and f"{SUMMIT}:" in out
+
+
+def test_profile_files_are_read_as_one_each_implementation_from_the_last_file_that_has_it(tmp_path):
+    """A profile cut short is taken up with `rosetta profile --impl`: the split reads both files' issue-active."""
+    import json
+
+    from harness.analysis.model_or_compiler import issue_active
+
+    def write(name: str, rows: dict[str, float | None]) -> object:
+        path = tmp_path / name
+        path.write_text(json.dumps({"rows": [
+            {"kernel": SUMMIT, "impl": impl, "metrics": {} if pct is None else {"issue_active_pct": pct}}
+            for impl, pct in rows.items()]}))
+        return path
+
+    first = write("a.json", {"cuda": 87.7, "triton:dot": 69.0, "gluon:mirror": None})
+    second = write("b.json", {"gluon:mirror": 80.5, "triton:dot": 70.0})
+    got = issue_active([first, second])
+    assert got == {(SUMMIT, "cuda"): 87.7, (SUMMIT, "triton:dot"): 70.0, (SUMMIT, "gluon:mirror"): 80.5}
+    assert issue_active(first) == {(SUMMIT, "cuda"): 87.7, (SUMMIT, "triton:dot"): 69.0}
+    assert issue_active(None) == {}

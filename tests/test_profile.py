@@ -346,3 +346,25 @@ def test_run_profile_is_refused_before_anything_runs_where_there_is_no_ncu(tmp_p
     monkeypatch.setattr(tools, "has_tool", lambda name: name != "ncu")
     assert cli.main(["run", "--only", "s002", "--out", str(tmp_path), "--profile"]) == 2
     assert "ncu" in capsys.readouterr().err and not any(tmp_path.iterdir())
+
+
+def test_profile_impl_keeps_only_the_named_implementations_and_refuses_an_unknown_one(tmp_path, monkeypatch, capsys):
+    from harness import cli, env
+    from harness.inspect import profile as profile_mod
+
+    summit = "rosetta.sgemm_general<128,256,16,32,128,8,16,8>"
+    assert cli.main(["profile", "--only", summit, "--impl", "gluon:nope", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "gluon:nope" in err and "gluon:mirror" in err and not any(tmp_path.iterdir())
+
+    asked: list[str] = []
+
+    def fake_one(kernel, impl, problem, config):
+        asked.append(impl)
+        return profile_mod.ProfileRow(kernel.id if kernel else None, impl, problem.to_json(),
+                                      {"issue_active_pct": 80.0})
+
+    monkeypatch.setattr(env, "has_gpu", lambda: True)
+    monkeypatch.setattr(profile_mod, "profile_one", fake_one)
+    assert cli.main(["profile", "--only", summit, "--impl", "gluon:mirror", "gluon:dot", "--out", str(tmp_path)]) == 0
+    assert asked == ["gluon:mirror", "gluon:dot"]

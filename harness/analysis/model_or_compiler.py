@@ -16,6 +16,7 @@ have no better side and are shown as context.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,13 +110,18 @@ def _field(r: Result, name: str) -> float | None:
     return float(value) if value is not None else None
 
 
-def issue_active(profile: Path | None) -> dict[tuple[str | None, str], float]:
-    """(kernel id, impl) -> issue-active % of a `rosetta profile` file (empty without one)."""
-    if profile is None:
-        return {}
-    data = json.loads(Path(profile).read_text(encoding="utf-8"))
-    return {(row["kernel"], row["impl"]): float(row["metrics"]["issue_active_pct"]) for row in data.get("rows", [])
-            if row.get("metrics") and row["metrics"].get("issue_active_pct") is not None}
+def issue_active(profile: Path | Sequence[Path] | None) -> dict[tuple[str | None, str], float]:
+    """(kernel id, impl) -> issue-active % of `rosetta profile` files (empty without one): several files are read as
+    one (a profile taken up where an earlier one stopped, `rosetta profile --impl`), each implementation from the
+    last file that has it."""
+    paths = [] if profile is None else [profile] if isinstance(profile, (str, Path)) else list(profile)
+    out: dict[tuple[str | None, str], float] = {}
+    for path in paths:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        out.update({(row["kernel"], row["impl"]): float(row["metrics"]["issue_active_pct"])
+                    for row in data.get("rows", [])
+                    if row.get("metrics") and row["metrics"].get("issue_active_pct") is not None})
+    return out
 
 
 def _quantities(c: Result, t: Result, g: Result, issue: dict) -> tuple[Quantity, ...]:
@@ -131,7 +137,7 @@ def _quantities(c: Result, t: Result, g: Result, issue: dict) -> tuple[Quantity,
     return tuple(q for q in out if any(v is not None for v in (q.cuda, q.triton, q.gluon)))
 
 
-def splits(m: Measured, profile: Path | None = None) -> list[Split]:
+def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Split]:
     """Every rung with a timed CUDA kernel, plain Triton counterpart and Gluon mirror on one problem, in the file's
     order: each with its three verdicts and its quantities."""
     issue = issue_active(profile)

@@ -163,10 +163,11 @@ def pin(module: Any, config: dict) -> bool:
 def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any,
             on_row: Callable[[ProfileRow], None] | None = None,
             configs: dict[tuple[str | None, str], dict] | None = None,
-            baselines: bool = False) -> list[ProfileRow]:
+            baselines: bool = False, impls: list[str] | None = None) -> list[ProfileRow]:
     """Every implementation of every kernel under ncu on `problem`; writes profile-<time>.json in out_dir.
     With `baselines`, the problem's baselines too (cuBLAS in each class, the Triton tutorial GEMM in each class),
-    so that a kernel's counters stand beside the yardstick it is timed against.
+    so that a kernel's counters stand beside the yardstick it is timed against. `impls` ("cuda", "triton:dot",
+    "gluon:mirror", a baseline's name) keeps only those implementations.
 
     `configs` ((kernel id, impl) -> configuration, see `harness.records.file.autotuned_configs`) pins autotuned
     counterparts to the configuration their timed run chose. The JSON is rewritten after every implementation (and
@@ -183,6 +184,8 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
         from harness.launch.implementations import baselines as of_op
 
         todo += [(None, impl.name) for impl in of_op(problem.op)]
+    if impls is not None:  # a profile cut short is taken up where it stopped, one model at a time
+        todo = [(kernel, impl) for kernel, impl in todo if impl in impls]
     for kernel, impl in todo:
         row = profile_one(kernel, impl, problem, (configs or {}).get((kernel.id if kernel else None, impl)))
         rows.append(row)
