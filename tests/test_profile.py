@@ -213,6 +213,16 @@ def test_a_library_launch_is_read_as_the_longest_one_not_the_last():
     assert profile.parse_csv(text, longest=True)["achieved_occupancy_pct"] == 22.0
 
 
+@pytest.mark.parametrize("form", ["mirror", "dot"])
+def test_a_gluon_forms_counters_are_set_beside_the_cuda_kernels_own_tile(form):
+    """A Gluon form has no Triton counterpart of its name ("mirror" failed the whole row on the H100)."""
+    kernel = BY_ID["rosetta.sgemm_general<128,256,16,32,128,8,16,8>"]
+    p = Problem("sgemm", 4096, 4096, 4096)
+    metrics = profile.parse_csv(SYNTHETIC_NCU_CSV, "sgemm_tile_kernel")
+    got = profile.derive(metrics, kernel, f"gluon:{form}", p)
+    assert got["tile_model_bytes"] == profile.derive(metrics, kernel, "cuda", p)["tile_model_bytes"]
+
+
 def test_the_instructions_beside_each_ffma_are_derived_from_the_executed_counts():
     p = Problem("sgemm", 64, 64, 64)
     m = profile.derive({"instructions_executed": 12_288.0, "ffma_thread_instructions": 262_144.0}, None,

@@ -111,7 +111,10 @@ def derive(metrics: dict[str, float], kernel: Kernel | None, impl: str, problem:
     out = dict(metrics)
     out["model_bytes"] = float(operand_bytes(problem))
     if kernel is not None:
-        if impl == "cuda":
+        if impl.startswith("gluon:"):  # a Gluon form takes the CUDA kernel's tile (catalog_types/gluon.py config)
+            cfg = kernel.gluon_form(impl.split(":", 1)[1]).config(kernel)
+            tm, tn = int(cfg["BM"]), int(cfg["BN"])
+        elif impl == "cuda":
             tm, tn = kernel.tile_m, kernel.tile_n
         else:
             from harness.launch import triton as launch_triton
