@@ -93,7 +93,9 @@ def test_an_autotuned_launch_is_spread_over_every_process_for_each_pair_of_scala
     tuned = [(p, part, parts) for p, part, parts, keys in got if keys == [tutorial]]
     assert len(tuned) == 3 * 8 and {part for _, part, _ in tuned} == set(range(8))
     assert all(parts == 8 for _, _, parts in tuned)
-    assert got[0][3] == [tutorial]  # the most work first
+    # in the worker's order: the tutorial's warm-up launch (the exact layer's scalars) first, the dot form after it
+    assert got[0][3] == [tutorial] and (got[0][0].alpha, got[0][0].beta) == (2.0, -0.5)
+    assert got[-1][3] == [dot]
     assert all(parts == 1 for p, part, parts, keys in got if keys == [dot])
 
 

@@ -104,7 +104,7 @@ def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int 
 
 
 class Precompiler:
-    """A pool of compile-only processes working through a plan's Triton implementations, largest problem first."""
+    """A pool of compile-only processes working through a plan's Triton implementations, in the order the worker measures them."""
 
     def __init__(self, plan: list[tuple[Problem, list[ImplKey]]], gpu: str | None, processes: int | None = None):
         wanted = [(p, [k for k in keys if k.impl.runs_triton]) for p, keys in plan if _fits(p)]
@@ -139,39 +139,49 @@ def autotuned(key: ImplKey) -> bool:
 
 
 def launch_problems(problem: Problem, key: ImplKey) -> list[Problem]:
-    """The problem with every pair of scalars the worker launches the implementation with: the problem's own (timing),
-    and each numerics layer's (harness/run/runner.py ProblemContext.numerics_problem), first seen first."""
+    """The problem with every pair of scalars the worker launches the implementation with, in the worker's order:
+    each numerics layer's (harness/run/runner.py warm_up and check_numerics: the exact layer's first), then the
+    problem's own (timing); each pair once."""
     if problem.op != "sgemm":
         return [problem]
     from harness.run.work import impl_of
 
     impl = impl_of(key)
-    pairs = dict.fromkeys([(problem.alpha, problem.beta),
-                           *(numerics.scalars_for(layer, impl.computes_alpha_beta) for layer in numerics.LAYERS)])
+    pairs = dict.fromkeys([*(numerics.scalars_for(layer, impl.computes_alpha_beta) for layer in numerics.LAYERS),
+                           (problem.alpha, problem.beta)])
     return [problem.with_scalars(*pair) for pair in pairs]
+
+
+def _plain_tasks(problem: Problem, keys: list[ImplKey]) -> list[tuple[Problem, int, int, list[ImplKey]]]:
+    """One task per pair of scalars that any of `keys` is launched with, each naming the keys launched so."""
+    launches = {key: launch_problems(problem, key) for key in keys}
+    return [(p, 0, 1, [key for key in keys if p in launches[key]])
+            for p in dict.fromkeys(p for ps in launches.values() for p in ps)]
 
 
 def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int
           ) -> list[tuple[Problem, int, int, list[ImplKey]]]:
-    """(problem, part, parts, keys) for the pool, most work first: an autotuned implementation's launch split into
-    parts tasks (each compiles every parts-th configuration), the others two implementations a task (small enough to
-    spread one problem's counterparts over every process)."""
-    tuned: list[tuple[Problem, int, int, list[ImplKey]]] = []
-    single: list[tuple[Problem, int, int, list[ImplKey]]] = []
+    """(problem, part, parts, keys) for the pool, in the worker's order, so that the pool keeps ahead of the worker:
+    an autotuned implementation's launch split into parts tasks (each compiles every parts-th configuration), the
+    others two implementations a task (small enough to spread one problem's counterparts over every process)."""
+    out: list[tuple[Problem, int, int, list[ImplKey]]] = []
+    # two tasks a process: the tutorial's 16 configurations one a task on 8 processes, since one configuration (its
+    # ieee 128x256x64 tile) compiles for several seconds on its own
+    parts = 2 * processes
     for problem, keys in plan:
-        by_scalars: dict[Problem, list[ImplKey]] = {}
+        plain: list[ImplKey] = []
         for key in keys:
-            for p in launch_problems(problem, key):
-                if autotuned(key):
-                    # two tasks a process: the tutorial's 16 configurations one a task on 8 processes, since one
-                    # configuration (its ieee 128x256x64 tile) compiles for several seconds on its own
-                    parts = 2 * processes
-                    tuned += [(p, part, parts, [key]) for part in range(parts)]
-                else:
-                    by_scalars.setdefault(p, []).append(key)
-        for p, ks in by_scalars.items():
-            single += [(p, 0, 1, ks[i:i + 2]) for i in range(0, len(ks), 2)]
-    return tuned + single
+            if not autotuned(key):
+                plain.append(key)
+                if len(plain) == 2:
+                    out += _plain_tasks(problem, plain)
+                    plain = []
+                continue
+            out += _plain_tasks(problem, plain)
+            plain = []
+            out += [(p, part, parts, [key]) for p in launch_problems(problem, key) for part in range(parts)]
+        out += _plain_tasks(problem, plain)
+    return out
 
 
 def _fits(problem: Problem) -> bool:
