@@ -104,7 +104,7 @@ def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int 
 
 
 class Precompiler:
-    """A pool of compile-only processes working through a plan's Triton implementations, in the order the worker measures them."""
+    """A pool of compile-only processes working through a plan's Triton implementations in the worker's order."""
 
     def __init__(self, plan: list[tuple[Problem, list[ImplKey]]], gpu: str | None, processes: int | None = None):
         wanted = [(p, [k for k in keys if k.impl.runs_triton]) for p, keys in plan if _fits(p)]
