@@ -162,7 +162,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         for line in gluon_lines(out_path):
             console.print(line, markup=False)
     if args.regime == "sustained":
-        failures += sustained_regime(args, out_path, gpus[0], console)
+        with timed(session.phase_s, "sustained regime"):
+            failures += sustained_regime(args, out_path, gpus[0], console)
     if not gpu:
         console.print(compiled_line(reporter.results), markup=False)
     console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s); results: {out_path}",

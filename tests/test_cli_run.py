@@ -103,6 +103,10 @@ def test_the_phases_line_gives_the_stages_the_records_phases_within_them_and_the
         "file, summary) (wall 20.0 s)")
     # Two workers measure side by side: their phases are summed over both, inside the stage's wall time.
     assert "implementations 10.0 s on 2 workers (summed over them: compile 1.5 s" in phases_line(rs, stages, 0, 20, 2)
+    # A sustained pass is a stage of its own, not "other" (on the H100 its 522 s were read as other)
+    sustained = phases_line(rs, {**stages, "sustained regime": 500.0}, 3.25, 520.0)
+    assert "analysis" not in sustained and "CUDA builds 0.8 s, sustained regime 500.0 s, report 3.2 s, other 4.2 s" \
+        in sustained
 
 
 def test_the_cuda_line_counts_what_was_compiled_rather_than_promising_it() -> None:

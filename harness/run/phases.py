@@ -1,11 +1,11 @@
 """Where a `rosetta run`'s wall time went, in parts that add up to it.
 
 The session times its stages in the parent process (RunSession.phase_s: starting the workers, the implementations,
-stopping the workers, the CPU tier's CUDA builds; the command adds the analysis); each record carries what its
-implementation spent in the worker (Result.phase_s: compile, numerics, resources, timing; a CPU tier's CUDA source
-its build), which breaks the implementations' stage down. The report is timed by the command, and what none of these
-covers is named as "other". Each phase is timed by `timed`; the interleaved rounds add each burst's time to its
-record's "timing" as they go (run/runner.py time_pending).
+stopping the workers, the CPU tier's CUDA builds; the command adds the analysis and the sustained regime's pass);
+each record carries what its implementation spent in the worker (Result.phase_s: compile, numerics, resources,
+timing; a CPU tier's CUDA source its build), which breaks the implementations' stage down. The report is timed by the
+command, and what none of these covers is named as "other". Each phase is timed by `timed`; the interleaved rounds
+add each burst's time to its record's "timing" as they go (run/runner.py time_pending).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from harness.records.lines import Result
 RECORD_PHASES = ("compile", "numerics", "resources", "timing")
 PARENT_PHASES = ("build",)
 # The session's stages, in the order they happen.
-STAGES = ("worker start", "implementations", "worker stop", "CUDA builds", "analysis")
+STAGES = ("worker start", "implementations", "worker stop", "CUDA builds", "analysis", "sustained regime")
 # What the wall clock holds besides the stages and the report.
 OTHER = "imports, plan, results file, summary"
 
