@@ -19,8 +19,8 @@ from harness.analysis.wording import baseline_label
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.records.file import load
 from harness.report.plots import all_plots
-from harness.report.plots.common import CUBLAS, drawn_texts, text_box
-from tests.recorded import REPO
+from harness.report.plots.common import CUBLAS, DPI, drawn_texts, text_box
+from tests.recorded import REPO, recorded_gpu_run
 
 RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102241Z.jsonl"
 
@@ -95,6 +95,19 @@ def test_no_text_of_any_chart_lies_over_another_text_a_marker_or_a_reference_lin
     assert set(plots) >= {"ladder", "bars-sgemm", "hopper-ladder", "gemv-bandwidth", "roofline", "accuracy"}
     crowded = {key: clashes(p.figure)[:3] for key, p in plots.items()}
     assert {k: v for k, v in crowded.items() if v} == {}
+
+
+def test_no_legend_or_label_widens_a_chart_past_its_figure() -> None:
+    """The PNG is as wide as the figure plus the saved padding: a legend too wide for its figure (one row of entries,
+    the Gluon one added) grew the tight bounding box, and the sgemm bar chart past the page's width, whatever the
+    figure's own width. Read from the newest recorded run, the one with the most entries."""
+    path = recorded_gpu_run()
+    if path is None:
+        pytest.skip("no recorded GPU run under results/")
+    for p in all_plots(Measured(load(path))):
+        if p.png:
+            allowed = p.figure.get_figwidth() * DPI + 2 * 0.12 * DPI + 2
+            assert p.size[0] <= allowed, f"{p.key}: {p.size[0]} px wide, its figure {p.figure.get_figwidth() * DPI:.0f}"
 
 
 def test_the_accuracy_charts_front_is_drawn_over_every_other_point(plots: dict) -> None:

@@ -33,6 +33,7 @@ from harness.report.plots.common import (
     Plot,
     bar,
     figure,
+    figure_legend,
     missing,
     model_bars,
     model_colour,
@@ -144,7 +145,7 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
         if pubs:
             handles.append(Line2D([], [], marker="D", color=PUBLISHED, linestyle="",
                                   label="the document's own % of cuBLAS, on its GPU"))
-        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
+        figure_legend(fig, handles)
         data = png(fig)
     caption = (f"{problem.label} on {m.header.device}: one bar per implementation, "
                + fmt.joined([w for model, w in (("cuda", "blue for the CUDA kernel"),
@@ -210,7 +211,7 @@ def gemv_bars(m: Measured) -> Plot:
                    Line2D([], [], color=CUBLAS, linestyle="--", label="copy bandwidth = 100%")]
         repeats = any(b.repeat for b, _ in bars.values())
         handles += [repeat_patch()] if repeats else []
-        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
+        figure_legend(fig, handles)
         data = png(fig)
     caption = (f"Each panel is one sgemv shape (M x N) on {m.header.device}; one bar per implementation (grey "
                f"{baseline_label('fp32')}, blue CUDA, orange Triton), its number the % of the "
@@ -255,7 +256,7 @@ def ladder_chart(m: Measured) -> Plot:
                    *([Patch(color=GLUON, label="best Gluon form")] if gluon else []),
                    Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label=f"{vs} = 100%"),
                    *([repeat_patch()] if repeats else [])]
-        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
+        figure_legend(fig, handles)
         data = png(fig)
     missing_tri = [r.idea.title for r in rungs if r.triton is None]
     caption = (f"Each rung of the fp32 SIMT ladder in registry order, numbered as in the table below (each adds one "
@@ -308,7 +309,7 @@ def hopper_chart(m: Measured) -> Plot:
                    *([Patch(color=GLUON, label="its Gluon form")] if gluon else []),
                    Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label="the class's cuBLAS = 100%"),
                    *([repeat_patch()] if repeats else [])]
-        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
+        figure_legend(fig, handles)
         data = png(fig)
     caption = (f"Each tensor-core rung on {problem.label} on {m.header.device}, one panel per precision class, each "
                "against the cuBLAS of its class ("

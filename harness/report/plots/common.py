@@ -195,6 +195,26 @@ def min_text_pt(fig: Figure) -> float:
     return min(found) if found else 0.0
 
 
+def figure_legend(fig: Figure, handles: list, loc: str = "outside upper center") -> None:
+    """A legend outside the axes, in as few rows as fit the figure's width, entries spread evenly over the rows.
+    Constrained layout makes room for it above or below the axes but cannot narrow it, and the tight bounding box
+    of the saved PNG grows to hold it: one row of many entries (a run with Gluon rows adds one) would widen the
+    image past MAX_WIDTH whatever the figure's width, so it is measured and wrapped instead."""
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    n, one_row = len(handles), None
+    for rows in range(1, n + 1):
+        ncol = -(-n // rows)
+        legend = fig.legend(handles=handles, loc=loc, ncol=ncol, frameon=False)
+        box = legend.get_window_extent(renderer)
+        one_row = one_row or box.height
+        if ncol == 1 or box.width <= fig.bbox.width:
+            break
+        legend.remove()
+    # the figure grows by the legend's added rows, so the axes keep the height they were given
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width, height + (box.height - one_row) / fig.dpi)
+
+
 def legend_columns(labels: list[str]) -> int:
     """How many legend columns fit across the figure for these labels (about 150 characters of 10-point text
     span the figure's width), so a legend below the axes never widens the image."""
