@@ -3,7 +3,8 @@
 A column that may be left out (drop=N) and whose every cell is "-" or empty (nothing measured, e.g. the
 times of the CPU tier) is left out at any width. A table still wider than its width is then fitted in this
 order, each step only as far as needed:
-1. a column with a short header uses it ("implementation" -> "impl");
+1. a column with a short header uses it ("implementation" -> "impl"); its whole header comes back where room is
+   left once the ids are whole (see below);
 2. a column of free text (wrap=N) wraps at word boundaries, down to its minimum width: N, but never below
    MIN_WRAP characters (nothing folds one character per line) nor below its longest word (no word, such as
    `input_precision='ieee'`, is cut);
@@ -14,9 +15,15 @@ order, each step only as far as needed:
    the width, the lines are longer than it.
 A column of ids that may be shortened (elide=True: a table whose numbers matter more than whole ids, such as
 `rosetta compare`'s) is narrowed with step 2, before any column is left out, by `shorten`: the middle of the
-template arguments goes first (`<128,256,…,16,8>`), then the middle of the name, the template arguments last; never
-so far that two ids of the column read the same. `rosetta explain` and --only take a shortened id as shown
-(harness/cli_ids.py reads "…" as "anything here").
+template arguments goes first (`<128,256,…,16,8>`), then the middle of the name, the template arguments last, then
+the start of the name (`…mm<tf32,128,…,kmajor>`, where the ids differ only in their arguments); never so far that two
+ids of the column read the same. `rosetta explain` and --only take a shortened id as shown (harness/cli_ids.py reads
+"…" as "anything here").
+The room left once the columns are chosen goes back to the shortened ids first (a whole id can be copied), then to
+the whole headers. Where that is not enough, a column of text that may be left out and declares no wrap (a verdict
+such as `0.94x [0.93–0.94] SLOW`, `reads C (declared)`) gives them its room, its cells broken where they read as two
+lines (`breaks`: after an interval in brackets, before a note in parentheses; a figure keeps its interval). What is
+left then makes such cells whole again, then widens the wrapped columns, the one kept longest first in each.
 What was left out or shortened is named in a last line, with where the full table is (the caller says: --json,
 a wider terminal).
 
@@ -27,6 +34,7 @@ are bold, anywhere else (a file, a pipe, a CI log) it is plain text.
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from dataclasses import dataclass, field
 
@@ -40,6 +48,8 @@ EMPTY = ("-", "")
 ELLIPSIS = "…"
 # An id is not shortened below this many characters: past it, the name is no longer recognisable.
 MIN_ELIDED = 12
+# Where a cell of a column that declares no wrap may break (see `breaks`).
+BREAK = re.compile(r"(?<=\]) | (?=\()")
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,27 @@ def _wrap(cell: str, width: int) -> list[str]:
     return out
 
 
+def breaks(line: str) -> list[str]:
+    """The pieces a line of a column that declares no wrap may go on lines of: it breaks only after an interval in
+    brackets (`0.94x [0.93–0.94]` / `SLOW`) or before a note in parentheses (`reads C` / `(declared)`), so that a
+    figure keeps its interval and a phrase its words."""
+    return BREAK.split(line)
+
+
+def _broken(cell: str, width: int) -> list[str]:
+    """A cell's lines, its pieces (`breaks`) joined on a line as far as `width` allows."""
+    out: list[str] = []
+    for line in _lines(cell):
+        pieces = breaks(line)
+        out.append(pieces[0])
+        for piece in pieces[1:]:
+            if len(out[-1]) + 1 + len(piece) <= width:
+                out[-1] += " " + piece
+            else:
+                out.append(piece)
+    return out
+
+
 def reads_as(pattern: str, text: str) -> bool:
     """Whether `pattern` is a part of `text`, "…" (or "...") standing for anything: the pieces in order, any case.
     A shortened id reads as the id it was made from; harness/cli_ids.py resolves ids by the same rule."""
@@ -128,14 +159,19 @@ def _forms(text: str, width: int) -> list[str]:
     # then the name's middle too: as much of the name as room leaves, beside the fewest arguments first
     forms += [_elided_name(name, width - len(a)) + a for a in [*reversed(kept), f"<{ELLIPSIS}>"]
               if width - len(a) >= min(len(name), 4)]
+    # last, the start of the name as well: where ids differ in their arguments (`tc_gemm<tf32,128,…>` and
+    # `<tf32,256,…>`), the arguments that tell them apart and the end of the name are worth more than its origin
+    # prefix, which many ids share
+    forms += [ELLIPSIS + name[len(name) - (width - len(a) - 1):] + a for a in reversed(kept)
+              if 2 <= width - len(a) - 1 < len(name)]
     return forms
 
 
 def shorten(text: str, width: int, among: tuple[str, ...] | list[str] = ()) -> str:
     """An id in at most `width` characters where it can be: the middle of its template arguments elided first
     (`<128,256,…,16,8>`, down to the first and last argument), then the middle of its name as well, the template
-    arguments last (`name<…>`). The first such form that reads as no other id of `among` (reads_as) is taken;
-    an id with no form that fits is cut, with an ellipsis."""
+    arguments last (`name<…>`), then the start of its name (`…mm<tf32,128,…,kmajor>`). The first such form that
+    reads as no other id of `among` (reads_as) is taken; an id with no form that fits is cut, with an ellipsis."""
     forms = _forms(text, width)
     for form in forms:
         if not any(reads_as(form, other) for other in among if other != text):
@@ -163,6 +199,12 @@ def least_unique(cells: list[str], floor: int) -> int:
     return high
 
 
+def _breakable(column: Column) -> bool:
+    """A column of text that may be left out and declares no wrap: its cells may break (`breaks`) to give their
+    room to the ids. Ids, names (never left out) and numbers (right-aligned) never break."""
+    return column.drop is not None and column.wrap is None and not column.elide and not column.right
+
+
 def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
     """Choose headers, columns and column widths so that the table is at most `width` wide (see the module)."""
     n = len(columns)
@@ -171,6 +213,8 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
     empty = [i for i in keep if rows and columns[i].drop is not None and all(c.strip() in EMPTY for c in cells[i])]
     headers = [c.header for c in columns]
     longest_word = [max((len(w) for c in cells[i] for w in c.split()), default=0) for i in range(n)]
+    longest_piece = [max((len(p) for c in cells[i] for line in _lines(c) for p in breaks(line)), default=0)
+                     for i in range(n)]
 
     def total(ws: dict[int, int]) -> int:
         return sum(ws.values()) + GAP * (len(ws) - 1)
@@ -201,17 +245,34 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
             dropped.remove(i)
     left_out = [columns[i].header for i in dropped]
     widths = {i: least(i) for i in keep}
-    # Give the room left back to the narrowed columns: shortened ids first (a whole id can be copied), then the
-    # wrapped ones, the one kept longest first.
+    # Give the room left back: shortened ids first (a whole id can be copied), then the whole headers, then the
+    # narrowed columns, the one kept longest first. A column of text that may be left out and declares no wrap
+    # starts broken (`breaks`), so that the ids and headers may take its room; what they leave makes it whole again
+    # before a wrapped column (wrapping is what it declares) is widened.
+    broken = {i: max(MIN_WRAP, len(headers[i]), longest_piece[i]) for i in keep if _breakable(columns[i])}
+    widths.update({i: min(widths[i], w) for i, w in broken.items()})
+
+    def room() -> int:
+        return max(0, width - total(widths))
+
+    for i in keep:
+        if columns[i].elide:
+            widths[i] = min(natural(i), widths[i] + room())
+    for i in keep:
+        if headers[i] != columns[i].header and max(0, len(columns[i].header) - widths[i]) <= room():
+            headers[i] = columns[i].header
+            widths[i] = max(widths[i], len(headers[i]))
     for i in sorted((i for i in keep if widths[i] < natural(i)),
-                    key=lambda i: (not columns[i].elide, -(columns[i].drop or 10**6))):
-        widths[i] = min(natural(i), widths[i] + max(0, width - total(widths)))
+                    key=lambda i: (i not in broken, -(columns[i].drop or 10**6))):
+        widths[i] = min(natural(i), widths[i] + room())
     distinct = {i: sorted({c for c in cells[i] if c.strip() not in EMPTY}) for i in keep if columns[i].elide}
 
     def cell(i: int, text: str) -> list[str]:
         if widths[i] >= natural(i):
             return _lines(text)
-        return [shorten(text, widths[i], distinct[i])] if columns[i].elide else _wrap(text, widths[i])
+        if columns[i].elide:
+            return [shorten(text, widths[i], distinct[i])]
+        return _wrap(text, widths[i]) if columns[i].wrap is not None else _broken(text, widths[i])
 
     fitted_rows = [[cell(i, r[i]) for i in keep] for r in rows]
     shortened = [columns[i].header for i in keep if columns[i].elide and widths[i] < natural(i)]

@@ -20,14 +20,7 @@ from tests.recorded import recorded_gpu_run, with_rounds
 INTERVAL_CELL = re.compile(r"\d+\.\d% \[\d+\.\d–\d+\.\d\]\s*$")
 
 
-# Known defects, measured on the fresh H100 run with the Gluon column
-# (results/nvidia-h100-80gb-hbm3-20261126T212603Z.jsonl): its terminal summary at 80 columns leaves out the call
-# before it shortens the kernel ids far enough, and at 250 columns a Gluon row's header and ids do not read as the
-# older runs' did. Strict: each passes again only once it is fixed.
-TERMINAL_GLUON = pytest.mark.xfail(strict=True, reason="terminal summary of a run with Gluon rows (known defect)")
-
-
-@pytest.mark.parametrize("width", [80, pytest.param(250, marks=TERMINAL_GLUON)])
+@pytest.mark.parametrize("width", [80, 250])
 def test_piped_output_keeps_every_row_on_one_line(recorded, width) -> None:
     buf = io.StringIO()
     console = Console(file=buf, width=width)   # piped: `rosetta` gives the console $COLUMNS or 100
@@ -60,7 +53,7 @@ def _reads_as_its_own(cell: str, kernel: str | None, ids: list[str]) -> bool:
     return [i for i in ids if reads_as(cell, i)] == [kernel]
 
 
-@pytest.mark.parametrize("width", [pytest.param(80, marks=TERMINAL_GLUON), 100])
+@pytest.mark.parametrize("width", [80, 100])
 def test_at_80_and_100_columns_the_summary_keeps_the_percent_of_cublas_with_its_interval_and_the_call(width) -> None:
     """Numbers before names: the ids are shortened (each reads as its own id alone) before % cuBLAS or the call go."""
     path = recorded_gpu_run()
@@ -87,7 +80,6 @@ def test_at_80_and_100_columns_the_summary_keeps_the_percent_of_cublas_with_its_
     assert "ids shortened" in " ".join(buf.getvalue().split())
 
 
-@TERMINAL_GLUON
 def test_a_terminal_gets_a_table_with_whole_kernel_ids(recorded) -> None:
     buf = io.StringIO()
     console = Console(file=buf, width=250, force_terminal=True, color_system=None)
