@@ -199,6 +199,23 @@ def test_the_page_of_a_sustained_file_shows_the_regimes_section_and_names_its_re
     assert "sustained, a tie in time" in text and "more energy per launch" in text
 
 
+def test_the_readme_gets_the_regimes_table_and_findings_and_docs_regimes_the_chart_and_every_comparison(
+        tmp_path: Path) -> None:
+    from harness.report.regimes import doc_text, readme_lines
+
+    sustained = made_up(tmp_path)
+    burst = tmp_path / "gpu-20260101T000000Z.jsonl"
+    assert sustained_path(burst) == sustained
+    write_sustained(burst, [], sustained=False)
+    readme = "\n\n".join(readme_lines(burst, tmp_path))
+    assert "J per GEMM" in readme and "docs/regimes.md" in readme and "![" not in readme
+    docs = tmp_path / "docs"
+    doc = doc_text(burst, docs)
+    assert doc is not None and "A/A control" in doc and f"](../{burst.stem}-regimes.png)" in doc
+    assert (tmp_path / f"{burst.stem}-regimes.png").exists()
+    assert readme_lines(tmp_path / "none.jsonl", tmp_path) == [] and doc_text(tmp_path / "none.jsonl", docs) is None
+
+
 # ---------------------------------------------------------------------------------------------------- the committed run
 def test_the_sustained_regime_takes_each_sgemm_class_cublas_best_cuda_and_best_triton_once() -> None:
     from harness.analysis.measured import Measured
