@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.analysis import fmt
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, pair, today
 from harness.analysis.verdicts import Call
@@ -193,3 +194,12 @@ def stride_sweep(results: Results | Measured | None) -> list[StridePoint]:
 def stride_occupancy(m: Measured, point: StridePoint) -> float | None:
     occ = m.occupancy(point.ours) if point.ours else None
     return occ.fraction if occ else None
+
+
+def doc_figure(m: Measured, kernel_id: str) -> str:
+    """A kernel's published figure as its document gives it: % of cuBLAS where derivable, else its rate or time."""
+    k = m.catalog.by_id[kernel_id]
+    assert k.published is not None
+    pct = published_pct(k, m.catalog)
+    return fmt.pct(pct) if pct is not None else \
+        f"{k.published.tflops} TFLOP/s" if k.published.tflops is not None else f"{k.published.ms} ms"

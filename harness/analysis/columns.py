@@ -10,9 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.analysis import anchors, fmt, wording
-from harness.analysis.claims import Claim, StridePoint, published_pct, stride_occupancy
+from harness.analysis.claims import Claim, StridePoint, stride_occupancy
 from harness.analysis.energy import EnergyFigure
-from harness.analysis.findings import closed_text
 from harness.analysis.fp32_work import ERROR_LAYERS, layer_error
 from harness.analysis.knobs import VariantRow
 from harness.analysis.measured import Best, LayoutRead, Measured
@@ -27,7 +26,7 @@ from harness.analysis.metrics import (
     ran_text,
     verdict_text,
 )
-from harness.analysis.model_or_compiler import SAME_WITHIN, Split
+from harness.analysis.model_or_compiler import SAME_WITHIN, Split, closed_text
 from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
 from harness.analysis.proven import Row
 from harness.analysis.record import Comparison
@@ -274,14 +273,6 @@ STRIDE: list[Metric[StridePoint]] = [
            legend="doc: the document's Nsight Compute table on its own GPU; our occupancy is theoretical, from the "
                   "record's registers, shared memory static and dynamic, and threads."),
 ]
-
-
-def doc_figure(m: Measured, kernel_id: str) -> str:
-    k = m.catalog.by_id[kernel_id]
-    assert k.published is not None
-    pct = published_pct(k, m.catalog)
-    return fmt.pct(pct) if pct is not None else \
-        f"{k.published.tflops} TFLOP/s" if k.published.tflops is not None else f"{k.published.ms} ms"
 
 
 # ---------------------------------------------------------------------------------------------- counters, steps

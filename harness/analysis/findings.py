@@ -19,11 +19,11 @@ from typing import Any, ClassVar
 from harness.analysis import anchors, fmt, wording
 from harness.analysis.cause_words import NO_CAUSE, said
 from harness.analysis.causes import stated
-from harness.analysis.claims import Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
+from harness.analysis.claims import Claim, claims_table, doc_figure, stride_occupancy, stride_sweep, unroll_check
 from harness.analysis.fmt import Inline, Link, Mono
 from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
 from harness.analysis.metrics import ran_text
-from harness.analysis.model_or_compiler import Quantity, Split, splits
+from harness.analysis.model_or_compiler import Quantity, Split, closed_text, splits
 from harness.analysis.overview import headline_problems
 from harness.analysis.record import Cause, Comparison, RowKey, pair
 from harness.analysis.verdicts import Call
@@ -581,7 +581,7 @@ class Rank(Found):
             lead, other = m.seed_record(o.lead), m.seed_record(o.other)
             assert lead is not None and other is not None
             parts += ["; " if i else "", f"in seed {o.seed} ({m.catalog.seeds[o.seed].gpu}) ", Mono(o.lead), " leads ",
-                      Mono(o.other), f" ({_doc_figure(m, o.lead)} against {_doc_figure(m, o.other)} on its GPU), but "
+                      Mono(o.other), f" ({doc_figure(m, o.lead)} against {doc_figure(m, o.other)} on its GPU), but "
                       f"here {between_text(m, o.speed, 'the first', 'the second')} ({fmt.pct_ci(*m.interval(lead))} "
                       f"against {fmt.pct_ci(*m.interval(other))} of cuBLAS)"]
         if self.held:
@@ -611,10 +611,6 @@ def _broken(m: Measured, claims: list[Claim]) -> list[Order]:
     return out
 
 
-def _doc_figure(m: Measured, kernel_id: str) -> str:
-    from harness.analysis.columns import doc_figure
-
-    return doc_figure(m, kernel_id)
 
 
 @kind
@@ -933,11 +929,6 @@ class ModelOrCompiler(Found):
 
     def evidence(self, m: Measured) -> Link:
         return idea_link(m.catalog, self.idea)
-
-
-def closed_text(closed: float) -> str:
-    """'55% of the gap'; past the whole gap (Gluon faster than CUDA), 'the whole gap and more (173%)'."""
-    return f"{100 * closed:.0f}% of the gap" if closed <= 1 else f"the whole gap and more ({100 * closed:.0f}%)"
 
 
 def _three(q: Quantity) -> str:

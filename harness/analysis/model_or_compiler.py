@@ -181,3 +181,8 @@ def lines(found: list[Split]) -> list[str]:
             out.append(f"    {q.name} (CUDA / Triton / Gluon): {values}")
         out.append(f"    moves with the speed between Triton and Gluon: {moving}")
     return out
+
+
+def closed_text(closed: float) -> str:
+    """'55% of the gap'; past the whole gap (Gluon faster than CUDA), 'the whole gap and more (173%)'."""
+    return f"{100 * closed:.0f}% of the gap" if closed <= 1 else f"the whole gap and more ({100 * closed:.0f}%)"
