@@ -118,8 +118,8 @@ def bar(ax, x: float, b: Bar, colour: str, width: float, horizontal: bool = Fals
 REPEAT_KEY = "Hatched: the same Triton kernel in the same configuration as a bar before it, timed again (an A/A pair)"
 
 
-def repeat_patch(colour: str = TRITON) -> Patch:
-    return Patch(facecolor="white", edgecolor=colour, hatch="////", label="same launch as a bar before (A/A)")
+def repeat_patch(colour: str = TRITON, label: str = "same launch as a bar before (A/A)") -> Patch:
+    return Patch(facecolor="white", edgecolor=colour, hatch="////", label=label)
 
 
 def model_bars(ax, groups: list[tuple[Bar | None, ...]], colours: tuple[str, ...] = (CUDA, TRITON)) -> float:
