@@ -15,7 +15,8 @@ and TF32, the best CUDA and best Triton of fp32, TF32 and 3xTF32), so one round 
 three rounds at the least (harness/rounds.py MIN_ROUNDS): some 120 s (160 s at the regime's four rounds), twice that
 with the A/A control; the turns run longer than their minimum (the rule held after up to 7.5 s), and the pass with
 the A/A control of results/nvidia-h100-80gb-hbm3-20261126T230158Z-sustained.jsonl took 534 s.
-Shortening the turn would measure something else (a 0.5 s "sustained" window is still a tensor-core GEMM's ramp). So the regime is asked for, and its file is committed beside the run it belongs to.
+Shortening the turn would measure something else (a 0.5 s "sustained" window is still a tensor-core GEMM's ramp).
+So the regime is asked for, and its file is committed beside the run it belongs to.
 """
 
 from __future__ import annotations
