@@ -334,6 +334,13 @@ def beta_zero_verdict(out_after_nan_c: torch.Tensor) -> str:
     return "leaks NaN" if bool(torch.isnan(out_after_nan_c).any()) else "honours"
 
 
+def layer_problem(problem: Problem, layer: str, computes_alpha_beta: bool) -> Problem:
+    """The problem a numerics layer launches: an sgemm with the layer's scalars, an sgemv as it is."""
+    if problem.op == "sgemv":
+        return problem
+    return problem.with_scalars(*scalars_for(layer, computes_alpha_beta))
+
+
 def scalars_for(layer: str, computes_alpha_beta: bool) -> tuple[float, float]:
     # the subnormal layer isolates A*B: alpha = 1 and no C term, whose normal-range values would hide the products
     if not computes_alpha_beta or layer == "subnormal":

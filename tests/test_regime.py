@@ -207,13 +207,13 @@ def test_the_readme_gets_the_regimes_table_and_findings_and_docs_regimes_the_cha
     burst = tmp_path / "gpu-20260101T000000Z.jsonl"
     assert sustained_path(burst) == sustained
     write_sustained(burst, [], sustained=False)
-    readme = "\n\n".join(readme_lines(burst, tmp_path))
+    readme = "\n\n".join(readme_lines(burst))
     assert "J per GEMM" in readme and "docs/regimes.md" in readme and "![" not in readme
     docs = tmp_path / "docs"
     doc = doc_text(burst, docs)
     assert doc is not None and "A/A control" in doc and f"](../{burst.stem}-regimes.png)" in doc
     assert (tmp_path / f"{burst.stem}-regimes.png").exists()
-    assert readme_lines(tmp_path / "none.jsonl", tmp_path) == [] and doc_text(tmp_path / "none.jsonl", docs) is None
+    assert readme_lines(tmp_path / "none.jsonl") == [] and doc_text(tmp_path / "none.jsonl", docs) is None
 
 
 # ---------------------------------------------------------------------------------------------------- the committed run

@@ -204,6 +204,11 @@ class Counterpart:
     def deliberately_different(self) -> bool:
         return self.design.startswith(DELIBERATELY_DIFFERENT)
 
+    @property
+    def autotuned(self) -> bool:
+        """Launched through @triton.autotune: its role says so (a tuned form, or a tuner's ceiling)."""
+        return self.role in (Role.TUNED, Role.CEILING)
+
     def unmet(self, problem: Problem) -> list[str]:
         """What this counterpart cannot run (checked when it is bound): an operand past 2^31 elements for a form with
         32-bit offsets, and what it declares it needs."""

@@ -53,7 +53,7 @@ def section(results_path: Path, readme_dir: Path, accuracy: bool = True) -> str:
         lines.append(f"Measured peaks: {h.peaks.fp32_tflops:.1f} TFLOP/s FP32 FMA, {h.peaks.copy_gbps:.0f} GB/s "
                      f"device-to-device copy (bytes read + written).")
     lines.append("#### Headline\n\n" + to_markdown(headline_table(m)))
-    lines += readme_lines(results_path, readme_dir)  # the sustained regime, where its file lies beside the run
+    lines += readme_lines(results_path)  # the sustained regime, where its file lies beside the run
     found = recorded(m)
     if found:
         lines.append("#### Findings\n\n" + "\n".join(f"{n}. {markdown.inline(f.words(m), links=False)}"

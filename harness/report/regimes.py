@@ -5,6 +5,7 @@ their calls) and its findings, which the analysis words. Plugs into the page by 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def regimes_section(m: Measured, plots: list[Plot]) -> Section | None:
     return section
 
 
-def readme_lines(results_path: Path, readme_dir: Path) -> list[str]:
+def readme_lines(results_path: Path) -> list[str]:
     """The README's part on the regimes, where a sustained file lies beside the run: its method, its table and its
     findings, and a link to docs/regimes.md (`doc_text`) for its chart and every comparison; nothing where there is
     none."""
@@ -92,6 +93,6 @@ def doc_text(results_path: Path, doc_dir: Path) -> str | None:
     if plot.png:
         png = results_path.parent / f"{results_path.stem}-{plot.key}.png"
         png.write_bytes(plot.png)
-        lines.append(f"![{plot.title}]({Path('..', png.resolve().relative_to(doc_dir.parent.resolve())).as_posix()})"
+        lines.append(f"![{plot.title}]({Path(os.path.relpath(png.resolve(), doc_dir.resolve())).as_posix()})"
                      f"\n\n{plot.caption}")
     return "\n\n".join([*lines, to_markdown(calls_table(s)), "\n".join(f"- {f}" for f in findings(s))]) + "\n"

@@ -133,23 +133,22 @@ class Precompiler:
 
 
 def autotuned(key: ImplKey) -> bool:
-    """Launched through an autotuner: the Triton baseline and the tuned counterpart forms ("tuned", "tuned-bf16x3")."""
-    impl = key.impl
-    return impl.is_triton_baseline or (impl.is_triton and (impl.variant or "").startswith("tuned"))
-
-
-def launch_problems(problem: Problem, key: ImplKey) -> list[Problem]:
-    """The problem with every pair of scalars the worker launches the implementation with, in the worker's order:
-    each numerics layer's (harness/run/runner.py warm_up and check_numerics: the exact layer's first), then the
-    problem's own (timing); each pair once."""
-    if problem.op != "sgemm":
-        return [problem]
+    """Launched through an autotuner: the Triton baseline, and a counterpart whose role says so."""
     from harness.run.work import impl_of
 
     impl = impl_of(key)
-    pairs = dict.fromkeys([*(numerics.scalars_for(layer, impl.computes_alpha_beta) for layer in numerics.LAYERS),
-                           (problem.alpha, problem.beta)])
-    return [problem.with_scalars(*pair) for pair in pairs]
+    return impl.id.is_triton_baseline or (impl.counterpart is not None and impl.counterpart.autotuned)
+
+
+def launch_problems(problem: Problem, key: ImplKey) -> list[Problem]:
+    """The problems the worker launches the implementation with, in its order: each numerics layer's
+    (harness/run/runner.py warm_up and check_numerics, the exact layer's first), then the problem itself (timing);
+    each once."""
+    from harness.run.work import impl_of
+
+    impl = impl_of(key)
+    layers = [numerics.layer_problem(problem, layer, impl.computes_alpha_beta) for layer in numerics.LAYERS]
+    return list(dict.fromkeys([*layers, problem]))
 
 
 def _plain_tasks(problem: Problem, keys: list[ImplKey]) -> list[tuple[Problem, int, int, list[ImplKey]]]:

@@ -41,9 +41,7 @@ class ProblemContext:
     _vendor: dict = field(default_factory=dict)
 
     def numerics_problem(self, layer: str, impl: Impl) -> Problem:
-        if self.problem.op == "sgemv":
-            return self.problem
-        return self.problem.with_scalars(*numerics.scalars_for(layer, impl.computes_alpha_beta))
+        return numerics.layer_problem(self.problem, layer, impl.computes_alpha_beta)
 
     def operands(self, p: Problem, layer: str) -> numerics.Operands:
         key = (p, layer)
