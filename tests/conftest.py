@@ -55,6 +55,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _cached_gpu_memory_given_back(request: pytest.FixtureRequest):
+    """After a GPU test, the memory torch's allocator keeps cached goes back to the GPU: test processes that each kept
+    the peak of their 4096^3 checks (some 14 GB) left none for a run's worker or ncu's child (out of memory, H100)."""
+    yield
+    if "gpu" in request.node.keywords:
+        import torch
+
+        if torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
+
+
 @pytest.fixture(scope="session")
 def device() -> str:
     """Where Triton counterparts and baselines run in the CPU tier: the interpreter's CPU, or the GPU."""

@@ -54,6 +54,11 @@ class Impl:
         return self.id.is_cuda and VARIANTS[self.variant].flushes
 
     @property
+    def autotuned(self) -> bool:
+        """Launched through an autotuner: the Triton baseline, and a counterpart whose role says so."""
+        return self.id.is_triton_baseline or (self.counterpart is not None and self.counterpart.autotuned)
+
+    @property
     def vendor(self) -> bool:
         """A cuBLAS row: the yardstick of its precision class (the Triton baseline is a baseline, not this)."""
         return self.kernel is None and self.id.is_cublas

@@ -133,11 +133,10 @@ class Precompiler:
 
 
 def autotuned(key: ImplKey) -> bool:
-    """Launched through an autotuner: the Triton baseline, and a counterpart whose role says so."""
+    """Launched through an autotuner (Impl.autotuned)."""
     from harness.run.work import impl_of
 
-    impl = impl_of(key)
-    return impl.id.is_triton_baseline or (impl.counterpart is not None and impl.counterpart.autotuned)
+    return impl_of(key).autotuned
 
 
 def launch_problems(problem: Problem, key: ImplKey) -> list[Problem]:
