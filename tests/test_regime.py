@@ -187,6 +187,23 @@ def test_a_run_of_bursts_finds_its_sustained_file_beside_it(tmp_path: Path) -> N
     assert found is not None and found.source == sustained.name
 
 
+def test_a_later_run_of_the_same_device_shows_the_newest_sustained_study_and_another_devices_none(
+        tmp_path: Path) -> None:
+    from harness.analysis.regimes import newest_study
+
+    sustained = made_up(tmp_path)  # the pass of gpu-20260101T000000Z.jsonl
+    later = write_sustained(tmp_path / "gpu-20260102T000000Z.jsonl", [], sustained=False)
+    assert study_beside(later) is None
+    found = newest_study(later)
+    assert found is not None and found.source == sustained.name and found.burst_source == "gpu-20260101T000000Z.jsonl"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / sustained.name).write_bytes(sustained.read_bytes())
+    text = later.read_text(encoding="utf-8").replace('"Fake H100"', '"Fake H200"')
+    (other / later.name).write_text(text, encoding="utf-8")
+    assert newest_study(other / later.name) is None
+
+
 def test_the_page_of_a_sustained_file_shows_the_regimes_section_and_names_its_regime(tmp_path: Path) -> None:
     from harness.report.render import render
 

@@ -230,6 +230,27 @@ def study_beside(results_path: Path) -> RegimeStudy | None:
         return None
 
 
+def newest_study(results_path: Path) -> RegimeStudy | None:
+    """The regime study the README shows beside its run: the one beside it, else the newest sustained file in its
+    folder measured on the same device (a sustained pass takes minutes, and a later run of bursts need not repeat it;
+    the study's text names its own file and the run it took its rows from)."""
+    path = Path(results_path)
+    if (own := study_beside(path)) is not None:
+        return own
+    try:
+        device = load(path).header.device
+    except ValueError:
+        return None
+    for other in sorted(path.parent.glob(f"*{SUFFIX}{path.suffix}"), reverse=True):
+        try:
+            found = load(other)
+        except ValueError:
+            continue
+        if found.header.device == device and (s := study(found)) is not None:
+            return s
+    return None
+
+
 def sustained_pct(row: RegimeRow) -> float:
     """The steady throughput as % of the burst's."""
     return 100.0 * row.sustained_tflops / row.burst_tflops
