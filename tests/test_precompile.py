@@ -88,7 +88,9 @@ def test_an_autotuned_launch_is_spread_over_every_process_for_each_pair_of_scala
     kernel = BY_ID["rosetta.sgemm_general<128,256,16,32,128,8,16,8>"]
     dot = ImplKey(kernel.id, ImplId.from_json("triton:dot"), "sgemm")
     ceiling = ImplKey(kernel.id, ImplId.from_json("triton:autotuned"), "sgemm")  # a tuner's ceiling, not "tuned*"
-    assert precompile.autotuned(ceiling) and not precompile.autotuned(dot)
+    from harness.run.work import impl_of
+
+    assert impl_of(ceiling).autotuned and not impl_of(dot).autotuned
     problem = Problem("sgemm", 256, 256, 256)
     got = precompile.tasks([(problem, [tutorial, dot])], 4)
     scalars = {(p.alpha, p.beta) for p, *_ in got}

@@ -132,13 +132,6 @@ class Precompiler:
         return errors
 
 
-def autotuned(key: ImplKey) -> bool:
-    """Launched through an autotuner (Impl.autotuned)."""
-    from harness.run.work import impl_of
-
-    return impl_of(key).autotuned
-
-
 def launch_problems(problem: Problem, key: ImplKey) -> list[Problem]:
     """The problems the worker launches the implementation with, in its order: each numerics layer's
     (harness/run/runner.py warm_up and check_numerics, the exact layer's first), then the problem itself (timing);
@@ -162,6 +155,8 @@ def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int
     """(problem, part, parts, keys) for the pool, in the worker's order, so that the pool keeps ahead of the worker:
     an autotuned implementation's launch split into parts tasks (each compiles every parts-th configuration), the
     others two implementations a task (small enough to spread one problem's counterparts over every process)."""
+    from harness.run.work import impl_of
+
     out: list[tuple[Problem, int, int, list[ImplKey]]] = []
     # two tasks a process: the tutorial's 16 configurations one a task on 8 processes, since one configuration (its
     # ieee 128x256x64 tile) compiles for several seconds on its own
@@ -169,7 +164,7 @@ def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int
     for problem, keys in plan:
         plain: list[ImplKey] = []
         for key in keys:
-            if not autotuned(key):
+            if not impl_of(key).autotuned:
                 plain.append(key)
                 if len(plain) == 2:
                     out += _plain_tasks(problem, plain)
