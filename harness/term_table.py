@@ -17,7 +17,7 @@ A column of ids that may be shortened (elide=True: a table whose numbers matter 
 `rosetta compare`'s) is narrowed with step 2, before any column is left out, by `shorten`: the middle of the
 template arguments goes first (`<128,256,…,16,8>`), then the middle of the name, the template arguments last, then
 the start of the name (`…mm<tf32,128,…,kmajor>`, where the ids differ only in their arguments); never so far that two
-ids of the column read the same. `rosetta explain` and --only take a shortened id as shown (harness/cli_ids.py reads
+ids of the column read the same. `rosetta explain` and --only take a shortened id as shown (harness/cli/ids.py reads
 "…" as "anything here").
 The room left once the columns are chosen goes back to the shortened ids first (a whole id can be copied), then to
 the whole headers. Where that is not enough, a column of text that may be left out and declares no wrap (a verdict
@@ -124,7 +124,7 @@ def _broken(cell: str, width: int) -> list[str]:
 
 def reads_as(pattern: str, text: str) -> bool:
     """Whether `pattern` is a part of `text`, "…" (or "...") standing for anything: the pieces in order, any case.
-    A shortened id reads as the id it was made from; harness/cli_ids.py resolves ids by the same rule."""
+    A shortened id reads as the id it was made from; harness/cli/ids.py resolves ids by the same rule."""
     at = 0
     text = text.lower()
     for piece in pattern.lower().replace("...", ELLIPSIS).split(ELLIPSIS):

@@ -44,6 +44,6 @@ class AutotunedForm(TritonForm, Protocol):
 class TunedAroundForm(AutotunedForm, Protocol):
     """An autotuned form whose tuner times configurations of another form's kernel: PLAIN names that form
     (a module of this package), whose launch runs the kernel at one configuration. What the tuner chose can so be
-    launched again, and changed one setting at a time (harness/knob_study.py)."""
+    launched again, and changed one setting at a time (harness/run/knob_study.py)."""
 
     PLAIN: str

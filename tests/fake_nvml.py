@@ -1,6 +1,6 @@
 """A stand-in for the pynvml module: a GPU whose energy counter, power and clock follow a clock the test moves, with
-the functions harness/energy.py calls and nothing else. Tests decide what it reports, how often its counter moves
-and what fails."""
+the functions harness/measure/energy.py calls and nothing else. Tests decide what it reports, how often its counter
+moves and what fails."""
 
 from __future__ import annotations
 

@@ -140,8 +140,8 @@ def _capture() -> list[Compiled]:
 
 
 def _child_main() -> None:
-    from harness import numerics
     from harness.launch import triton as launch_triton
+    from harness.measure import numerics
     from harness.problems import Problem
     from harness.registry import BY_ID
 

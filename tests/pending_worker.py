@@ -8,12 +8,12 @@ import os
 
 import torch
 
+from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.lines import Result, Status
 from harness.run.messages import ImplKey, WorkerOptions
 from harness.run.runner import RunOptions
 from harness.run.work import ResourceCache, WorkerState
-from harness.timing import Samples, Timing
 
 ROUNDS = 4
 

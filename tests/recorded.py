@@ -41,8 +41,8 @@ def with_rounds(results, jitter: float = 0.001):
     were reviewed on. The calls are the medians' order; nothing here is a measurement."""
     import dataclasses
 
+    from harness.measure.timing import Samples
     from harness.records.file import Results
-    from harness.timing import Samples
 
     out = []
     for r in results.results:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from harness.roofline import Peaks
+from harness.device.roofline import Peaks
 from harness.run.messages import DeviceFacts, WorkerOptions
 from harness.run.work import WorkerState, measure_one, time_pending  # noqa: F401 - the worker's measuring functions
 from harness.run.work import setup as real_setup

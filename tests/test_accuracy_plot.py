@@ -10,13 +10,13 @@ from matplotlib.container import ErrorbarContainer
 
 from harness.analysis.fp32_work import for_fp32_work, pareto_front, worst_error
 from harness.analysis.measured import Measured
-from harness.numerics import Verdict
+from harness.measure.numerics import Verdict
+from harness.measure.timing import Timing
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.records.lines import Figures, Numerics, Result, RunHeader, Status
 from harness.registry import BY_ID, KERNELS
 from harness.report.plots.accuracy import accuracy
-from harness.timing import Timing
 from tests.recorded import recorded_run_before_the_scaled_layer
 
 P = Problem("sgemm", 4096, 4096, 4096)

@@ -21,13 +21,13 @@ from harness.analysis.findings import Found, Gaps, Unroll, findings, recorded
 from harness.analysis.measured import Measured
 from harness.analysis.record import Analysis, Cause, analysis_path, read_beside
 from harness.analysis.verdicts import Call
+from harness.device.roofline import Peaks
+from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.records.lines import Resources, Result, RunHeader, Status
 from harness.report.doc import Bullets, plain
 from harness.report.render import findings_section
-from harness.roofline import Peaks
-from harness.timing import Samples, Timing
 from tests.recorded import REPO
 
 RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261125T102726Z.jsonl"

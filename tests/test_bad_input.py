@@ -11,7 +11,7 @@ import torch
 
 from harness.cli import main
 from harness.launch import cublas, cuda, triton
-from harness.operands import fits_in_memory
+from harness.measure.operands import fits_in_memory
 from harness.problems import Problem, parse_shape
 from harness.records.file import load
 from harness.registry import KERNELS, get

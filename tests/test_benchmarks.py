@@ -1,7 +1,7 @@
 """pytest-benchmark: one benchmark per (kernel, implementation) on the default problem of its op, grouped by problem.
 
 The statistics pytest-benchmark keeps, shows, saves and compares are device times. A benchmark round is a call
-bracketed by two readings of the benchmark's timer, and the timer here is harness.timing.EventClock (set by the
+bracketed by two readings of the benchmark's timer, and the timer here is harness.measure.timing.EventClock (set by the
 `benchmark(timer=...)` marker): a clock that stands still on the host and advances only by CUDA-event times. The
 round is `CLOCK.timed(fn)`: it enqueues one run as time_gpu's loop does (L2 flushed with time_gpu's buffer before
 the start event, start event, fn(), end event), then waits for the run enqueued `CLOCK.depth` rounds earlier and
@@ -32,12 +32,12 @@ import torch
 
 from harness.analysis.verdicts import compare, margin_for
 from harness.launch.implementations import Impl, baselines
-from harness.numerics import poison_for
+from harness.measure.numerics import poison_for
+from harness.measure.rounds import Entry, estimate_ms, interleave
+from harness.measure.sm_clock import ProbeBuffer
+from harness.measure.timing import EventClock, Samples, time_gpu
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, OPS
-from harness.rounds import Entry, estimate_ms, interleave
 from harness.run.runner import ProblemContext, figures
-from harness.sm_clock import ProbeBuffer
-from harness.timing import EventClock, Samples, time_gpu
 from tests.benchmark_cases import CASES, case_id, case_marks, markers, model_of, param, sort_chosen
 
 PROBLEMS = {"sgemm": DEFAULT_SGEMM[0], "sgemv": DEFAULT_SGEMV[1]}
@@ -238,7 +238,7 @@ import time
 
 import pytest
 
-from harness.timing import EventClock
+from harness.measure.timing import EventClock
 
 NOW_MS = [0.0]  # a fake device whose time moves only while its kernel runs
 DEVICE_MS = iter(float(ms) for ms in os.environ["DEVICE_MS"].split(","))

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness import numerics, nvrtc
+from harness import nvrtc
 from harness.inspect.compile_cuda import built_resources
+from harness.measure import numerics
 from harness.nvrtc import compiler as build_nvrtc
 from harness.problems import Problem
 from harness.registry import KERNELS

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness import numerics, nvrtc
+from harness import nvrtc
 from harness.launch import cuda as launch_cuda
 from harness.launch.implementations import Impl, cupy_build_study
+from harness.measure import numerics
 from harness.problems import Problem
 from harness.registry import BY_ID
 from harness.run.runner import ProblemContext, check_numerics

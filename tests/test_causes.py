@@ -20,12 +20,12 @@ from harness.analysis.causes import causes as reasons
 from harness.analysis.measured import Measured
 from harness.analysis.record import Cause
 from harness.analysis.verdicts import Call
+from harness.device.roofline import Peaks
+from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.records.lines import Resources, Result, RunHeader, Status
 from harness.report.doc import plain
-from harness.roofline import Peaks
-from harness.timing import Samples, Timing
 from tests.recorded import REPO, with_rounds
 
 PROBLEM = Problem("sgemm", 4096, 4096, 4096)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness import numerics
 from harness.launch import interpreter_precision
+from harness.measure import numerics
 from harness.problems import Problem
 from harness.run.runner import ProblemContext, check_numerics
 from tests import wrong_kernels

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from harness.analysis.claims import claims_table, published_pct, rank, stride_sweep
 from harness.catalog import CATALOG
-from harness.cli_results import print_claims, unroll_ratio
+from harness.cli.results import print_claims, unroll_ratio
 from harness.registry import KERNELS, UNROLL_CLAIM
 
 

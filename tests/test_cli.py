@@ -56,7 +56,7 @@ def test_run_without_gpu_checks_counterparts_in_the_interpreter_and_compiles_cud
 def test_profile_and_run_read_a_shape_alike_the_multiplication_sign_included(text, want, monkeypatch, tmp_path):
     # One shape parser for every verb: "4096×4096×4096" is the sgemm problem for profile as it is for run.
     import harness.inspect.profile as profiling
-    from harness.cli_options import problems_of
+    from harness.cli.options import problems_of
 
     seen = []
     monkeypatch.setattr(env, "has_gpu", lambda: True)

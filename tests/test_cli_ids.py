@@ -1,13 +1,13 @@
 """Kernel ids as a user types them: any part that one id holds names that kernel, for `explain`, `profile`, `knobs`
-and every --only alike (harness/cli_ids.py); a part several ids hold is refused with the list of them."""
+and every --only alike (harness/cli/ids.py); a part several ids hold is refused with the list of them."""
 
 from __future__ import annotations
 
 import pytest
 
 from harness import cli
-from harness.cli_ids import choose, resolve
-from harness.cli_options import UserError
+from harness.cli.ids import choose, resolve
+from harness.cli.options import UserError
 from harness.registry import KERNELS
 
 

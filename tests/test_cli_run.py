@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import cli, cli_progress, cli_run, env
-from harness.cli_options import GPU_ONLY
+from harness import cli, env
+from harness.cli import progress as cli_progress
+from harness.cli import run as cli_run
+from harness.cli.options import GPU_ONLY
 from harness.problems import Problem
 from harness.records.lines import Result, Status
 
@@ -58,7 +60,7 @@ def test_options_that_would_silently_override_each_other_are_refused(args, named
 def test_options_that_apply_without_a_gpu_are_accepted(no_gpu) -> None:
     from argparse import Namespace
 
-    from harness.cli_options import refuse_what_cannot_apply
+    from harness.cli.options import refuse_what_cannot_apply
 
     args = cli.build_parser().parse_args(["run", "--only", "s002", "--op", "sgemm", "--seed", "3", "--timeout", "9",
                                           "--shard", "0/2", "--no-report", "--out", "x"])
@@ -144,7 +146,7 @@ def test_explain_stacks_below_the_side_by_side_width_and_says_so(capsys) -> None
 
     from rich.console import Console
 
-    from harness.cli_kernels import explain
+    from harness.cli.kernels import explain
     from harness.registry import get
 
     kernel = get("s004.block_tiling_gemm<32>")

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harness import cli, cli_kernels, term_table
+from harness import cli, term_table
 from harness.analysis.measured import Measured
+from harness.cli import kernels as cli_kernels
 from harness.records.file import load
 from harness.registry import KERNELS
 from harness.report.terminal import print_summary
@@ -135,7 +136,7 @@ def test_compare_keeps_the_numbers_and_shortens_the_ids_instead(width, kept, com
 @pytest.mark.parametrize("width", [80, 100])
 def test_claims_keeps_the_published_figure(width) -> None:
     from harness.analysis.claims import claims_table
-    from harness.cli_results import print_claims
+    from harness.cli.results import print_claims
 
     console, buf = terminal(width)
     print_claims(claims_table(None), console, None)  # the published figures alone: `rosetta claims`
@@ -231,7 +232,7 @@ def test_a_column_of_ids_is_never_narrowed_past_telling_them_apart() -> None:
     shown = [cell[0] for row in f.rows for cell in row[:1]]
     assert len(set(shown)) == len(ids) and max(map(len, shown)) < max(map(len, ids))
     assert f.shortened == ["kernel"]
-    from harness.cli_ids import resolve
+    from harness.cli.ids import resolve
 
     for short, whole in zip(shown, ids, strict=True):  # each one `rosetta explain` takes as shown
         assert resolve(short).id == whole, short

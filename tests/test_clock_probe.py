@@ -1,6 +1,6 @@
 """The SM clock probe's error: readings above the GPU's maximum are corrected to it and counted as error, a cycles call
 is made only where that error is below the call's margin, and `rosetta clock` shows where the committed runs read
-above the maximum (by window length and by what ran) or measures the probe on a GPU (harness/sm_clock_error.py).
+above the maximum (by window length and by what ran) or measures the probe on a GPU (harness/run/clock_error.py).
 
 The samples below are SYNTHETIC FIXTURES (made-up times and clock readings); the committed-run tests read
 results/*.jsonl."""
@@ -16,11 +16,11 @@ from harness.analysis import clock
 from harness.analysis.record import analyse
 from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, compare
 from harness.cli import main
+from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.file import load
 from harness.records.lines import Result, Status
-from harness.sm_clock_error import Window, series_of, window_of
-from harness.timing import Samples, Timing
+from harness.run.clock_error import Window, series_of, window_of
 from tests.recorded import REPO
 
 MAX = 1980.0
@@ -157,7 +157,7 @@ def test_on_the_gpu_the_probe_reads_a_steady_clock_within_the_simt_margin_of_nvm
     reading is within the SIMT margin of NVML's clock: a cycles call made under that margin rests on it."""
     import torch
 
-    from harness import sm_clock_error
+    from harness.run import clock_error as sm_clock_error
 
     m = sm_clock_error.measure(torch.device("cuda", 0), repeats=4, say=lambda line: None)
     assert m.timer_step_ns is not None and m.timer_step_ns > 0

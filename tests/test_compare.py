@@ -8,11 +8,11 @@ import pytest
 
 from harness.analysis.compare import compare, headline, held_headline, op_headline
 from harness.analysis.verdicts import Call
+from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.file import ResultsWriter
 from harness.records.lines import Figures, Result, RunEnd, RunHeader, Status
 from harness.report.compare import render_compare
-from harness.timing import Samples, Timing
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 P = Problem("sgemm", 256, 256, 256)
@@ -114,9 +114,9 @@ def test_merge_refuses_files_of_two_device_types_unless_told(tmp_path):
 
 
 def test_merged_shards_keep_the_peaks_of_each_shards_gpu_even_when_the_names_agree(tmp_path):
+    from harness.device.roofline import Peaks
     from harness.records.file import load
     from harness.records.merge import merge
-    from harness.roofline import Peaks
 
     parts = []
     for i, tflops in enumerate((60.0, 61.0)):

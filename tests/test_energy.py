@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from harness import energy
-from harness.energy import (
+from harness.measure import energy
+from harness.measure.energy import (
     COUNTER,
     NONE,
     RESOLVED_PERIODS,
@@ -23,7 +23,7 @@ from harness.energy import (
     open_meter,
     resolution,
 )
-from harness.timing import Samples
+from harness.measure.timing import Samples
 from tests.fake_nvml import Clock, FakeNvml
 
 
@@ -170,9 +170,9 @@ def test_a_uuid_nvml_does_not_take_falls_back_to_the_index() -> None:
 def test_bursts_too_short_for_the_measured_counter_are_not_read_and_the_file_says_why_in_one_line() -> None:
     from harness.analysis.energy import file_energy
     from harness.identity import ImplId
+    from harness.measure.timing import Timing
     from harness.problems import Problem
     from harness.records.lines import Result, Status
-    from harness.timing import Timing
 
     e = burst_energy([None] * 3, [4.0] * 3, [None] * 3, state(100.0), planned_s=0.005)
     assert e is not None and e.method == NONE and e.joules == [None] * 3 and e.period_ms == 100.0

@@ -17,12 +17,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness.energy import COUNTER, RESOLVED_PERIODS, meter_state
 from harness.launch.implementations import Impl, baselines
+from harness.measure.energy import COUNTER, RESOLVED_PERIODS, meter_state
+from harness.measure.rounds import Entry, estimate_ms, interleave
+from harness.measure.sustained import sustain
 from harness.problems import DEFAULT_SGEMM
-from harness.rounds import Entry, estimate_ms, interleave
 from harness.run.runner import ProblemContext
-from harness.sustained import sustain
 
 pytestmark = [pytest.mark.gpu, pytest.mark.gpu_alone]
 P = DEFAULT_SGEMM[0]
@@ -71,9 +71,9 @@ def test_every_burst_of_the_interleaved_rounds_is_read_where_the_counter_resolve
 
 
 def test_the_counter_read_around_a_burst_covers_its_runs():
-    from harness.rounds import _burst
-    from harness.sm_clock import ProbeBuffer
-    from harness.timing import L2_FLUSH_BYTES
+    from harness.measure.rounds import _burst
+    from harness.measure.sm_clock import ProbeBuffer
+    from harness.measure.timing import L2_FLUSH_BYTES
 
     state = _state()
     device = torch.device("cuda", torch.cuda.current_device())

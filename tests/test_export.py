@@ -136,10 +136,10 @@ def test_export_asks_for_a_table_and_refuses_a_file_that_is_not_a_results_file(t
 
 
 def test_export_reads_through_the_records_and_the_analysis_only() -> None:
-    allowed = ("harness.records", "harness.analysis", "harness.cli_options", "harness.cli_paths")
-    for path in (ROOT / "harness" / "cli_export.py", ROOT / "harness" / "analysis" / "export.py"):
+    allowed = ("harness.records", "harness.analysis", "harness.cli.options", "harness.cli.paths")
+    for path in (ROOT / "harness" / "cli" / "export.py", ROOT / "harness" / "analysis" / "export.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         found = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
         harness = {m for m in found if m.startswith("harness")}
-        assert all(m.startswith(allowed) or m in ("harness.numerics", "harness.catalog_types.kernel")
+        assert all(m.startswith(allowed) or m in ("harness.measure.numerics", "harness.catalog_types.kernel")
                    for m in harness), (path.name, harness)

@@ -20,9 +20,9 @@ from harness.analysis.record import analyse
 from harness.analysis.verdicts import Call
 from harness.catalog import CATALOG, cost
 from harness.catalog_types.tables import Catalog
+from harness.measure.timing import Samples
 from harness.records.file import Results, load
 from harness.registry import BY_ID, KERNELS
-from harness.timing import Samples
 from tests.recorded import recorded_gpu_run, with_rounds
 
 SUMMIT = "rosetta.sgemm_general<128,256,16,32,128,8,16,8>"

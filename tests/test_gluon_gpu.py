@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness import numerics
 from harness.analysis import mapping
 from harness.claims import CLAIMS
 from harness.launch.implementations import Impl
+from harness.measure import numerics
 from harness.registry import BY_ID, KERNELS
 
 pytestmark = pytest.mark.gpu

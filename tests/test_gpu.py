@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from harness.launch.implementations import Impl, all_impls, baselines
-from harness.numerics import poison_for
+from harness.measure.numerics import poison_for
 from harness.preconditions import allowed_shape
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
 from harness.run.runner import check_numerics
@@ -66,8 +66,8 @@ def test_a_cupy_launch_is_enclosed_by_the_timer_events():
     """The timer's events and CuPy's own events agree on a CUDA kernel: both see the same launch."""
     import cupy as cp
 
+    from harness.measure.timing import time_gpu
     from harness.registry import get
-    from harness.timing import time_gpu
 
     impl = Impl("cuda", "sgemm", get("s000.gemm_block_tiling_v3<64,64,16,16,16>"))
     ctx = _ctx(DEFAULT_SGEMM[0])

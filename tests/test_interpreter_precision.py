@@ -15,9 +15,9 @@ import torch
 import triton
 import triton.language as tl
 
-from harness import numerics
 from harness.launch import interpreter_precision as ip
 from harness.launch.implementations import Impl, all_impls
+from harness.measure import numerics
 from harness.problems import Problem
 from harness.records.lines import Numerics, Result, Status
 from harness.registry import BY_ID

@@ -1,4 +1,4 @@
-"""The knob study: which SLOW Triton rows it explains and with which variants (harness/knob_study.py), which knob it
+"""The knob study: which SLOW Triton rows it explains and with which variants (harness/run/knob_study.py), which knob it
 names from the samples (harness/analysis/knobs.py), and how it is said (knobs.py too).
 CPU tier: the committed GPU run's records and made-up samples; `rosetta knobs` itself times on a GPU."""
 
@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from harness import knob_study as knobs
 from harness.analysis.knobs import knob_sentence, read_beside, study_of, study_path
 from harness.analysis.record import read_beside as analysis_beside
 from harness.analysis.verdicts import Call
 from harness.cli import main
 from harness.launch.triton import launch_settings as takes_of
+from harness.measure.timing import Samples
 from harness.problems import Problem
 from harness.records.file import load
-from harness.timing import Samples
+from harness.run import knob_study as knobs
 from tests.recorded import recorded_gpu_run
 
 P = Problem("sgemm", 4096, 4096, 4096)

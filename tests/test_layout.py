@@ -15,10 +15,10 @@ from harness.baselines import CUBLAS_KMAJOR, b_layout_of, cublas_of
 from harness.identity import ImplId
 from harness.launch import cublas
 from harness.launch.implementations import Impl, baselines
+from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.file import load
 from harness.records.lines import Result, Status
-from harness.timing import Samples, Timing
 from tests.recorded import REPO
 
 P = Problem("sgemm", 4096, 4096, 4096)

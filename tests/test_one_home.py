@@ -1,5 +1,5 @@
 """Each fact of a run has one home that everything else reads: the run's seed and a problem's seed derived from it
-(harness/problems.py), the measured time per implementation (harness/rounds.py REP_MS), what identifies a record
+(harness/problems.py), the measured time per implementation (harness/measure/rounds.py REP_MS), what identifies a record
 (harness/identity.py RecordKey), the worker's state (harness/run/work.py WorkerState) and how a phase is timed
 (harness/run/phases.py timed)."""
 
@@ -15,9 +15,9 @@ import torch
 from harness import cli
 from harness.analysis.record import Comparison
 from harness.identity import ImplId, RecordKey
+from harness.measure.rounds import REP_MS, interleave
 from harness.problems import SEED, Problem
 from harness.records.lines import Result, Status
-from harness.rounds import REP_MS, interleave
 from harness.run import referee
 from harness.run.messages import ImplKey, WorkerOptions
 from harness.run.phases import timed
@@ -65,7 +65,7 @@ def test_a_problem_s_operands_and_the_order_of_its_rounds_are_drawn_from_its_one
         seen.update(kwargs)
         raise Stop
 
-    monkeypatch.setattr("harness.rounds.interleave", rounds)
+    monkeypatch.setattr("harness.measure.rounds.interleave", rounds)
     pending = [Pending(None, None, lambda: None, 1.0)]  # type: ignore[arg-type]
     with pytest.raises(Stop):
         time_pending(pending, state.context(problem), state.opts, None)

@@ -290,9 +290,9 @@ def test_a_pair_is_compared_with_the_catalog_kernel_it_stands_beside_model_by_mo
     from harness.analysis.record import analyse, today
     from harness.catalog_types.tables import declared_json
     from harness.identity import ImplId
+    from harness.measure.timing import Samples, Timing
     from harness.records.lines import Result, Status
     from harness.registry import get
-    from harness.timing import Samples, Timing
 
     pair = build(read([TOML]))
     other = get(pair.kernel.beside)
@@ -356,7 +356,7 @@ def test_the_triton_side_may_be_an_autotuned_kernel_or_a_launch_function(kind, c
 
     from harness.identity import ImplId
     from harness.launch.implementations import Impl
-    from harness.numerics import make_operands
+    from harness.measure.numerics import make_operands
 
     if device == "cuda" and kind == "an autotuned kernel":
         pytest.skip("on a GPU the tuner times its configurations: the GPU tier's run covers it")

@@ -7,9 +7,9 @@ import pytest
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import read_beside
+from harness.device.roofline import TensorRoof
+from harness.device.specs import SPARSITY_FACTOR, SPECS, spec
 from harness.records.file import load
-from harness.roofline import TensorRoof
-from harness.specs import SPARSITY_FACTOR, SPECS, spec
 from tests.recorded import REPO
 
 RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102756Z-tf32.jsonl"

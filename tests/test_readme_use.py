@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from harness import cli
-from harness.cli_options import GPU_ONLY
+from harness.cli.options import GPU_ONLY
 from tests.recorded import recorded_gpu_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ def commands(block: str) -> list[str]:
     return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.startswith("rosetta ")]
 
 
-GPU_VERBS = {add.__name__.removeprefix("add_") for add in cli.VERBS if add.__module__ == "harness.cli_gpu_tools"}
+GPU_VERBS = {add.__name__.removeprefix("add_") for add in cli.VERBS if add.__module__ == "harness.cli.gpu_tools"}
 
 
 def test_every_verb_is_in_the_use_section() -> None:

@@ -13,13 +13,13 @@ import pytest
 
 from harness.analysis.regimes import study, study_beside, sustained_path
 from harness.analysis.verdicts import Call, compare
-from harness.energy import COUNTER, Energy
 from harness.identity import ImplId
+from harness.measure.energy import COUNTER, Energy
+from harness.measure.regime import RULE, Regime, Rule, SteadyRound, steady_at, window_means
+from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.file import ResultsWriter, load
 from harness.records.lines import Result, RunEnd, RunHeader, Status
-from harness.regime import RULE, Regime, Rule, SteadyRound, steady_at, window_means
-from harness.timing import Samples, Timing
 
 TICK = 0.01
 
@@ -238,7 +238,7 @@ def test_the_sustained_regime_takes_each_sgemm_class_cublas_best_cuda_and_best_t
     from harness.analysis.measured import Measured
     from harness.analysis.overview import headline_rows
     from harness.analysis.record import read_beside
-    from harness.sustained_run import headline_plan
+    from harness.run.sustained import headline_plan
     from tests.recorded import recorded_gpu_run
 
     path = recorded_gpu_run()
@@ -274,7 +274,7 @@ def test_a_committed_run_of_bursts_names_the_regime_of_its_tensor_core_headline_
 
 def test_a_run_without_nvml_says_so_in_one_line() -> None:
     from harness.analysis.energy import file_energy
-    from harness.energy import NONE
+    from harness.measure.energy import NONE
 
     s = Samples([1.0] * 4, [1980.0] * 4, [1] * 4, [0] * 4, "b", 1980.0,
                 Energy(NONE, [None] * 4, [None] * 4, [None] * 4, None, "pynvml (nvidia-ml-py) is not installed"))
@@ -297,8 +297,8 @@ def test_regime_sustained_with_a_shard_is_refused_before_anything_runs(tmp_path:
 def test_a_sustained_session_plans_what_it_is_given_and_its_header_names_the_regime_and_its_source(monkeypatch) -> None:
     from harness import env
     from harness.run.messages import NO_DEVICE_FACTS
+    from harness.run.sustained import MEASURE, SustainedSession
     from harness.run.worker import WorkerSpec
-    from harness.sustained_run import MEASURE, SustainedSession
 
     monkeypatch.setattr(env, "has_gpu", lambda: False)  # the header of a machine without NVML or a GPU
     plan = [(PROBLEM, [])]

@@ -25,13 +25,13 @@ from harness.analysis.record import Comparison, read_beside
 from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, Estimate, Verdict
 from harness.baselines import TRITON_BASELINE_LABELS
 from harness.catalog_types.kernel import PRECISION_CLASSES
+from harness.measure.timing import CLOCK_DROP_LIMIT, SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.problems import Problem
 from harness.records.file import load
 from harness.report.markdown import to_markdown
 from harness.report.results_tables import results_table
 from harness.report.terminal import print_summary
 from harness.term_table import Column
-from harness.timing import CLOCK_DROP_LIMIT, SPREAD_LIMIT, THROTTLE_FRACTION
 from tests.recorded import REPO
 
 REPORT = REPO / "harness" / "report"

@@ -13,9 +13,9 @@ import json
 import pytest
 import torch
 
-from harness import numerics
 from harness.catalog_types.kernel import TRITON_INPUT_PRECISION
 from harness.launch.implementations import Impl, all_impls
+from harness.measure import numerics
 from harness.problems import Problem
 from harness.records.file import load
 from harness.records.lines import Numerics
@@ -254,8 +254,8 @@ def test_the_terminal_table_says_under_it_which_marked_class_is_not_fp32_accurat
 
     from rich.console import Console
 
-    from harness import numerics
     from harness.analysis.measured import Measured
+    from harness.measure import numerics
     from harness.records.lines import Numerics, Result, Status
     from harness.report.terminal import print_summary
 

@@ -1,5 +1,5 @@
-"""The sustained regime's loop (harness/sustained.py) without a GPU: a fake device whose launches take a fixed time
-on a fake clock, CUDA events that complete when the device reaches them, and a fake NVML whose power and clock ramp
+"""The sustained regime's loop (harness/measure/sustained.py) without a GPU: a fake device whose launches take a fixed
+time on a fake clock, CUDA events that complete when the device reaches them, and a fake NVML whose power and clock ramp
 down to a steady state. What the loop must do: time the burst, ramp until the rule holds, measure a steady window
 between two changes of the energy counter, and give each round joules per launch that match the fake card's power."""
 
@@ -11,10 +11,10 @@ import types
 import pytest
 import torch
 
-from harness import energy, sustained
-from harness.energy import COUNTER, POWER, MeterState, Resolution, open_meter
-from harness.regime import BURST_RUNS, RULE
-from harness.rounds import Entry
+from harness.measure import energy, sustained
+from harness.measure.energy import COUNTER, POWER, MeterState, Resolution, open_meter
+from harness.measure.regime import BURST_RUNS, RULE
+from harness.measure.rounds import Entry
 from tests.fake_nvml import FakeNvml
 
 
@@ -75,7 +75,7 @@ def fake_gpu(monkeypatch):
     monkeypatch.setattr(sustained, "time", types.SimpleNamespace(perf_counter=device.now, sleep=device.sleep))
     monkeypatch.setattr(torch.cuda, "Event", lambda enable_timing=True: Event(device))
     monkeypatch.setattr(torch.cuda, "synchronize", device.synchronize)
-    import harness.sm_clock as sm_clock
+    import harness.measure.sm_clock as sm_clock
 
     monkeypatch.setattr(sm_clock.ProbeBuffer, "make", classmethod(lambda cls, windows, dev: Probes(windows)))
     monkeypatch.setattr(sm_clock, "max_sm_clock_mhz", lambda dev: 1980.0)

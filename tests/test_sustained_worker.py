@@ -8,15 +8,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness import sustained
 from harness.identity import ImplId
+from harness.measure import sustained
+from harness.measure.regime import SteadyRound
+from harness.measure.timing import Samples
 from harness.problems import Problem
 from harness.records.lines import Result, Status
-from harness.regime import SteadyRound
 from harness.run import sustained_work
 from harness.run.runner import Pending, RunOptions
 from harness.run.work import ResourceCache, WorkerState
-from harness.timing import Samples
 
 
 def _samples(ms: float) -> Samples:

@@ -14,7 +14,8 @@ from harness.baselines import BASELINE_ORDER, TRITON_BASELINES
 from harness.identity import ImplId
 from harness.launch import triton_tutorial
 from harness.launch.implementations import Impl, baselines
-from harness.numerics import error_bound
+from harness.measure.numerics import error_bound
+from harness.measure.timing import Timing
 from harness.problems import DEFAULT_SGEMM, Problem
 from harness.records.lines import Result, RunHeader, Status
 from harness.records.order import record_order
@@ -22,7 +23,6 @@ from harness.registry import KERNELS
 from harness.run.messages import ImplKey
 from harness.run.runner import ProblemContext, check_numerics
 from harness.run.session import cpu_plan, gpu_plan
-from harness.timing import Timing
 from tests.contexts import shared_context
 
 NAMES = tuple(TRITON_BASELINES)
@@ -293,7 +293,7 @@ def test_the_triton_baselines_pass_the_numerics_layers_on_the_gpu_and_only_tf32_
 def test_on_the_gpu_the_published_form_passes_the_exact_and_random_layers(name):
     """The form the timed problem runs (alpha = 1, beta = 0: the tutorial's as published) checked on its own: the
     numerics layers give the row alpha and beta of their own, which run the epilogue variant."""
-    from harness import numerics
+    from harness.measure import numerics
 
     impl = Impl(name, "sgemm")
     shape = GPU_SHAPES[1]

@@ -1,6 +1,7 @@
 """Verdicts: a ratio with a 95% interval from interleaved rounds, in time and in cycles, and a call of FAST, SLOW,
 SAME or AMBIGUOUS against a declared margin (harness/analysis/verdicts.py); the samples they are made from
-(harness/rounds.py); every pair a results file compares (harness/analysis/record.py). CPU tier: made-up samples."""
+(harness/measure/rounds.py); every pair a results file compares (harness/analysis/record.py). CPU tier: made-up
+samples."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ import pytest
 
 from harness.analysis.record import Analysis, across, analyse, analysis_path
 from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, call_of, compare, margin_for
+from harness.measure.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS, burst_plan
+from harness.measure.sm_clock import window_clock_mhz
+from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.lines import Result, Status
-from harness.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS, burst_plan
-from harness.sm_clock import window_clock_mhz
-from harness.timing import Samples, Timing
 
 P = Problem("sgemm", 256, 256, 256)
 
@@ -230,7 +231,7 @@ def test_the_paired_median_keeps_its_coverage_under_the_aa_controls_tails(regime
 
 
 def test_the_terminal_names_each_implementation_the_a_a_control_did_not_call_same():
-    from harness.cli_run import aa_lines
+    from harness.cli.run import aa_lines
 
     rows = [_result("k", "cuda", s=samples(1.0, seed=1), aa=samples(1.0, seed=2)),
             _result("t", "cuda", "tf32", samples(0.31, seed=7), aa=samples(0.31, seed=8)),

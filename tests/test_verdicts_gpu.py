@@ -9,9 +9,9 @@ import torch
 
 from harness.analysis.verdicts import Call, compare, margin_for
 from harness.launch.implementations import Impl, baselines
+from harness.measure.rounds import Entry, estimate_ms, interleave
 from harness.problems import DEFAULT_SGEMM
 from harness.registry import get
-from harness.rounds import Entry, estimate_ms, interleave
 from harness.run import referee
 from harness.run.runner import ProblemContext
 

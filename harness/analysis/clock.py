@@ -1,9 +1,9 @@
 """The SM clock probe's readings above the GPU's maximum in a results file, as data (`rosetta clock RESULTS`, no GPU).
 
-Every timed run's window has a clock reading (harness/sm_clock.py), and the file's header of samples names the GPU's
-maximum SM clock (NVML). A reading above the maximum is the probe's error (no SM runs faster than its maximum), so
-the readings of a finished run say where that error shows: by the window's length (a run's time: the probe's two
-reads of the timer are as far apart) and by what ran in it (CUDA, Triton, cuBLAS; SIMT or tensor cores).
+Every timed run's window has a clock reading (harness/measure/sm_clock.py), and the file's header of samples names the
+GPU's maximum SM clock (NVML). A reading above the maximum is the probe's error (no SM runs faster than its maximum), so
+the readings of a finished run say where that error shows: by the window's length (a run's time: the probe's two reads
+of the timer are as far apart) and by what ran in it (CUDA, Triton, cuBLAS; SIMT or tensor cores).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Energy per launch as the analysis reads it from the records (harness/energy.py wrote it): joules per launch and
-GFLOP per joule, each the median over the rounds that resolved it with a 95% interval, and what a whole file says of
+"""Energy per launch as the analysis reads it from the records (harness/measure/energy.py wrote it): joules per launch
+and GFLOP per joule, each the median over the rounds that resolved it with a 95% interval, and what a whole file says of
 its energy (how many records have it, the counter's measured period, why the others have none).
 
 A comparison's call in energy is made with the time and cycle calls, by harness/analysis/verdicts.py (Verdict.energy).
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.analysis.verdicts import LEVEL, RESAMPLES
-from harness.energy import NONE, RESOLVED_PERIODS
+from harness.measure.energy import NONE, RESOLVED_PERIODS
+from harness.measure.rounds import MIN_ROUNDS
+from harness.measure.timing import Samples
 from harness.records.lines import Result
-from harness.rounds import MIN_ROUNDS
-from harness.timing import Samples
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class EnergyFigure:
     joules: Interval            # per launch
     gflop_per_j: Interval       # the problem's flops over the joules (its interval: the joules' mapped)
     watts: Interval | None      # the rounds' mean power over their windows (where the window's time is recorded)
-    method: str                 # how the energy was read (harness/energy.py COUNTER, POWER)
+    method: str                 # how the energy was read (harness/measure/energy.py COUNTER, POWER)
 
     @classmethod
     def of(cls, samples: Samples | None, flops: float) -> EnergyFigure | None:

@@ -1,5 +1,5 @@
 """A results file as tables a notebook reads: a row per implementation and problem (`rows`), a row per timed run
-(`sample_rows`). `rosetta export` writes them as CSV (harness/cli_export.py); docs/export.md documents each column,
+(`sample_rows`). `rosetta export` writes them as CSV (harness/cli/export.py); docs/export.md documents each column,
 and a test holds that page to the columns declared here.
 
 Every figure is read from the records and the file's analysis record (Measured: the one record of the file's
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
 from harness.catalog_types.kernel import precision_label
-from harness.numerics import Verdict
+from harness.measure.numerics import Verdict
 from harness.records.lines import Result
 
 Value = str | int | float | bool | None

@@ -1,4 +1,4 @@
-"""What a knob study (harness/knob_study.py) found: for each SLOW Triton form, its gap to Triton's tutorial GEMM
+"""What a knob study (harness/run/knob_study.py) found: for each SLOW Triton form, its gap to Triton's tutorial GEMM
 measured again, each knob's effect as a verdict, and the knob that explains the gap.
 
 The knob that explains a gap is the single-knob variant (or, for a form without tl.dot, the product variant) that is
@@ -22,8 +22,8 @@ from harness.analysis.fmt import Inline, Link, Mono
 from harness.analysis.verdicts import Call, Verdict, compare, margin_for
 from harness.analysis.wording import verdict_speed as speed
 from harness.baselines import TRITON_BASELINE_LABELS, TRITON_BASELINES
+from harness.measure.timing import Samples
 from harness.problems import Problem
-from harness.timing import Samples
 
 # knob -> the launch settings it sets (those a form's launch does not take are not its knobs)
 KNOBS: dict[str, tuple[str, ...]] = {"tile": ("block_m", "block_n", "block_k"), "warps": ("num_warps",),

@@ -19,12 +19,12 @@ from harness.baselines import cublas_of
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.catalog_types.tables import Catalog
-from harness.occupancy import Occupancy, sm90_occupancy
+from harness.device.occupancy import Occupancy, sm90_occupancy
+from harness.device.roofline import TensorRoof, intensity, tile_bytes
 from harness.problems import Problem
 from harness.records.file import Results
 from harness.records.lines import Result, RunHeader
 from harness.records.order import SEED_SGEMM, headline_problem, record_order
-from harness.roofline import TensorRoof, intensity, tile_bytes
 
 
 @dataclass(frozen=True)
@@ -199,8 +199,8 @@ class Measured:
     @cached_property
     def tensor_roof(self) -> TensorRoof | None:
         """The tensor cores' roof this run measured: the fastest cuBLAS TF32 rate on row-major B over its sgemm
-        problems, at its clock and scaled to the GPU's maximum (harness/roofline.py); None without such a row, its
-        clock, the GPU's maximum or its SM count."""
+        problems, at its clock and scaled to the GPU's maximum (harness/device/roofline.py); None without such a row,
+        its clock, the GPU's maximum or its SM count."""
         sms = self.header.sms
         found = []
         for r in self.all:

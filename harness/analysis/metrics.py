@@ -20,9 +20,9 @@ from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
 from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
+from harness.measure.timing import SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.records.lines import Result, Status
 from harness.term_table import Column
-from harness.timing import SPREAD_LIMIT, THROTTLE_FRACTION
 
 R = TypeVar("R")
 CALL_STYLE = {"FAST": "ok", "SLOW": "warn"}

@@ -16,9 +16,9 @@ from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.identity import ImplId
+from harness.measure.timing import CLOCK_DROP_LIMIT
 from harness.problems import Problem
 from harness.records.lines import Result
-from harness.timing import CLOCK_DROP_LIMIT
 
 # The classes the headline has a row for; Triton's bf16 splits are in the accuracy chart's table (the report's
 # fp32_class_table), where they stand beside the 3xTF32 rows with their errors, and the first screen keeps the ladder

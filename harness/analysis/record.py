@@ -42,9 +42,9 @@ from harness.baselines import cublas_of, triton_baseline_of
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.tables import Catalog, Ladder
 from harness.identity import RecordKey
+from harness.measure.timing import Samples
 from harness.problems import Problem
 from harness.records.lines import Result, RunHeader
-from harness.timing import Samples
 
 RowKey = RecordKey   # (kernel id or None, impl, problem key): Result.key, made by RecordKey.of
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from harness.catalog_types.evidence import KernelEvidence, Numbers
+from harness.device.kernel_resources import KernelResources
 from harness.identity import ImplId
 from harness.inspect.evidence import cuda_numbers, gluon_numbers, triton_numbers
-from harness.kernel_resources import KernelResources
 from harness.records.lines import Resources, Result
 from harness.registry import Kernel
 

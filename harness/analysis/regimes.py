@@ -1,8 +1,8 @@
 """The two regimes side by side, as data: from a sustained-regime results file (`rosetta run --regime sustained`,
-harness/sustained.py), the table of its headline implementations (burst against sustained throughput, clock, power,
-energy per launch), the calls of its headline comparisons in both regimes with the energy call beside the time call,
-the A/A control in both, and the findings: where a CUDA-vs-Triton call differs between the regimes, and where a time
-call and its energy call disagree; and the section's sentences as data (its method, its findings, the terminal's
+harness/measure/sustained.py), the table of its headline implementations (burst against sustained throughput, clock,
+power, energy per launch), the calls of its headline comparisons in both regimes with the energy call beside the time
+call, the A/A control in both, and the findings: where a CUDA-vs-Triton call differs between the regimes, and where a
+time call and its energy call disagree; and the section's sentences as data (its method, its findings, the terminal's
 lines). The tables' columns are declared in harness/analysis/columns.py; the report prints them
 (harness/report/regimes.py).
 
@@ -26,11 +26,11 @@ from harness.analysis.record import RowKey, read_beside
 from harness.analysis.verdicts import TENSOR_CORE_PRECISIONS, Estimate, Verdict, compare, margin_for
 from harness.analysis.wording import PRECISION_TEXT
 from harness.baselines import cublas_of
-from harness.energy import Card
+from harness.measure.energy import Card
+from harness.measure.regime import Rule
+from harness.measure.timing import Samples
 from harness.records.file import Results, load
 from harness.records.lines import Result
-from harness.regime import Rule
-from harness.timing import Samples
 
 SUSTAINED = "sustained"
 BURST = "burst"

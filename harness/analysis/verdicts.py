@@ -1,7 +1,7 @@
 """The one place a speed comparison is decided: a ratio with a 95% interval, in time and in cycles, and a call.
 
 The ratio is the subject's time over the reference's (below 1: the subject is faster). It is estimated from the
-interleaved rounds of harness/rounds.py: each round gives each entry a median over its burst, and
+interleaved rounds of harness/measure/rounds.py: each round gives each entry a median over its burst, and
 
 - two entries of one batch (timed in the same rounds) are compared round by round: the estimate is the median of
   the rounds' ratios, and the interval resamples rounds (a paired bootstrap of that median), so what drifts from
@@ -23,15 +23,15 @@ their code in cycles, and on what a user waits for in time. Where the two calls 
 call: the side that ran at the higher clock either hid a difference in the code or made one that the code lacks
 (Verdict.clock_ratio says which side that was).
 
-A cycles call is only as good as the clock it multiplies by. The probe (harness/sm_clock.py) reads some windows above
-the GPU's maximum SM clock, which no window can run at: those readings are brought down to the maximum
-(timing.Samples.clock) and the excess is the probe's error that the samples prove (timing.Samples.clock_error). A
-cycles call is made only where that error, the larger of the two sides', is below the call's margin; otherwise the
-verdict keeps its clock error and no cycles estimate, and the call rests on time alone.
+A cycles call is only as good as the clock it multiplies by. The probe (harness/measure/sm_clock.py) reads some windows
+above the GPU's maximum SM clock, which no window can run at: those readings are brought down to the maximum
+(timing.Samples.clock) and the excess is the probe's error that the samples prove (timing.Samples.clock_error). A cycles
+call is made only where that error, the larger of the two sides', is below the call's margin; otherwise the verdict
+keeps its clock error and no cycles estimate, and the call rests on time alone.
 
-And on energy, where both sides' rounds hold it (harness/energy.py: joules per launch, one value per round): the same
-estimate over the rounds both resolved, the same margin and the same call, read as less (FAST) or more (SLOW) energy
-per launch.
+And on energy, where both sides' rounds hold it (harness/measure/energy.py: joules per launch, one value per round): the
+same estimate over the rounds both resolved, the same margin and the same call, read as less (FAST) or more (SLOW)
+energy per launch.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from enum import Enum
 
 import numpy as np
 
-from harness.rounds import MIN_ROUNDS
-from harness.timing import Samples
+from harness.measure.rounds import MIN_ROUNDS
+from harness.measure.timing import Samples
 
 RESAMPLES = 4000
 LEVEL = 0.95

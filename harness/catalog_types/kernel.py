@@ -56,8 +56,9 @@ PRECISION_CLASSES: dict[Precision, PrecisionClass] = {c.key: c for c in (
     PrecisionClass("fp32", "fp32", "ieee", "fp32", fp32_accurate=True, tensor_cores=False),
     PrecisionClass("tf32", "TF32", "tf32", "tf32", fp32_accurate=False, tensor_cores=True),
     PrecisionClass("3xtf32", "3xTF32", "tf32x3", "fp32", fp32_accurate=True, tensor_cores=True),
-    # bf16x3 drops about 2^-16 of each product (harness/numerics.py PRODUCT_ERROR derives its bound); its measured
-    # error beside cuBLAS fp32's, layer by layer, is in the report's fp32-class table (harness/report/overview.py)
+    # bf16x3 drops about 2^-16 of each product (harness/measure/numerics.py PRODUCT_ERROR derives its bound); its
+    # measured error beside cuBLAS fp32's, layer by layer, is in the report's fp32-class table
+    # (harness/report/overview.py)
     PrecisionClass("bf16x3", "bf16x3", "bf16x3", "fp32", fp32_accurate=False, tensor_cores=True),
     PrecisionClass("bf16x6", "bf16x6", "bf16x6", "fp32", fp32_accurate=True, tensor_cores=True),
 )}

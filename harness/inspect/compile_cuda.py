@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.device.kernel_resources import KernelResources
 from harness.inspect import cache
 from harness.inspect.ptxas import parse_ptxas_log
 from harness.inspect.sass import sass_mix
-from harness.kernel_resources import KernelResources
 from harness.nvrtc import CPU_TIER_ARCH, DEFAULT, Built
 from harness.nvrtc.compiler import build
 

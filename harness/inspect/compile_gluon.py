@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.catalog_types.gluon import GluonCounterpart
+from harness.device.kernel_resources import KernelResources, Resources
 from harness.inspect.compile_triton import TritonRequest, triton_resources_many
-from harness.kernel_resources import KernelResources, Resources
 from harness.registry import Kernel
 
 AOT_NOTE = "Gluon, compiled ahead of time for sm_90a (pointers and sizes marked divisible by 16)"

@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.device.kernel_resources import KernelResources
 from harness.inspect import cache, ttgir
 from harness.inspect.ptxas import parse_ptxas_log, res_usage, reserved_shared
 from harness.inspect.sass import sass_mix
-from harness.kernel_resources import KernelResources
 
 __all__ = ["TritonRequest", "handle_resources", "triton_resources", "triton_resources_many"]
 

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping
 from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
 from harness.catalog_types.gluon import GluonCounterpart
 from harness.claims.compilers import installed
+from harness.device.kernel_resources import KernelResources
 from harness.inspect.compile_gluon import gluon_resources
 from harness.inspect.resources import counterpart_resources, kernel_cuda_resources
 from harness.inspect.source_facts import source_facts
-from harness.kernel_resources import KernelResources
 from harness.registry import Counterpart, Kernel
 from kernels_cuda import expanded, source_path
 
@@ -180,10 +180,10 @@ def on_gpu(kernel: Kernel) -> KernelEvidence:
     driver attributes over ptxas's report (source facts and SASS come from the same cubin the launch loaded)."""
     import torch
 
-    from harness import numerics
     from harness.inspect.compile_triton import handle_resources
     from harness.launch import cuda as launch_cuda
     from harness.launch import triton as launch_triton
+    from harness.measure import numerics
     from harness.preconditions import allowed_shape
     from harness.problems import Problem
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import csv
 import io
 
+from harness.device.roofline import operand_bytes, tile_bytes
 from harness.problems import Problem
 from harness.registry import Kernel
-from harness.roofline import operand_bytes, tile_bytes
 
 # What each counter is called in the result, and ncu's name for it.
 METRICS: dict[str, str] = {

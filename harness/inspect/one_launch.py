@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import numerics
+from harness.measure import numerics
 from harness.problems import Problem
 from harness.registry import Kernel
 

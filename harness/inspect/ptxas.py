@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from harness.device.occupancy import SM90_SHARED_RESERVED_PER_BLOCK
 from harness.inspect.tools import find_tool, run
-from harness.occupancy import SM90_SHARED_RESERVED_PER_BLOCK
 
 __all__ = ["parse_ptxas_log", "res_usage", "reserved_shared"]
 

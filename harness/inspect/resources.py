@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from harness.device.kernel_resources import KernelResources, Resources
+from harness.device.occupancy import Occupancy, sm90_occupancy
 from harness.inspect.compile_cuda import built_resources, cuda_resources
 from harness.inspect.compile_triton import TritonRequest, handle_resources, triton_resources, triton_resources_many
 from harness.inspect.sass import SASS_KEYS, sass_mix
 from harness.inspect.source_facts import source_facts
 from harness.inspect.tools import find_tool
-from harness.kernel_resources import KernelResources, Resources
-from harness.occupancy import Occupancy, sm90_occupancy
 from harness.registry import Counterpart, Kernel
 from kernels_cuda import source_path
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 import torch
 
 from harness.baselines import CUBLAS_BASELINES, b_layout_of
-from harness.operands import pack_b, problem_of
+from harness.measure.operands import pack_b, problem_of
 
 BASELINES = tuple(CUBLAS_BASELINES)
 

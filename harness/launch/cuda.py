@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from harness import nvrtc
-from harness.operands import check_alignment, pack_b, problem_of
+from harness.measure.operands import check_alignment, pack_b, problem_of
 from harness.problems import Problem
 from harness.registry import Kernel
 

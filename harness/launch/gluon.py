@@ -16,7 +16,7 @@ from types import ModuleType
 import torch
 
 from harness.catalog_types.gluon import GluonCounterpart
-from harness.operands import check_alignment, pack_b, problem_of
+from harness.measure.operands import check_alignment, pack_b, problem_of
 from harness.preconditions import indices_fit_int32, unmet
 from harness.problems import Problem
 from harness.registry import Kernel

@@ -14,7 +14,7 @@ import torch
 
 from harness import env
 from harness.launch import interpreter_precision
-from harness.operands import pack_b, problem_of
+from harness.measure.operands import pack_b, problem_of
 from harness.pairs import active
 from harness.registry import Counterpart, Kernel
 from kernels_triton.forms import AutotunedForm, TritonForm
@@ -112,5 +112,5 @@ def launch_settings(name: str) -> dict[str, object]:
 def bind_settings(kernel: Kernel, name: str, settings: dict, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
                   beta: float = 0.0) -> Callable[[], object]:
     """A zero-argument launch of form `name` on a kernel's operands with settings of the caller's choosing (a knob
-    study's variants: harness/knob_study.py), not the registry's. The operands are the kernel's, already checked."""
+    study's variants: harness/run/knob_study.py), not the registry's. The operands are the kernel's, already checked."""
     return _launcher(kernel, form(name).launch, dict(settings), tensors, alpha, beta)

@@ -17,7 +17,7 @@ from harness import env
 from harness.baselines import TRITON_BASELINES
 from harness.catalog_types.kernel import TRITON_INPUT_PRECISION
 from harness.launch import interpreter_precision
-from harness.operands import problem_of
+from harness.measure.operands import problem_of
 from harness.problems import Problem
 
 # The CPU tier's problem: odd, for the interpreter's one configuration (a 32 x 64 tile, K step 32): three program

@@ -13,14 +13,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 
+from harness.device.kernel_resources import Resources  # the record's field type, defined beside what it is read from
+from harness.device.roofline import Peaks
 from harness.identity import ImplId, RecordKey
-from harness.kernel_resources import Resources  # the record's field type, defined beside what it is read from
-from harness.numerics import Verdict
+from harness.measure.numerics import Verdict
+from harness.measure.regime import Regime
+from harness.measure.timing import Timing
 from harness.problems import Problem
 from harness.records.kernel_facts import KernelFacts, facts_of_id
-from harness.regime import Regime
-from harness.roofline import Peaks
-from harness.timing import Timing
 
 SCHEMA = 1
 
@@ -158,7 +158,7 @@ class Result:
     phase_s: dict[str, float] = field(default_factory=dict)
     # its kernel's facts when the run wrote it (None for a baseline, and in files from before records carried them)
     facts: KernelFacts | None = None
-    # a sustained-regime record's bursts and steady rounds (harness/regime.py); None in a run of bursts
+    # a sustained-regime record's bursts and steady rounds (harness/measure/regime.py); None in a run of bursts
     regime: Regime | None = None
 
     @classmethod
@@ -296,9 +296,11 @@ class RunHeader:
     # (harness/catalog_types/tables.py declared_json), so that the file's analysis and page need no file of the user's
     pairs: dict | None = None
     schema: int = SCHEMA
-    # the card's power limit, enforced limit, driver, as NVML gave them (harness/energy.py Card); None: older files
+    # the card's power limit, enforced limit, driver, as NVML gave them (harness/measure/energy.py Card); None: older
+    # files
     power: dict | None = None
-    # a sustained-regime run (harness/sustained.py): its name, rule, the burst run it took its rows from; None: bursts
+    # a sustained-regime run (harness/measure/sustained.py): its name, rule, the burst run it took its rows from; None:
+    # bursts
     regime: dict | None = None
 
     def to_json(self) -> dict:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from harness.analysis import fmt, metrics
 from harness.analysis.measured import Measured
 from harness.analysis.metrics import why_no_figures
+from harness.device.specs import spec
 from harness.problems import Problem
 from harness.records.file import Results, load
 from harness.report.doc import Table
 from harness.report.markdown import to_markdown
 from harness.report.tables import legends, table
-from harness.specs import spec
 
 
 def copy_note(m: Measured) -> str | None:

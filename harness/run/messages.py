@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.device.roofline import Peaks
 from harness.identity import ImplId, RecordKey
+from harness.measure.rounds import REP_MS, ROUNDS
 from harness.problems import SEED, Problem
 from harness.records.lines import Result
-from harness.roofline import Peaks
-from harness.rounds import REP_MS, ROUNDS
 
 
 @dataclass(frozen=True)

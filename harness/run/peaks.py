@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from harness.roofline import FP32, Peaks
+from harness.device.roofline import FP32, Peaks
 
 _FMA_SOURCE = r"""
 extern "C" __global__ void fma_peak(float* out, float a, float b, int iters) {
@@ -30,7 +30,7 @@ def measure_peaks(device: torch.device | None = None) -> Peaks:
     import numpy as np
 
     from harness.launch.cuda import torch_stream
-    from harness.timing import time_gpu
+    from harness.measure.timing import time_gpu
 
     device = device or torch.device("cuda", torch.cuda.current_device())
     props = torch.cuda.get_device_properties(device)

@@ -22,7 +22,7 @@ import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 
-from harness import numerics
+from harness.measure import numerics
 from harness.problems import Problem
 from harness.run.messages import ImplKey
 
@@ -74,7 +74,7 @@ def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int 
     from triton.runtime.errors import OutOfResources
 
     from harness.inspect.compile_triton import handle_resources
-    from harness.numerics import make_operands
+    from harness.measure.numerics import make_operands
     from harness.run.work import impl_of
 
     problem = Problem.from_json(problem_json)

@@ -3,7 +3,7 @@
 nvbench is the reference for GPU timing: cold runs (L2 flushed before each), a blocking kernel that holds the
 stream until a batch is queued, the SM clock read on the device around each sample, throttled samples discarded
 with a pause, and a noise criterion that decides when to stop. The suite keeps its own engine
-(harness/rounds.py `interleave`) because a comparison needs what nvbench's one-benchmark-at-a-time loop does not
+(harness/measure/rounds.py `interleave`) because a comparison needs what nvbench's one-benchmark-at-a-time loop does not
 give: every implementation of a problem timed in the same shuffled rounds, each sample kept beside its clock. This
 module holds the engine to nvbench on the same closures, so that a disagreement is seen (`rosetta referee`, and
 tests/test_referee.py on a GPU).
@@ -22,8 +22,8 @@ from pathlib import Path
 import torch
 
 from harness.launch.implementations import Impl
+from harness.measure.rounds import REP_MS
 from harness.problems import Problem
-from harness.rounds import REP_MS
 
 # nvbench's own stopping rule, bounded so that a slow kernel costs seconds, not its default 15 s per benchmark
 NVBENCH_TIMEOUT_S = 6.0
@@ -67,7 +67,7 @@ class _Stream:
 def referee(impls: list[Impl], problem: Problem, *, rounds: int = 10, rep_ms: float = REP_MS, seed: int = 5
             ) -> list[Row]:
     """Time each implementation with the suite's interleaved rounds, then with nvbench, on one bound closure each."""
-    from harness.rounds import Entry, estimate_ms, interleave
+    from harness.measure.rounds import Entry, estimate_ms, interleave
     from harness.run.runner import ProblemContext
 
     device = torch.device("cuda", torch.cuda.current_device())

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 
 import torch
 
-from harness import numerics
+from harness.device.roofline import Peaks, flops, intensity, operand_bytes, tile_bytes
 from harness.identity import CUBLAS_FP32
 from harness.launch import interpreter_precision
 from harness.launch.implementations import Impl
+from harness.measure import numerics
+from harness.measure.rounds import REP_MS, ROUNDS
 from harness.problems import SEED, Problem
 from harness.records.kernel_facts import KernelFacts
 from harness.records.lines import Beta0, Figures, Numerics, Resources, Result, Status
-from harness.roofline import Peaks, flops, intensity, operand_bytes, tile_bytes
-from harness.rounds import REP_MS, ROUNDS
 from harness.run.phases import timed
 
 
@@ -161,7 +161,7 @@ class RunOptions:
     rep_ms: float = REP_MS       # timed device time per implementation, spread over the rounds
     seed: int = SEED             # the run's; each problem's is derived from it (Problem.seed)
     device_type: str = "cuda"
-    rounds: int = ROUNDS         # interleaved rounds per problem (harness/rounds.py)
+    rounds: int = ROUNDS         # interleaved rounds per problem (harness/measure/rounds.py)
     aa: bool = False             # time every implementation twice, as two entries: the A/A control
 
 
@@ -182,7 +182,7 @@ def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resour
             ) -> Result | Pending:
     """Numerics, then, where they pass and the run times, the bound launch that the rounds will time (Pending).
     Never raises for the kernel's faults: a failure is a finished Result."""
-    from harness.rounds import estimate_ms
+    from harness.measure.rounds import estimate_ms
 
     problem = ctx.problem
     rec = Result.of(impl.id, problem, Status.OK, kernel=impl.kernel.id if impl.kernel else None, tf32=impl.tf32,
@@ -208,7 +208,7 @@ def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resour
                 launch = impl.bind(ops.tensors(out), problem.alpha, problem.beta, opts.device_type)
                 handle = launch()  # compiles, loads, autotunes: outside the measurement, and gives the compiled handle
                 if impl.kernel is not None and impl.kernel.b_layout == "kmajor":
-                    from harness.timing import time_gpu
+                    from harness.measure.timing import time_gpu
 
                     rec.pack_ms = time_gpu(lambda: ops.B.t().contiguous(), rep_ms=20).median_ms
                 pending = Pending(impl, rec, launch, estimate_ms(launch, ctx.device))
@@ -233,8 +233,8 @@ def time_pending(pending: list[Pending], ctx: ProblemContext, opts: RunOptions, 
     on_burst(index into pending, round) is called before each burst, so a caller can tell which one was running
     when something went wrong.
     """
-    from harness.rounds import Entry, interleave
-    from harness.timing import Timing
+    from harness.measure.rounds import Entry, interleave
+    from harness.measure.timing import Timing
 
     seconds = [0.0] * len(pending)
     last: list = [None, 0.0]

@@ -3,7 +3,7 @@
 The parent process never touches the GPU: workers (run/worker.py) own the CUDA contexts. Each worker
 takes whole problems from a shared queue, largest first, so that no two implementations share a GPU
 while timed and all implementations of a problem, cuBLAS included, are timed in the same interleaved
-rounds on one GPU (harness/rounds.py `interleave`): every comparison the analysis makes within a
+rounds on one GPU (harness/measure/rounds.py `interleave`): every comparison the analysis makes within a
 problem is then paired round by round.
 """
 
@@ -21,6 +21,7 @@ from harness.baselines import TRITON_BASELINES
 from harness.identity import CUBLAS_FP32, ImplId
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
+from harness.measure.rounds import REP_MS, ROUNDS
 from harness.pairs.active import header_tables
 from harness.problems import SEED, Problem
 from harness.records.file import ResultsWriter, load
@@ -28,10 +29,10 @@ from harness.records.kernel_facts import KernelFacts
 from harness.records.lines import Result, RunEnd, RunHeader, Status, now
 from harness.registry import Kernel
 from harness.registry.shapes import cpu_problem, seed_problem
-from harness.rounds import REP_MS, ROUNDS
 from harness.run.messages import ImplKey, WorkerOptions
 from harness.run.phases import timed
 from harness.run.precompile import Precompiler
+from harness.run.versions import versions as toolchain_versions
 from harness.run.work import ResourceCache, key_of
 from harness.run.worker import DEFAULT_TIMEOUT_S, Worker, WorkerSpec, run_problem
 
@@ -312,9 +313,9 @@ class RunSession:
         return out
 
     def versions(self) -> dict[str, str]:
-        """The toolchain's versions (env.versions), read once per run: the header records them, resume compares."""
+        """The toolchain's versions (run/versions.py), read once per run: the header records them, resume compares."""
         if self._versions is None:
-            self._versions = env.versions()
+            self._versions = toolchain_versions()
         return self._versions
 
     def planned_problems(self, plan: Plan) -> list[Problem]:
@@ -327,7 +328,7 @@ class RunSession:
     @staticmethod
     def check_memory(plan: Plan, workers: list[Worker]) -> None:
         """Refuse, before any launch, a problem that does not fit on the GPU with the least free memory."""
-        from harness.operands import fits_in_memory
+        from harness.measure.operands import fits_in_memory
 
         free = [w.facts.free_bytes for w in workers if w.facts.free_bytes is not None]
         if free:
@@ -364,8 +365,9 @@ class RunSession:
                          pairs=header_tables(self.kernels), power=self.card() if self.gpu else None)
 
     def card(self) -> dict:
-        """The first GPU's power limits and driver through NVML, which needs no CUDA context (harness/energy.py)."""
-        from harness.energy import card_of
+        """The first GPU's power limits and driver through NVML, which needs no CUDA context
+        (harness/measure/energy.py)."""
+        from harness.measure.energy import card_of
 
         return card_of(self.gpus[0]).to_json()
 

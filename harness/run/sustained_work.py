@@ -1,14 +1,14 @@
 """What a worker does in the sustained regime: set up and check each implementation exactly as a run of bursts does
 (harness/run/work.py), then time the problem's checked implementations back to back to a steady state
-(harness/sustained.py) instead of in interleaved bursts. The worker (run/worker.py) calls these by name."""
+(harness/measure/sustained.py) instead of in interleaved bursts. The worker (run/worker.py) calls these by name."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
+from harness.device.roofline import Peaks
 from harness.problems import Problem
 from harness.records.lines import Result
-from harness.roofline import Peaks
 from harness.run.runner import Pending
 from harness.run.work import WorkerState, measure_one, setup
 
@@ -19,11 +19,11 @@ def time_pending(state: WorkerState, problem: Problem, pending: list[Pending], p
                  on_burst: Callable[[int, int], None]) -> list[Result]:
     """Each checked implementation to its steady state, in rounds (the A/A control where the run asked for it): its
     timing is that of its steady windows, its regime record holds its bursts and how each round got there."""
-    from harness.regime import Regime
-    from harness.rounds import Entry
+    from harness.measure.regime import Regime
+    from harness.measure.rounds import Entry
+    from harness.measure.sustained import sustain
+    from harness.measure.timing import Timing
     from harness.run.runner import figures
-    from harness.sustained import sustain
-    from harness.timing import Timing
 
     ctx, opts = state.context(problem), state.opts
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 import torch
 
 from harness import env
+from harness.device.roofline import Peaks
 from harness.launch.implementations import Impl
 from harness.problems import Problem
 from harness.records.lines import Resources, Result
-from harness.roofline import Peaks
 from harness.run.messages import NO_DEVICE_FACTS, DeviceFacts, ImplKey, WorkerOptions
 from harness.run.runner import Pending, ProblemContext, RunOptions
 

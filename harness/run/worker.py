@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
 
+from harness.device.roofline import Peaks
 from harness.problems import Problem
 from harness.records.kernel_facts import facts_of_id
 from harness.records.lines import Result, Status
-from harness.roofline import Peaks
 from harness.run.messages import (
     NO_DEVICE_FACTS,
     Checked,

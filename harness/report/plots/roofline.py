@@ -10,6 +10,7 @@ from harness.analysis.fp32_work import speed_intervals
 from harness.analysis.measured import Measured
 from harness.analysis.overview import best_points, parts
 from harness.analysis.wording import CLASS, INTERVAL, baseline_label
+from harness.device.specs import spec
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
 from harness.report.plots.common import (
@@ -25,7 +26,6 @@ from harness.report.plots.common import (
     style,
     unclutter,
 )
-from harness.specs import spec
 
 MARKER = {"cuda": "o", "triton": "^"}
 TF32 = CLASS["tf32"]

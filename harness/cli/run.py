@@ -1,5 +1,5 @@
-"""`rosetta run`: its options and the command; what its arguments ask for is read by cli_options, its progress
-printed by cli_progress."""
+"""`rosetta run`: its options and the command; what its arguments ask for is read by options, its progress
+printed by progress."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import env
-from harness.cli_console import console as make_console
-from harness.cli_options import (
+from harness.cli.console import console as make_console
+from harness.cli.options import (
     DEFAULT_OUT,
     UserError,
     add_only,
@@ -22,11 +22,11 @@ from harness.cli_options import (
     results_path,
     shard_spec,
 )
-from harness.cli_pairs import add_pair, kernels_of
-from harness.cli_paths import output_folder, results_in
-from harness.cli_progress import Reporter
+from harness.cli.pairs import add_pair, kernels_of
+from harness.cli.paths import output_folder, results_in
+from harness.cli.progress import Reporter
+from harness.measure.rounds import MIN_ROUNDS, REP_MS, ROUNDS
 from harness.problems import CPU_SGEMM, CPU_SGEMV, SEED
-from harness.rounds import MIN_ROUNDS, REP_MS, ROUNDS
 from harness.run.worker import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
     gpu = env.has_gpu()
-    kernels = kernels_of(args)  # --pair: a user's own pairs, checked before anything runs (cli_pairs.py)
+    kernels = kernels_of(args)  # --pair: a user's own pairs, checked before anything runs (cli/pairs.py)
     problems = problems_of(args)  # a malformed --shape is named as such, even where --shape is refused
     refuse_what_cannot_apply(args, gpu, env.gpu_reason())  # before anything runs or is written
     interpreting = env.use_interpreter_without_gpu()
@@ -121,7 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                          rounds=args.rounds or ROUNDS, aa=burst_aa(args))
     session.check_target()  # the file it writes, before the first line is (the device is checked once known)
     if args.regime == "sustained":
-        from harness.sustained_run import check_target
+        from harness.run.sustained import check_target
 
         try:
             check_target(out_path)  # the second file it writes, likewise
@@ -157,7 +157,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         console.print(file_energy(session.results).line(), markup=False)
     if any(r.model == "gluon" for r in session.results):  # the model-or-compiler split of each rung with all three
-        from harness.cli_gluon import gluon_lines
+        from harness.cli.gluon import gluon_lines
 
         for line in gluon_lines(out_path):
             console.print(line, markup=False)
@@ -219,12 +219,12 @@ def burst_aa(args: argparse.Namespace) -> bool:
 
 
 def sustained_regime(args: argparse.Namespace, burst: Path, gpu: str | None, console) -> list[Result]:
-    """`--regime sustained`: the run's headline implementations in the sustained regime (harness/sustained_run.py),
+    """`--regime sustained`: the run's headline implementations in the sustained regime (harness/run/sustained.py),
     written beside the run and analysed; its table in the terminal. Returns its failures."""
     from harness.analysis.build import write_beside
     from harness.analysis.regimes import study, terminal_lines
     from harness.records.file import load
-    from harness.sustained_run import run
+    from harness.run.sustained import run
 
     console.print("sustained regime: the headline implementations, each back to back to its steady state",
                   markup=False)

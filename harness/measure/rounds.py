@@ -1,16 +1,16 @@
 """Interleaved rounds: every implementation of a problem timed in rounds, in a shuffled order per round, a short
-burst each, every run kept as a sample with the mean SM clock of its window (harness/sm_clock.py), so that a sample
-is a time and a cycle count. The runs are timed as harness/timing.py times them (CUDA events, L2 flushed before each
-run); harness/analysis/verdicts.py makes the calls from the samples.
+burst each, every run kept as a sample with the mean SM clock of its window (harness/measure/sm_clock.py), so that a
+sample is a time and a cycle count. The runs are timed as harness/measure/timing.py times them (CUDA events, L2 flushed
+before each run); harness/analysis/verdicts.py makes the calls from the samples.
 
-Energy (harness/energy.py): NVML's total-energy counter is read with the GPU idle just before a burst's first timed
-run and just after its last, so that each round's reading covers that burst's timed runs and only what separates
-them (the L2 flushes and clock probes, whose share of the window's device time is taken out). Whether a burst is
-long enough for the counter is decided against the counter's period as measured in this process, before the rounds:
-an entry whose planned burst is shorter than RESOLVED_PERIODS of it is not read at all (the reads would add a host
-synchronisation before each burst and resolve nothing), and its Samples.energy says so, with both durations. An
-entry's bursts are bounded by ENTRY_BUDGET_MS over all rounds, so a counter that moves every 100 ms resolves none:
-energy per launch then comes from the longer windows of the sustained regime (harness/sustained.py).
+Energy (harness/measure/energy.py): NVML's total-energy counter is read with the GPU idle just before a burst's first
+timed run and just after its last, so that each round's reading covers that burst's timed runs and only what separates
+them (the L2 flushes and clock probes, whose share of the window's device time is taken out). Whether a burst is long
+enough for the counter is decided against the counter's period as measured in this process, before the rounds: an entry
+whose planned burst is shorter than RESOLVED_PERIODS of it is not read at all (the reads would add a host
+synchronisation before each burst and resolve nothing), and its Samples.energy says so, with both durations. An entry's
+bursts are bounded by ENTRY_BUDGET_MS over all rounds, so a counter that moves every 100 ms resolves none: energy per
+launch then comes from the longer windows of the sustained regime (harness/measure/sustained.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.timing import L2_FLUSH_BYTES, Samples
+from harness.measure.timing import L2_FLUSH_BYTES, Samples
 
 if TYPE_CHECKING:  # torch loads where something is timed, not where a record is read
     import torch
@@ -96,8 +96,8 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
     """
     import torch
 
-    from harness.energy import burst_energy, meter_state
-    from harness.sm_clock import ProbeBuffer, max_sm_clock_mhz
+    from harness.measure.energy import burst_energy, meter_state
+    from harness.measure.sm_clock import ProbeBuffer, max_sm_clock_mhz
 
     device = device or torch.device("cuda", torch.cuda.current_device())
     flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device=device) if flush_l2 else None
@@ -173,7 +173,7 @@ def _burst(fn: Callable[[], object], runs: int, untimed: bool, flush: torch.Tens
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
     window = edges = None
     if meter is not None:
-        from harness.energy import Window
+        from harness.measure.energy import Window
 
         if flush is not None:
             flush.zero_()  # the first run's flush, before the window opens

@@ -12,8 +12,8 @@ import json
 from typing import TYPE_CHECKING
 
 from harness import env
-from harness.cli_console import console
-from harness.cli_ids import choose, resolve
+from harness.cli.console import console
+from harness.cli.ids import choose, resolve
 from harness.registry import IDEAS, SEEDS, Kernel
 
 if TYPE_CHECKING:

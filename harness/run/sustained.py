@@ -1,7 +1,7 @@
 """`rosetta run --regime sustained`: the headline implementations of a run of bursts run again in the sustained
-regime (harness/sustained.py), in workers as any run (a crash or a hang is recorded, the rest goes on), and written
-as a results file of their own beside the run's (harness/analysis/regimes.py sustained_path), which its page and the
-README read.
+regime (harness/measure/sustained.py), in workers as any run (a crash or a hang is recorded, the rest goes on), and
+written as a results file of their own beside the run's (harness/analysis/regimes.py sustained_path), which its page and
+the README read.
 
 It reads a finished run's analysis (which rows are the headline) and measures again, so it sits above both
 harness/analysis and harness/run, as the knob study does.
@@ -12,11 +12,11 @@ H100 (a fresh H100's `python3 bootstrap.py run` of results/nvidia-h100-80gb-hbm3
 steady-state rule can hold (at least its three windows, 1.5 s) and the measured window (1 s): about 5 s of one
 implementation alone on the GPU, nothing overlapping it. The sgemm headline has eight implementations (cuBLAS fp32
 and TF32, the best CUDA and best Triton of fp32, TF32 and 3xTF32), so one round costs about 40 s and a call needs
-three rounds at the least (harness/rounds.py MIN_ROUNDS): some 120 s (160 s at the regime's four rounds), twice that
-with the A/A control; the turns run longer than their minimum (the rule held after up to 7.5 s), and the pass with
-the A/A control of results/nvidia-h100-80gb-hbm3-20261126T230158Z-sustained.jsonl took 534 s.
-Shortening the turn would measure something else (a 0.5 s "sustained" window is still a tensor-core GEMM's ramp).
-So the regime is asked for, and its file is committed beside the run it belongs to.
+three rounds at the least (harness/measure/rounds.py MIN_ROUNDS): some 120 s (160 s at the regime's four rounds), twice
+that with the A/A control; the turns run longer than their minimum (the rule held after up to 7.5 s), and the pass with
+the A/A control of results/nvidia-h100-80gb-hbm3-20261126T230158Z-sustained.jsonl took 534 s. Shortening the turn would
+measure something else (a 0.5 s "sustained" window is still a tensor-core GEMM's ramp). So the regime is asked for, and
+its file is committed beside the run it belongs to.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from harness.analysis.overview import headline_rows
 from harness.analysis.record import read_beside
 from harness.analysis.regimes import SUSTAINED, sustained_path
 from harness.identity import ImplId
+from harness.measure.regime import BURST_RUNS, CHUNK_MS, IDLE_S, RULE
+from harness.measure.sustained import ROUNDS
 from harness.records.file import Results, load
 from harness.records.lines import Result, RunHeader
-from harness.regime import BURST_RUNS, CHUNK_MS, IDLE_S, RULE
 from harness.run.messages import ImplKey
 from harness.run.session import Plan, Progress, RunSession
-from harness.sustained import ROUNDS
 
 MEASURE = "harness.run.sustained_work:measure_one"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.cli_options import UserError
+from harness.cli.options import UserError
 
 
 def add_gluon(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +32,7 @@ def gluon_lines(results_path: Path, profile: list[Path] | None = None) -> list[s
     from harness.analysis.measured import Measured
     from harness.analysis.model_or_compiler import lines, splits
     from harness.analysis.record import read_beside
-    from harness.cli_paths import results_in
+    from harness.cli.paths import results_in
 
     m = Measured(results_in(results_path, "gluon"), read_beside(results_path))
     found = splits(m, profile)
@@ -42,7 +42,7 @@ def gluon_lines(results_path: Path, profile: list[Path] | None = None) -> list[s
 
 def cmd_gluon(args: argparse.Namespace) -> int:
     from harness.analysis.model_or_compiler import issue_active
-    from harness.cli_paths import input_file
+    from harness.cli.paths import input_file
 
     input_file(args.results, "", "results file")  # each path refused in one line before anything is read at length
     profile = [input_file(p, "--profile", "profile file") for p in args.profile] if args.profile else None

@@ -1,8 +1,8 @@
 """The SM clock probe's own error, measured (`rosetta clock --measure`, GPU).
 
-The rounds read each timed run's SM clock with the probe of harness/sm_clock.py: cycles of each SM (`%clock64`) over
-nanoseconds of the GPU's one timer (`%globaltimer`) between a probe before the run and one after it. On H100s some of
-those readings are above the GPU's maximum SM clock, which no window can run at, so the probe has an error; a cycles
+The rounds read each timed run's SM clock with the probe of harness/measure/sm_clock.py: cycles of each SM (`%clock64`)
+over nanoseconds of the GPU's one timer (`%globaltimer`) between a probe before the run and one after it. On H100s some
+of those readings are above the GPU's maximum SM clock, which no window can run at, so the probe has an error; a cycles
 call is only as good as it. This study measures it, with windows the probe brackets the way the rounds bracket a run:
 
 - the timer's step: `%globaltimer` read back to back in one thread; the smallest nonzero increment is its resolution
@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.sm_clock import ProbeBuffer, max_sm_clock_mhz, nvml_sm_clock_mhz, sm_spans
+from harness.measure.sm_clock import ProbeBuffer, max_sm_clock_mhz, nvml_sm_clock_mhz, sm_spans
 
 if TYPE_CHECKING:
     import torch
@@ -186,7 +186,7 @@ def _work(kind: str, size: float, device: torch.device, sms: int, max_mhz: float
     import torch
 
     from harness.launch.cublas import tf32_matmul
-    from harness.timing import L2_FLUSH_BYTES
+    from harness.measure.timing import L2_FLUSH_BYTES
 
     if kind == "busy":
         _, spin = _kernels()

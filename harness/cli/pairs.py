@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli_ids import choose, resolve
-from harness.cli_options import problems_of
+from harness.cli.ids import choose, resolve
+from harness.cli.options import problems_of
 from harness.pairs.declaration import PairError
 from harness.registry import BY_ID, Kernel
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from harness.occupancy import Occupancy, sm90_occupancy
+from harness.device.occupancy import Occupancy, sm90_occupancy
 
 __all__ = ["KernelResources", "Resources"]
 

@@ -85,7 +85,7 @@ def pack_b(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 def fits_in_memory(who: str, problem: Problem, free_bytes: int) -> None:
     """Refuse a problem whose operands, reference and scratch cannot fit in device memory."""
-    from harness.roofline import operand_bytes
+    from harness.device.roofline import operand_bytes
 
     need = 4 * operand_bytes(problem)  # fp32 operands, fp64 reference (2x), one poisoned copy
     if need > free_bytes:

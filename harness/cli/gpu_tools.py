@@ -8,13 +8,13 @@ import argparse
 from pathlib import Path
 
 from harness import env
-from harness.cli_console import console
-from harness.cli_ids import choose
-from harness.cli_options import DEFAULT_OUT, UserError, add_only
-from harness.cli_paths import beside, output_folder, results_in
-from harness.knob_study import STUDY_ROUNDS
+from harness.cli.console import console
+from harness.cli.ids import choose
+from harness.cli.options import DEFAULT_OUT, UserError, add_only
+from harness.cli.paths import beside, output_folder, results_in
+from harness.measure.rounds import MIN_ROUNDS
 from harness.problems import parse_shape
-from harness.rounds import MIN_ROUNDS
+from harness.run.knob_study import STUDY_ROUNDS
 
 
 def add_profile(sub: argparse._SubParsersAction) -> None:
@@ -146,9 +146,9 @@ def add_knobs(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_knobs(args: argparse.Namespace) -> int:
-    from harness import knob_study as knobs
     from harness.analysis import knobs as found
     from harness.analysis.knobs import knob_sentence
+    from harness.run import knob_study as knobs
 
     problem = parse_shape(args.shape)
     path = Path(args.results)

@@ -28,7 +28,7 @@ class UserError(Exception):
 
 
 def add_only(parser: argparse.ArgumentParser, verb: str) -> None:
-    """--only, as `run`, `profile`, `sanitize`, `referee` and `knobs` take it (read by harness/cli_ids.py)."""
+    """--only, as `run`, `profile`, `sanitize`, `referee` and `knobs` take it (read by harness/cli/ids.py)."""
     parser.add_argument("--only", nargs="+", metavar="ID", help=f"kernel ids to {verb}, or parts of ids: each takes "
                         "every kernel whose id holds it (… stands for anything); `rosetta list` names them")
 

@@ -57,8 +57,8 @@ class Peaks:
 @dataclass(frozen=True)
 class TensorRoof:
     """The tensor cores' roof a run measured: the fastest TF32 rate it timed, with the SM clock it ran at and the same
-    work per cycle scaled to the GPU's maximum SM clock. The spec sheet's dense figure (harness/specs.py) assumes a
-    clock of its own; a rate per SM cycle compares with it whatever clock either ran at."""
+    work per cycle scaled to the GPU's maximum SM clock. The spec sheet's dense figure (harness/device/specs.py) assumes
+    a clock of its own; a rate per SM cycle compares with it whatever clock either ran at."""
 
     tflops: float             # the rate as timed (median time)
     clock_mhz: float          # the mean SM clock of its timed runs (readings above the maximum corrected)

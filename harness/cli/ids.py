@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 
-from harness.cli_options import UserError
+from harness.cli.options import UserError
 from harness.registry import KERNELS, Kernel
 from harness.term_table import reads_as
 

@@ -1,6 +1,6 @@
 """The sustained regime's rule and records: when back-to-back work has reached its steady state, and what each round
-recorded on the way. Plain data and arithmetic (the measurement is harness/sustained.py), so that the rule is tested on
-made-up series and a results file is read without a GPU.
+recorded on the way. Plain data and arithmetic (the measurement is harness/measure/sustained.py), so that the rule is
+tested on made-up series and a results file is read without a GPU.
 
 Regimes. A burst is a short run after an idle gap: on an H100 its clock is the boost clock, whatever the work. A
 sustained job runs back to back: SIMT fp32 work keeps 1980 MHz at the 700 W limit, tensor-core work is clocked down to
@@ -15,7 +15,7 @@ measurement anyway and the round is recorded as not steady, with the last window
 window measured is the next `measure_s`.
 
 Why these values. NVML's power reading moves in steps of its sensor's period (each run measures and records it:
-harness/energy.py; reports on H100 boards put it near 100 ms), so a window of 0.5 s averages several readings. A
+harness/measure/energy.py; reports on H100 boards put it near 100 ms), so a window of 0.5 s averages several readings. A
 tensor-core GEMM reaching the limit falls from 1980 MHz to 1370-1560 MHz (measured on an H100 at 4096^3, 4 s back to
 back after a 2 s idle gap, before this rule existed): a step of 20-30% between its first windows, which tolerances
 of 2% (clock) and 3% (power) refuse; what these tolerances must accept is the wander of a run that has settled,
@@ -32,7 +32,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from harness.timing import Samples
+from harness.measure.timing import Samples
 
 SAMPLE_S = 0.01          # NVML clock and power readings taken at most this often during a run
 IDLE_S = 2.0             # the idle gap before each implementation's turn (the burst follows it)

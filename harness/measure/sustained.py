@@ -1,13 +1,14 @@
 """The sustained regime, measured: each implementation run back to back until its clock and power stop moving, in
-interleaved rounds with an idle gap before each turn; what it recorded is harness/regime.py's.
+interleaved rounds with an idle gap before each turn; what it recorded is harness/measure/regime.py's.
 
 A turn of one implementation in one round:
 1. idle: nothing queued for IDLE_S (the card leaves the power limit behind);
-2. burst: its first BURST_RUNS launches, each bracketed by CUDA events and clock probes (harness/sm_clock.py): the
+2. burst: its first BURST_RUNS launches, each bracketed by CUDA events and clock probes (harness/measure/sm_clock.py):
+the
    regime of a short run after an idle gap;
 3. ramp: launches back to back in chunks of about CHUNK_MS of device time, each chunk bracketed by events and probes,
    the host keeping DEPTH chunks queued so that the GPU never waits; between chunk completions the host reads NVML's
-   SM clock and power (every SAMPLE_S), until the steady-state rule holds (harness/regime.py Rule) or its max_s;
+   SM clock and power (every SAMPLE_S), until the steady-state rule holds (harness/measure/regime.py Rule) or its max_s;
 4. steady window: `measure_s` more, opened and closed where NVML's energy counter changes, so that each reading is
    fresh (a reading taken between two updates of the counter lags it by up to a period; one taken as it changes does
    not). The chunks that complete inside the window are the turn's samples (ms per launch, clock); its energy is
@@ -30,8 +31,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.energy import COUNTER, NONE, POWER, Energy, MeterState, delta_mj, integrate_mj
-from harness.regime import (
+from harness.measure.energy import COUNTER, NONE, POWER, Energy, MeterState, delta_mj, integrate_mj
+from harness.measure.regime import (
     BURST_RUNS,
     CHUNK_MS,
     IDLE_S,
@@ -43,8 +44,8 @@ from harness.regime import (
     last_windows,
     steady_at,
 )
-from harness.rounds import Entry
-from harness.timing import Samples
+from harness.measure.rounds import Entry
+from harness.measure.timing import Samples
 
 if TYPE_CHECKING:
     import torch
@@ -86,8 +87,8 @@ def sustain(entries: Sequence[Entry], *, rounds: int = ROUNDS, seed: int = 0, tw
     (key (key, "aa")), the A/A control. on_turn(key, round) is called before each turn."""
     import torch
 
-    from harness.energy import meter_state
-    from harness.sm_clock import ProbeBuffer, max_sm_clock_mhz
+    from harness.measure.energy import meter_state
+    from harness.measure.sm_clock import ProbeBuffer, max_sm_clock_mhz
 
     device = device or torch.device("cuda", torch.cuda.current_device())
     state = meter_state(device.index if device.index is not None else torch.cuda.current_device())

@@ -4,11 +4,11 @@ clock.
 Errors a user can cause (a bad id, shape or file) end with a one-line message and exit code 2, never
 a traceback; a run in which any implementation failed ends with exit code 1 after its summary.
 
-Each verb, its options and its command are in the module of its group: cli_run (run; its arguments read by
-cli_options, its progress printed by cli_progress), cli_results (compare, merge, analyse, report, claims),
-cli_kernels (list, explain, trace), cli_gpu_tools (profile, sanitize, referee, knobs), cli_clock (clock),
-cli_export (export) and cli_gluon (gluon). Every verb reads kernel ids through cli_ids and checks every path it is
-given through cli_paths, before it writes anything.
+The verbs live here, each a thin call into the layers below, in the module of its group: run (run; its arguments
+read by options, its progress printed by progress), results (compare, merge, analyse, report, claims), kernels
+(list, explain, trace), gpu_tools (profile, sanitize, referee, knobs), clock (clock), export (export) and gluon
+(gluon). Every verb reads kernel ids through ids and checks every path it is given through paths, before it writes
+anything.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness import cli_clock, cli_export, cli_gluon, cli_gpu_tools, cli_kernels, cli_results, cli_run
-from harness.cli_options import UserError
+from harness.cli import clock, export, gluon, gpu_tools, kernels, results, run
+from harness.cli.options import UserError
 
 # Each verb's subparser, in the order `rosetta --help` lists them.
-VERBS = (cli_kernels.add_list, cli_run.add_run, cli_results.add_compare, cli_gpu_tools.add_profile,
-         cli_results.add_merge, cli_results.add_analyse, cli_results.add_report, cli_results.add_claims,
-         cli_kernels.add_explain, cli_kernels.add_trace, cli_gpu_tools.add_sanitize, cli_gpu_tools.add_referee,
-         cli_gpu_tools.add_knobs, cli_clock.add_clock, cli_export.add_export, cli_gluon.add_gluon)
+VERBS = (kernels.add_list, run.add_run, results.add_compare, gpu_tools.add_profile, results.add_merge,
+         results.add_analyse, results.add_report, results.add_claims, kernels.add_explain, kernels.add_trace,
+         gpu_tools.add_sanitize, gpu_tools.add_referee, gpu_tools.add_knobs, clock.add_clock, export.add_export,
+         gluon.add_gluon)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,6 +60,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rosetta {args.command}: interrupted; results measured so far are on disk", file=sys.stderr)
         return 130
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.cli_options import UserError
+from harness.cli.options import UserError
 
 
 def add_export(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +35,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from harness.analysis.export import COLUMNS, SAMPLE_COLUMNS, rows, sample_rows
     from harness.analysis.measured import Measured
     from harness.analysis.record import read_beside
-    from harness.cli_paths import output_file, results_in
+    from harness.cli.paths import output_file, results_in
 
     # every path checked before anything is written: the results file, then each file to write
     results = results_in(args.results, "export")

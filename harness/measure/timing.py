@@ -13,7 +13,7 @@ own events on a CUDA kernel and requires agreement within 10% (it passes on the 
 EventClock is the same measurement of one run made into pytest-benchmark's timer, so that the benchmarks'
 statistics are device times (tests/test_benchmarks.py).
 
-A comparison is not one burst per implementation: harness/rounds.py times every implementation of a problem in
+A comparison is not one burst per implementation: harness/measure/rounds.py times every implementation of a problem in
 interleaved rounds and keeps every run as a `Samples` (defined here, the record's form of them);
 harness/analysis/verdicts.py makes the calls from those samples.
 """
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from harness.energy import Energy
+from harness.measure.energy import Energy
 
 if TYPE_CHECKING:  # torch loads where something is timed, not where a record is read
     import torch
@@ -102,8 +102,8 @@ class Samples:
     round; entries of different batches (another task, another file) only as two independent sets.
 
     A sample may stand for several launches timed together (`launches`: the sustained regime times chunks of
-    back-to-back launches, harness/sustained.py): ms[i] is then the time per launch over that chunk. `energy` holds
-    each round's energy of its timed launches (harness/energy.py; None in files from before it was read).
+    back-to-back launches, harness/measure/sustained.py): ms[i] is then the time per launch over that chunk. `energy`
+    holds each round's energy of its timed launches (harness/measure/energy.py; None in files from before it was read).
     """
 
     ms: list[float]
@@ -142,9 +142,9 @@ class Samples:
     def clock(self) -> list[float | None]:
         """Each window's clock with the probe's readings above the GPU's maximum SM clock brought down to it.
 
-        The probe (harness/sm_clock.py) reads some windows above the maximum NVML states for the GPU (on an H100, up
-        to 2040 MHz against 1980), a clock the SMs cannot run at. Whatever the true clock of such a window was, it was
-        at most the maximum, so the maximum is nearer to it than the reading: the correction can only shrink the
+        The probe (harness/measure/sm_clock.py) reads some windows above the maximum NVML states for the GPU (on an
+        H100, up to 2040 MHz against 1980), a clock the SMs cannot run at. Whatever the true clock of such a window was,
+        it was at most the maximum, so the maximum is nearer to it than the reading: the correction can only shrink the
         error. What it cannot say is how far off the readings under the maximum are; `clock_error` bounds that from
         below."""
         top = self.max_mhz

@@ -14,9 +14,9 @@ times, costs a few microseconds outside the events, and needs no build of its ow
 
 The probe has an error of its own: on H100s some windows read above the GPU's maximum SM clock (up to 2040 and 2055
 MHz against 1980, `rosetta clock RESULTS` shows where). Such a reading is brought down to the maximum before it
-multiplies a time into cycles, and its excess is the error the samples prove (harness/timing.py Samples.clock,
+multiplies a time into cycles, and its excess is the error the samples prove (harness/measure/timing.py Samples.clock,
 Samples.clock_error), which decides whether a cycles call is made (harness/analysis/verdicts.py). `rosetta clock
---measure` (harness/sm_clock_error.py) measures the error against NVML's clock by window length.
+--measure` (harness/run/clock_error.py) measures the error against NVML's clock by window length.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def max_sm_clock_mhz(device: torch.device) -> float | None:
 
 def nvml_sm_clock_mhz(torch_index: int) -> float | None:
     """NVML's current SM clock of a GPU (torch's index); None where NVML is missing. The driver's setting at the moment
-    asked, the reference the probe's error is measured against (harness/sm_clock_error.py)."""
+    asked, the reference the probe's error is measured against (harness/run/clock_error.py)."""
     try:
         import pynvml
 

@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.cli_console import console
-from harness.cli_options import DEFAULT_OUT, report_dir
-from harness.cli_paths import beside, output_file, output_folder, results_in
+from harness.cli.console import console
+from harness.cli.options import DEFAULT_OUT, report_dir
+from harness.cli.paths import beside, output_file, output_folder, results_in
 
 if TYPE_CHECKING:  # the verbs load what they read when they run, so that `rosetta --help` stays quick
     from harness.analysis.claims import Claim

@@ -8,7 +8,7 @@ What NVML's reference says, and what it leaves open:
   move about every 100 ms.
   So the suite does not assume a period: `resolution()` watches the counter while the GPU is busy and records how
   often it changed and by how much, and every energy figure is taken in windows that the measured period can
-  resolve (harness/rounds.py for the bursts, harness/sustained.py for the sustained regime).
+  resolve (harness/measure/rounds.py for the bursts, harness/measure/sustained.py for the sustained regime).
 - nvmlDeviceGetPowerUsage: milliwatts; on Ampere (but GA100) and newer, the mean of the last second. The field
   NVML_FI_DEV_POWER_INSTANT (nvmlDeviceGetFieldValues) is the instantaneous reading where the driver has it, and
   is what a Meter reads for power; `power_source` says which it got.
@@ -19,7 +19,7 @@ NVML is reached through `pynvml` (the nvidia-ml-py package), which CUDA builds o
 installed, or NVML cannot start (no driver), a Meter is absent: every reading is None and `reason` says why in one
 line; nothing here raises. Tests pass a fake NVML module (any object with the functions used here).
 
-`python -m harness.energy [seconds]` measures the counter's resolution on this machine's GPU and prints it.
+`python -m harness.measure.energy [seconds]` measures the counter's resolution on this machine's GPU and prints it.
 """
 
 from __future__ import annotations
@@ -307,7 +307,7 @@ def resolution(meter: Meter, seconds: float = RESOLUTION_S, *, clock: Callable[[
 # ---------------------------------------------------------------------------------------------- the record of a window
 @dataclass
 class Energy:
-    """The energy of an entry's timed launches, one value per round of its samples (harness/timing.py Samples).
+    """The energy of an entry's timed launches, one value per round of its samples (harness/measure/timing.py Samples).
 
     mj[r] is what was read over round r's window (the counter's change, or the integral of power samples); joules[r]
     is the share of it that the round's timed launches took (the window's mean power times their event time), None
@@ -320,7 +320,8 @@ class Energy:
     joules: list[float | None]
     period_ms: float | None = None                # the counter's update period measured in the process that read it
     note: str = ""                                # why a round has no joules, in one line
-    extra: dict = field(default_factory=dict)     # what a regime adds (harness/sustained.py: the power integral)
+    # what a regime adds (harness/measure/sustained.py: the power integral)
+    extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not len(self.mj) == len(self.window_s) == len(self.joules):
@@ -373,9 +374,9 @@ class Window:
 def burst_energy(readings: list[tuple[int | None, int | None, float] | None], runs_ms: list[float],
                  window_ms: list[float | None], meter_state: MeterState | None,
                  planned_s: float | None = None) -> Energy | None:
-    """The Energy of an entry's bursts (harness/rounds.py): each round's counter change over its window, and where the
-    window resolves it, the timed runs' share (the window's energy times their event time over the window's device
-    time: the L2 flushes and clock probes between the runs take the rest). None where no meter was given; no
+    """The Energy of an entry's bursts (harness/measure/rounds.py): each round's counter change over its window, and
+    where the window resolves it, the timed runs' share (the window's energy times their event time over the window's
+    device time: the L2 flushes and clock probes between the runs take the rest). None where no meter was given; no
     readings at all where the planned burst (planned_s) was too short for the counter to be read, said in the note."""
     if meter_state is None:
         return None

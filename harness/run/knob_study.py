@@ -152,10 +152,10 @@ def measure(results_path: Path, problem: Problem, *, rounds: int, seed: int, say
     from harness.analysis.record import analyse, read_beside
     from harness.launch import triton as launch
     from harness.launch import triton_tutorial
-    from harness.numerics import make_operands
+    from harness.measure.numerics import make_operands
+    from harness.measure.rounds import Entry, estimate_ms, interleave
     from harness.records.file import load
     from harness.registry import get
-    from harness.rounds import Entry, estimate_ms, interleave
 
     results = load(results_path)
     analysis = read_beside(results_path) or analyse(results.results, results_path.name)

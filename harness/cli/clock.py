@@ -1,6 +1,6 @@
 """`rosetta clock`: the SM clock probe's error. Given results files, where their readings exceed the GPU's maximum SM
 clock, by window length and by implementation (no GPU); with --measure, the probe measured against NVML, the CUDA
-events and the host's clock on this machine's GPU (harness/sm_clock_error.py)."""
+events and the host's clock on this machine's GPU (harness/run/clock_error.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import argparse
 from pathlib import Path
 
 from harness import env
-from harness.cli_console import console
-from harness.cli_options import DEFAULT_OUT, UserError
+from harness.cli.console import console
+from harness.cli.options import DEFAULT_OUT, UserError
 
 
 def add_clock(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +28,7 @@ def add_clock(sub: argparse._SubParsersAction) -> None:
 def cmd_clock(args: argparse.Namespace) -> int:
     if not args.results and not args.measure:
         raise UserError("give results files to examine, or --measure to measure the probe on this GPU")
-    from harness.cli_paths import output_folder, results_in
+    from harness.cli.paths import output_folder, results_in
 
     loaded = [(Path(name), results_in(name, "clock")) for name in args.results]  # every file checked before any output
     if args.measure:
@@ -41,7 +41,7 @@ def cmd_clock(args: argparse.Namespace) -> int:
             raise UserError(f"clock --measure needs a GPU ({env.gpu_reason()})")
         import torch
 
-        from harness import sm_clock_error
+        from harness.run import clock_error as sm_clock_error
 
         repeats = args.repeats or sm_clock_error.REPEATS
         if repeats < 2:
