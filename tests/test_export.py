@@ -12,7 +12,7 @@ import pytest
 
 from harness import cli
 from harness.analysis.export import COLUMNS, RELATIONS, SAMPLE_COLUMNS, markdown
-from harness.analysis.record import Analysis, analysis_path
+from harness.analysis.record import Analysis, analysis_path, read_beside
 from harness.records.file import Results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +39,8 @@ def exported(recorded: Results, tmp_path_factory) -> tuple[Results, Analysis, li
     if not record.exists():
         pytest.skip(f"no analysis record beside {recorded.path.name}")
     tables = _export(recorded.path, tmp_path_factory.mktemp("export"), "--csv", "--samples")
-    analysis = Analysis.from_json(json.loads(record.read_text(encoding="utf-8")))
+    analysis = read_beside(recorded.path)    # the record as the export reads it (an older one made again)
+    assert analysis is not None
     return recorded, analysis, tables["--csv"], tables["--samples"]
 
 

@@ -217,7 +217,7 @@ def test_the_terminal_and_the_page_name_the_class_beside_ok_and_say_what_was_not
     from rich.console import Console
 
     from harness.analysis.measured import Measured
-    from harness.analysis.metrics import NUMERICS
+    from harness.report.metrics import NUMERICS
     from harness.report.terminal import print_summary
 
     p = Problem("sgemm", 37, 45, 29)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.knobs import knob_sentence, read_beside, study_of, study_path
+from harness.analysis.knobs import read_beside, study_of, study_path
 from harness.analysis.record import read_beside as analysis_beside
 from harness.analysis.verdicts import Call
 from harness.cli import main
@@ -18,6 +18,7 @@ from harness.launch.triton import launch_settings as takes_of
 from harness.measure.timing import Samples
 from harness.problems import Problem
 from harness.records.file import load
+from harness.report.knobs import knob_sentence
 from harness.run import knob_study as knobs
 from tests.recorded import recorded_gpu_run
 

@@ -15,11 +15,11 @@ from matplotlib.transforms import Bbox
 from harness.analysis.measured import Measured
 from harness.analysis.record import read_beside
 from harness.analysis.steps import ladder_rungs
-from harness.analysis.wording import baseline_label
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.records.file import load
 from harness.report.plots import all_plots
 from harness.report.plots.common import CUBLAS, DPI, drawn_texts, text_box
+from harness.report.wording import baseline_label
 from tests.recorded import REPO, recorded_gpu_run
 
 RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102241Z.jsonl"

@@ -40,10 +40,10 @@ def test_the_bf16_splits_are_precision_classes_with_their_triton_input_precision
 
 def test_the_report_names_each_class_by_its_label():
     from harness.analysis.measured import Measured
-    from harness.analysis.metrics import PRECISION
-    from harness.analysis.wording import PRECISION_TEXT
     from harness.records.lines import Result, Status
+    from harness.report.metrics import PRECISION
     from harness.report.terminal import row
+    from harness.report.wording import PRECISION_TEXT
 
     assert {p: c.label for p, c in PRECISION_CLASSES.items()} == PRECISION_TEXT
     record = Result("triton:tuned-bf16x3", "triton", Problem("sgemm", 64, 64, 64), Status.OK, precision="bf16x3")

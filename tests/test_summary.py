@@ -9,10 +9,10 @@ import pytest
 from rich.console import Console
 
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import terminal_columns
 from harness.analysis.record import read_beside
 from harness.baselines import cublas_of
 from harness.records.file import load
+from harness.report.metrics import terminal_columns
 from harness.report.terminal import CAVEAT_MARK, print_summary
 from harness.term_table import reads_as
 from tests.recorded import recorded_gpu_run, with_rounds

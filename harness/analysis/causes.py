@@ -11,14 +11,16 @@ so instruction counts from the SASS are never a cause; only the form of an instr
 32-bit loads) is. Counters are used only where ncu's kernel time agrees with the timed median (`tied`): a profile that
 ran another configuration (an autotuner choosing differently under the profiler) describes another kernel.
 
-A cause must also discriminate: the quantity differs between the two rows it separates and not between two rows that
-run alike (`controls`). The control pairs are the file's own comparisons on the same problem and in the same class
-that the rounds called SAME (a Triton form against its CUDA kernel at the kernel's own tile, a rung against its step
-before, a row against its Triton baseline). A quantity that differs as much, the same way, between two rows that run
-alike is not what makes one of the pair faster (the shared-memory tile's Triton dot has the wide loads its CUDA kernel
-lacks, yet at the kernel's own 32x32 tile the two run alike), so it is never said; one that differs less or not at all
-in a control pair holds there, and only a cause that some control pair holds and none refutes is stated. An ablation
-is its own control (two launches that differ in one setting). Where no cause is left, none was measured.
+A cause must also discriminate: the quantity differs between the two rows it separates in the direction of the speed,
+and not the same way between two rows where the speed does not go that way (`controls`). The control pairs are the
+file's own comparisons in the same class, on any problem (a Triton form against its CUDA kernel, its Gluon mirror, a
+rung against its step before, a row against its Triton baseline): one the rounds called SAME refutes a quantity that
+differs as much, the same way, between its two rows (the shared-memory tile's Triton dot has the wide loads its CUDA
+kernel lacks, yet at the kernel's own 32x32 tile the two run alike), and holds it where it differs less or not at
+all; one the rounds decided refutes a quantity that differs as much the same way with the speed the other way (a
+Triton form's 128-bit global loads against its CUDA kernel's 32-bit ones, where that Triton form is the slower). Only
+a cause that some control pair holds and none refutes is stated. An ablation is its own control (two launches that
+differ in one setting). Where no cause is left, none was measured.
 """
 
 from __future__ import annotations
@@ -263,15 +265,16 @@ def _ablation_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
 
 
 # ---------------------------------------------------------------------------------------------- control pairs
-# The comparisons of a file whose SAME calls make control pairs: two rows of kernels that both have compiled facts (a
-# cuBLAS row has none) and differ in code, not in the implementation timed twice ("aa") or across files ("runs").
-CONTROL_RELATIONS = ("counterpart", "step", "triton-baseline")
+# The comparisons of a file that make control pairs: two rows of kernels that both have compiled facts (a cuBLAS row
+# has none) and differ in code, not in the implementation timed twice ("aa") or across files ("runs").
+CONTROL_RELATIONS = ("counterpart", "gluon", "model", "step", "triton-baseline")
+DECIDED = (Call.FAST, Call.SLOW)
 
 
 @dataclass(frozen=True)
 class Control:
-    """A cause held to a control pair: two rows the rounds called SAME, and whether the quantity differs between them
-    as it does between the pair it is said of (`refutes`) or not (it holds there)."""
+    """A cause held to a control pair: two rows the rounds called SAME or decided, and whether the quantity differs
+    between them as it does between the pair it is said of where their speed does not go that way (`refutes`)."""
 
     cause: Cause
     pair: Comparison
@@ -300,15 +303,22 @@ def _as_much(c: Cause, other: Cause) -> bool:
     return abs(of - os_) / max(abs(of), abs(os_)) >= abs(f - s) / max(abs(f), abs(s))
 
 
+def _swapped(c: Cause) -> Cause:
+    """The same difference read from the other side: the slower's value first."""
+    return Cause(c.quantity, c.kind, c.slower, c.faster, "slower" if c.favours == "faster" else "faster", c.weight,
+                 c.detail)
+
+
 def _control_pairs(m: Measured, fast: Result, slow: Result) -> list[Comparison]:
-    """The file's SAME comparisons on the pair's problem and class, those sharing a kernel with the pair first."""
+    """The file's comparisons of control relations in the pair's class that the rounds called SAME, FAST or SLOW,
+    those on the pair's problem and sharing a kernel with it first."""
     kernels = {fast.kernel, slow.kernel} - {None}
     found = [c for c in m.analysis.comparisons
-             if c.relation in CONTROL_RELATIONS and c.call is Call.SAME and c.problem == slow.problem
-             and c.subject_key not in (fast.key, slow.key)]
+             if c.relation in CONTROL_RELATIONS and c.call in (Call.SAME, *DECIDED)
+             and not {c.subject_key, c.reference_key} <= {fast.key, slow.key}]
     found = [c for c in found if m.record(c.reference_key).precision == slow.precision
              and m.record(c.subject_key).precision == slow.precision]
-    return sorted(found, key=lambda c: not ({c.subject[0], c.reference[0]} & kernels))
+    return sorted(found, key=lambda c: (c.problem != slow.problem, not ({c.subject[0], c.reference[0]} & kernels)))
 
 
 def controls(m: Measured, fast: Result, slow: Result, found: list[Cause]) -> list[Control]:
@@ -322,8 +332,14 @@ def controls(m: Measured, fast: Result, slow: Result, found: list[Cause]) -> lis
         for comparison, x, y in pairs:
             if not (_measurable(m, x, cause) and _measurable(m, y, cause)):
                 continue
-            alike = [*causes(m, x, y), *causes(m, y, x)]
-            out.append(Control(cause, comparison, any(_as_much(cause, other) for other in alike)))
+            if comparison.call is Call.SAME:
+                alike = [*causes(m, x, y), *causes(m, y, x)]
+                out.append(Control(cause, comparison, any(_as_much(cause, other) for other in alike)))
+            else:   # decided: read from its faster side; the same difference with the speed reversed refutes
+                cf, cs = (x, y) if comparison.call is Call.FAST else (y, x)
+                reversed_ = any(_as_much(cause, _swapped(o)) for o in causes(m, cf, cs))
+                if reversed_:
+                    out.append(Control(cause, comparison, True))
     return out
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.analysis.verdicts import LEVEL, RESAMPLES
-from harness.measure.energy import NONE, RESOLVED_PERIODS
+from harness.measure.energy import NONE
 from harness.measure.rounds import MIN_ROUNDS
 from harness.measure.timing import Samples
 from harness.records.lines import Result
@@ -79,25 +79,16 @@ def of_result(result: Result) -> EnergyFigure | None:
 
 @dataclass(frozen=True)
 class FileEnergy:
-    """What a results file says of its energy: the figures a terminal line and the page's note are made of."""
+    """What a results file says of its energy: the figures a terminal line and the page's note are made of
+    (harness/report/regimes.py energy_line)."""
 
     timed: int                       # timed records
     read: int                        # of them, with energy readings
     resolved: int                    # of them, with at least one resolved round
     period_ms: float | None          # the counter's measured period (the median of what the records say)
     window_ms: float | None          # the median window the counter was read over (host time)
-    missing: str                     # why there are no readings (NVML absent, bursts too short), else ""
-
-    def line(self) -> str:
-        """One line: where the energy came from, or why there is none."""
-        if not self.timed:
-            return "energy: nothing timed"
-        if not self.read:
-            return f"energy: not measured ({self.missing or 'a file from before energy was read'})"
-        period = f"every {self.period_ms:.1f} ms" if self.period_ms else "too seldom to time"
-        window = f"{self.window_ms:.1f} ms" if self.window_ms is not None else "?"
-        return (f"energy: NVML's counter changes {period} (measured); windows of {window}: {self.resolved} of "
-                f"{self.timed} timed records resolved (a window needs {RESOLVED_PERIODS} periods)")
+    missing: str                     # why the meter read nothing, as it recorded it (NVML absent), else ""
+    longest_burst_ms: float | None = None   # the longest burst whose energy was asked for
 
 
 def file_energy(results: list[Result]) -> FileEnergy:
@@ -108,11 +99,6 @@ def file_energy(results: list[Result]) -> FileEnergy:
     windows = [1e3 * s for e in read for s in e.window_s if s]
     missing = next((e.note for e in energies if e.method == NONE and e.note), "")
     bursts = [e.extra["burst_s"] for e in energies if "burst_s" in e.extra]
-    if bursts and periods:  # one line for the whole file, from the longest burst that was too short
-        missing = (f"the counter moves every {statistics.median(periods):.1f} ms (measured), the longest burst lasts "
-                   f"{1e3 * max(bursts):.3g} ms: no burst resolvable (a window needs {RESOLVED_PERIODS} periods); "
-                   f"energy per GEMM is measured in the sustained regime's longer windows (rosetta run --regime "
-                   f"sustained)")
     return FileEnergy(len(timed), len(read), sum(e.resolved > 0 for e in read),
                       statistics.median(periods) if periods else None,
-                      statistics.median(windows) if windows else None, missing)
+                      statistics.median(windows) if windows else None, missing, 1e3 * max(bursts) if bursts else None)

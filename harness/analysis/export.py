@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
+from harness.analysis.verdicts import LEVEL
 from harness.catalog_types.kernel import precision_label
 from harness.measure.numerics import Verdict
 from harness.records.lines import Result
@@ -117,7 +118,7 @@ def _verdict_columns(prefix: str) -> list[Column]:
 
     out = [] if prefix == "cublas" else [
         Column(f"{prefix}_time_ratio", f"time over the time of {against} (below 1: faster)", part(lambda c: c.ratio)),
-        Column(f"{prefix}_lo", "the 95% interval of that ratio, low end",
+        Column(f"{prefix}_lo", f"the {LEVEL:.0%} interval of that ratio, low end",
                part(lambda c: c.verdict.time.lo if c.verdict else None)),
         Column(f"{prefix}_hi", "its high end", part(lambda c: c.verdict.time.hi if c.verdict else None))]
     out += [Column(f"{prefix}_call", f"the call against {against}: FAST, SLOW, SAME or AMBIGUOUS (empty for a file "
@@ -214,7 +215,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("pct_peak", "% of the measured FP32 FMA peak (sgemm fp32) or copy bandwidth (sgemv)", _figure("pct_peak")),
     Column("pct_cublas", "% of the speed of the cuBLAS of its class on the same problem (the analysis's estimate)",
            _pct(0)),
-    Column("pct_cublas_lo", "its 95% interval, low end", _pct(1)),
+    Column("pct_cublas_lo", f"its {LEVEL:.0%} interval, low end", _pct(1)),
     Column("pct_cublas_hi", "its high end", _pct(2)),
     *_verdict_columns("cublas"),
     *_verdict_columns("tutorial"),

@@ -1,182 +1,57 @@
-"""The findings that open the report, each kind one typed declaration: its figures (typed fields, kept in the analysis
-record as JSON), its rule over the results (`find`), its sentence (`words`) and the section that shows its evidence.
+"""The findings that open the report, each kind one typed declaration (harness/analysis/found.py): its figures, kept in
+the analysis record as JSON, and its rule over the results (`find`). The page words each kind
+(harness/report/findings.py).
 
-Nothing here is written by hand about a particular kernel: every finding is a rule over the results (best per idea
-and model, the widest gaps, the documents' claims, the shared Triton kernels, what Triton cannot take) that finds
-nothing where the results hold nothing for it. A comparison is said with its call and interval (harness/analysis/
-verdicts.py), never by a tolerance on two point estimates.
+Nothing here is about a particular kernel: every finding is a rule over the results (best per idea and model, the
+widest gaps, the documents' claims, the shared Triton kernels, what Triton cannot take) that finds nothing where the
+results hold nothing for it. A comparison is kept as the analysis record's own (harness/analysis/record.py), with its
+call and interval: the sentence says what its call says, never more (harness/analysis/verdicts.py).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from harness.analysis import anchors, fmt, wording
-from harness.analysis.cause_words import NO_CAUSE, said
-from harness.analysis.causes import stated
-from harness.analysis.claims import Claim, claims_table, doc_figure, stride_occupancy, stride_sweep, unroll_check
-from harness.analysis.fmt import Inline, Link, Mono
+from harness.analysis.causes import against, stated
+from harness.analysis.claims import TIE, Claim, claims_table, stride_occupancy, stride_sweep, unroll_check
+from harness.analysis.found import KINDS, Found, kind
 from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
-from harness.analysis.metrics import ran_text
-from harness.analysis.model_or_compiler import Quantity, Split, closed_text, splits
-from harness.analysis.overview import headline_problems
-from harness.analysis.record import Cause, Comparison, RowKey, pair
+from harness.analysis.model_or_compiler import Split, splits
+from harness.analysis.record import Cause, Comparison, RowKey
 from harness.analysis.verdicts import Call
-from harness.analysis.wording import PRECISION_TEXT, baseline_label, idea_link, who
 from harness.identity import ImplId
 from harness.problems import Problem
 from harness.records.lines import Result, Status
 
+__all__ = ["KINDS", "MAX_FINDINGS", "Found", "findings", "recorded"]
 MAX_FINDINGS = 10
-Interval = tuple[float, float | None, float | None]   # a % of cuBLAS with its 95% interval (None: single bursts)
-
-
-# ---------------------------------------------------------------------------------------------- the declaration
-@dataclass(frozen=True)
-class Found:
-    """A finding: subclasses declare `KIND`, their typed figures as fields, `find` (the rule), `words` and
-    `evidence`. Its JSON is its fields, each written by its own type (a verdict, a cause, a problem, a record key)."""
-
-    KIND: ClassVar[str]
-    # A kind found once per rung (ModelOrCompiler) is shown under its own heading and in its idea's section, every
-    # one of them; the others are the numbered findings, at most MAX_FINDINGS.
-    PER_RUNG: ClassVar[bool] = False
-    op: str = ""                       # the op a per-op kind is about ("" for the others)
-
-    @property
-    def kind(self) -> str:
-        return f"{self.KIND}-{self.op}" if self.op else self.KIND
-
-    @property
-    def causes(self) -> tuple[Cause, ...]:
-        return ()
-
-    @classmethod
-    def find(cls, m: Measured) -> list[Found]:
-        raise NotImplementedError
-
-    def words(self, m: Measured) -> list[Inline]:
-        raise NotImplementedError
-
-    def evidence(self, m: Measured) -> Link:
-        raise NotImplementedError
-
-    def to_json(self) -> dict:
-        return {"kind": self.KIND, **{f.name: _encode(getattr(self, f.name)) for f in dataclasses.fields(self)}}
-
-    @staticmethod
-    def from_json(data: dict) -> Found:
-        cls = KINDS.get(data.get("kind", ""))
-        if cls is None:
-            raise ValueError(f"not a finding kind: {data.get('kind')!r}")
-        hints = typing.get_type_hints(cls)
-        return cls(**{f.name: _decode(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)
-                      if f.name in data})
-
-
-def _encode(v: Any) -> Any:
-    if hasattr(v, "to_json"):
-        return v.to_json()
-    if dataclasses.is_dataclass(v):
-        return {f.name: _encode(getattr(v, f.name)) for f in dataclasses.fields(v)}
-    if isinstance(v, (tuple, list)):
-        return [_encode(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _encode(x) for k, x in v.items()}
-    return float(f"{v:.6g}") if isinstance(v, float) else v
-
-
-def _decode(tp: Any, data: Any) -> Any:
-    """A field's value from its JSON, by its declared type."""
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        if data is None:
-            return None
-        known = [a for a in args if a is not type(None)]
-        return _decode(known[0], data) if len(known) == 1 else data
-    if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], x) for x in data)
-        return tuple(_decode(a, x) for a, x in zip(args, data, strict=True)) if args else _tuple(data)
-    if tp is tuple:
-        return _tuple(data)
-    if isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields"):  # a NamedTuple: by its own fields
-        hints = typing.get_type_hints(tp)
-        return tp(*(_decode(hints[f], x) for f, x in zip(tp._fields, data, strict=True)))
-    if origin is dict:
-        return {k: _decode(args[1], x) for k, x in data.items()}
-    if isinstance(tp, type) and hasattr(tp, "from_json"):
-        return tp.from_json(data)
-    if dataclasses.is_dataclass(tp):
-        hints = typing.get_type_hints(tp)
-        return tp(**{f.name: _decode(hints[f.name], data[f.name]) for f in dataclasses.fields(tp)})
-    return data
-
-
-def _tuple(data: Any) -> Any:
-    return tuple(_tuple(x) for x in data) if isinstance(data, list) else data
-
-
-KINDS: dict[str, type[Found]] = {}
-
-
-def kind(cls: type[Found]) -> type[Found]:
-    """Register a finding kind (in the order the findings are listed)."""
-    KINDS[cls.KIND] = cls
-    return cls
 
 
 def recorded(m: Measured) -> list[Found]:
-    """The findings of the record beside the file; a record written before findings were recorded as these types
-    (or none) gets them made now, by the same rules."""
+    """The findings of the record beside the file, typed once (and kept so in it); a record written before findings
+    were recorded as these types (or none) gets them made now, by the same rules."""
     found = m.analysis.findings
-    if found is None:
-        return findings(m)
     try:
-        return [f if isinstance(f, Found) else Found.from_json(f) for f in found]
+        typed = findings(m) if found is None else [f if isinstance(f, Found) else Found.from_json(f) for f in found]
     except (KeyError, TypeError, ValueError):
-        return findings(m)
+        typed = findings(m)
+    m.analysis.findings = typed
+    return typed
 
 
 def findings(m: Measured) -> list[Found]:
-    numbered = [f for cls in KINDS.values() if not cls.PER_RUNG for f in cls.find(m)][:MAX_FINDINGS]
-    return numbered + [f for cls in KINDS.values() if cls.PER_RUNG for f in cls.find(m)]
-
-
-# ---------------------------------------------------------------------------------------------- shared wording
-def rec(m: Measured, key: RowKey) -> Result:
-    return m.record(key)
-
-
-def short(r: Result) -> str:
-    """How a side of a pair is named in its cause and its clock clause: 'the CUDA kernel' or its Triton label."""
-    return "the CUDA kernel" if r.impl_id.is_cuda else r.label
-
-
-def named(r: Result, other: Result | None = None) -> list[Inline]:
-    """A record with its model spelled out; 'its CUDA kernel' where it is the same kernel as `other`."""
-    if other is not None and r.kernel == other.kernel:
-        return ["its CUDA kernel" if r.impl_id.is_cuda else f"its {r.label}"]
-    return ["CUDA ", Mono(r.kernel or "")] if r.impl_id.is_cuda else who(r)
-
-
-def ran(m: Measured, r: Result) -> str:
-    """' (ran 64×64×64 tile, 4 warps, 2 stages, group_m 8)' for a Triton row, as its record says."""
-    text = ran_text(m, r) if r.impl_id.is_triton and r.kernel else None
-    return f" (ran {text})" if text else ""
-
-
-def between_text(m: Measured, c: Comparison | None, subject: str, reference: str) -> str:
-    return wording.sentence(c, subject, reference, m.clocks(c) if c is not None else (None, None))
+    numbered = [f for cls in KINDS.values() if cls.NUMBERED for f in cls.find(m)][:MAX_FINDINGS]
+    return numbered + [f for cls in KINDS.values() if not cls.NUMBERED for f in cls.find(m)]
 
 
 def _call_counts(calls: list[str | None]) -> dict[str, int]:
     return {str(c): calls.count(c) for c in dict.fromkeys(calls)}
+
+
+def _vs(b: Best | None) -> Comparison | None:
+    return b.vs_cublas if b is not None else None
 
 
 # ---------------------------------------------------------------------------------------------- the kinds
@@ -196,113 +71,41 @@ class Untimed(Found):
         return [cls(cuda=(min(regs["cuda"]), max(regs["cuda"])) if regs["cuda"] else None,
                     triton=(min(regs["triton"]), max(regs["triton"])) if regs["triton"] else None)]
 
-    def words(self, m: Measured) -> list[Inline]:
-        parts: list[Inline] = ["Nothing in this file was timed (a CPU run: Triton in its interpreter, CUDA compiled "
-                               "for sm_90), so it holds no speeds"]
-        for name, span in (("CUDA", self.cuda), ("Triton", self.triton)):
-            if span is not None:
-                parts.append(f"; the {name} kernels compile to {span[0]}–{span[1]} registers per thread")
-        return [*parts, "."]
-
-    def evidence(self, m: Measured) -> Link:
-        return Link("Ideas", anchors.href(anchors.IDEAS))
-
-
-@dataclass(frozen=True)
-class Shape:
-    """One problem of a headline: the fastest fp32 CUDA kernel and Triton form (like for like, and of any design
-    where that is another), each with its % of cuBLAS fp32, and the best Triton against the Triton tutorial."""
-
-    problem: Problem
-    role: str                                    # "" for the op's headline problem, else why this one is shown
-    cublas: RowKey
-    cuda: RowKey | None = None
-    cuda_pct: Interval | None = None
-    triton: RowKey | None = None
-    triton_pct: Interval | None = None
-    triton_any: RowKey | None = None
-    triton_any_pct: Interval | None = None
-    tutorial: Comparison | None = None
-    tutorial_pct: Interval | None = None
-
 
 @kind
 @dataclass(frozen=True)
 class Headline(Found):
-    """Per op: its headline problem (for sgemv also the shape nearest the copy bandwidth), the best of each model."""
+    """Per op on its headline problem: the fastest fp32 CUDA kernel and Triton form (like for like, and of any design
+    where that is another), each as its comparison with cuBLAS fp32, and the best Triton against the Triton tutorial
+    (with the tutorial's own comparison with cuBLAS)."""
 
     KIND: ClassVar[str] = "headline"
-    shapes: tuple[Shape, ...] = ()
+    problem: Problem | None = None
+    cublas: RowKey | None = None
+    cuda: Comparison | None = None
+    triton: Comparison | None = None
+    triton_any: Comparison | None = None
+    tutorial: Comparison | None = None           # the best Triton against the tutorial
+    tutorial_cublas: Comparison | None = None    # the tutorial against cuBLAS
 
     @classmethod
     def find(cls, m: Measured) -> list[Found]:
         out: list[Found] = []
         for op in m.ops:
-            kernels = [k for k in m.kernels if k.op == op]
-            shapes = []
-            for problem, role in headline_problems(m, op):
-                base = m.baseline(problem, "fp32")
-                if base is None or base.figures is None:
-                    continue
-                cuda, tri = m.bests(kernels, problem, "fp32")
-                anyone = m.best(m.timed_of(kernels, problem, "triton", "fp32"), any_design=True)
-                anyone = anyone if anyone and (tri is None or anyone.result is not tri.result) else None
-                if cuda is None and tri is None:
-                    continue
-                tutorial = m.vs(tri.result, "triton-baseline") if tri else None
-                shapes.append(Shape(problem, role, base.key, cuda.result.key if cuda else None,
-                                    cuda.interval if cuda else None, tri.result.key if tri else None,
-                                    tri.interval if tri else None, anyone.result.key if anyone else None,
-                                    anyone.interval if anyone else None, tutorial,
-                                    m.interval(m.reference(tutorial)) if tutorial else None))
-            out += [cls(op, tuple(shapes))] if shapes else []
-        return out
-
-    def _reaches(self, r: Result, pct: Interval, first: bool) -> str:
-        fig = r.figures
-        assert fig is not None
-        vs = f" of {baseline_label('fp32')}" if first else ""
-        if self.op == "sgemm":
-            return f"reaches {fmt.pct_ci(*pct)}{vs} over the paired rounds ({fmt.tflops(fig.tflops)} TFLOP/s at its " \
-                   "median time)"
-        return (f"moves {fmt.gbps(fig.gbps)} GB/s at its median time ({fmt.pct_ci(*pct)}{vs} over the paired rounds"
-                + (f", {fmt.pct(fig.pct_peak)} of the measured copy bandwidth)" if fig.pct_peak else ")"))
-
-    def _shape(self, m: Measured, s: Shape, lead: bool) -> list[Inline]:
-        where = f" ({s.role})" if s.role else ""
-        parts: list[Inline] = [f"On {s.problem.label}{where}, " if lead else f"; on {s.problem.label}{where}, "]
-        first = True
-        for label, key, pct in (("the fastest fp32 CUDA kernel", s.cuda, s.cuda_pct),
-                                ("the fastest fp32 Triton form like for like", s.triton, s.triton_pct),
-                                ("the fastest Triton form of any design", s.triton_any, s.triton_any_pct)):
-            if key is None or pct is None:
+            problem = m.headline(op)
+            base = m.baseline(problem, "fp32") if problem else None
+            if problem is None or base is None or base.figures is None:
                 continue
-            r = rec(m, key)
-            parts += [", and " if not first else "", f"{label}, ", *who(r), ran(m, r), ", ",
-                      self._reaches(r, pct, first)]
-            if key == s.triton and s.tutorial is not None and s.tutorial_pct is not None:
-                tut = m.reference(s.tutorial)
-                parts.append(f"; {tut.label} reaches {fmt.pct_ci(*s.tutorial_pct)}, and "
-                             + between_text(m, s.tutorial, "this form", "the tutorial's"))
-            first = False
-        base, peaks = rec(m, s.cublas), m.header.peaks
-        fig = base.figures
-        assert fig is not None
-        if self.op == "sgemm" and fig.pct_peak is not None and peaks:
-            parts.append(f"; {base.label} itself runs at {fmt.pct(fig.pct_peak)} of the measured FP32 FMA peak "
-                         f"({peaks.fp32_tflops:.1f} TFLOP/s)")
-        elif self.op == "sgemv" and fig.pct_peak is not None:
-            parts.append(f"; {base.label} moves {fmt.gbps(fig.gbps)} GB/s ({fmt.pct(fig.pct_peak)} of the copy "
-                         "bandwidth)")
-        return parts
-
-    def words(self, m: Measured) -> list[Inline]:
-        return [*(part for i, s in enumerate(self.shapes) for part in self._shape(m, s, i == 0)), "."]
-
-    def evidence(self, m: Measured) -> Link:
-        if self.op == "sgemm":
-            return Link("the % of cuBLAS plot", anchors.href(anchors.plot(anchors.BARS.format(op="sgemm"))))
-        return Link("the bandwidth plot", anchors.href(anchors.plot(anchors.GEMV)))
+            kernels = [k for k in m.kernels if k.op == op]
+            cuda, tri = m.bests(kernels, problem, "fp32")
+            anyone = m.best(m.timed_of(kernels, problem, "triton", "fp32"), any_design=True)
+            anyone = anyone if anyone and (tri is None or anyone.result is not tri.result) else None
+            if cuda is None and tri is None:
+                continue
+            tutorial = m.vs(tri.result, "triton-baseline") if tri else None
+            out.append(cls(op, problem, base.key, _vs(cuda), _vs(tri), _vs(anyone), tutorial,
+                           m.vs(m.reference(tutorial), "cublas") if tutorial else None))
+        return out
 
 
 def pairs(m: Measured, op: str) -> list[tuple[Comparison, str, Best, Best]]:
@@ -325,21 +128,14 @@ def pairs(m: Measured, op: str) -> list[tuple[Comparison, str, Best, Best]]:
 
 @dataclass(frozen=True)
 class Gap:
-    """One idea where one model's best leads: the two records, their % of cuBLAS, the verdict (Triton against
-    CUDA) and the causes stated for the leader."""
+    """One idea where one model's best leads: the verdict (Triton against CUDA), the two records' comparisons with
+    their cuBLAS (the leader's first) and the causes stated for the leader."""
 
     idea: str
-    lead: RowKey
-    trail: RowKey
-    lead_pct: Interval
-    trail_pct: Interval
     speed: Comparison
+    lead: Comparison
+    trail: Comparison
     causes: tuple[Cause, ...] = ()
-
-
-# How the calls of the per-idea pairs are counted, in the order the sentence counts them ("None": single bursts).
-_COUNTED = (("FAST", "Triton faster"), ("SLOW", "CUDA faster"), ("SAME", "a tie"), ("AMBIGUOUS", "undecided"),
-            ("None", "single bursts, no verdict"))
 
 
 @kind
@@ -373,31 +169,13 @@ class Gaps(Found):
             gaps = []
             for c, idea, cuda, tri in leads:
                 lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
-                gaps.append(Gap(idea, lead.result.key, trail.result.key, lead.interval, trail.interval, c,
-                                tuple(stated(m, lead.result, trail.result, limit=1))))
+                if lead.vs_cublas is not None and trail.vs_cublas is not None:
+                    gaps.append(Gap(idea, c, lead.vs_cublas, trail.vs_cublas,
+                                    tuple(stated(m, lead.result, trail.result, limit=1))))
             out.append(cls(op, m.headline(op), tuple(gaps),
                            _call_counts([p[0].call.value if p[0].call else None for p in found]), len(found),
                            leads[0][1] if leads else found[0][1]))
         return out
-
-    def words(self, m: Measured) -> list[Inline]:
-        assert self.problem is not None
-        parts: list[Inline] = [f"Per idea on {self.problem.label}, "]
-        for i, g in enumerate(self.gaps):
-            lead, trail = rec(m, g.lead), rec(m, g.trail)
-            tri, cuda = (lead, trail) if g.speed.call is Call.FAST else (trail, lead)
-            parts += ["; " if i else "", "Triton's best is faster than CUDA's best most in " if lead is tri
-                      else "CUDA's best is faster than Triton's most in ", idea_link(m.catalog, g.idea), ", ",
-                      between_text(m, g.speed, short(tri), short(cuda)) + ": ", *named(lead), ran(m, lead),
-                      f" at {fmt.pct_ci(*g.lead_pct)} of {baseline_label(lead.precision)} against ",
-                      *named(trail, lead), ran(m, trail), f" at {fmt.pct_ci(*g.trail_pct)}"]
-            why = said(g.causes, (short(lead), short(trail)))
-            parts += [", where " + why if why else f"; {NO_CAUSE}"]
-        counts = [f"{n} {what}" for call, what in _COUNTED if (n := self.counts.get(call))]
-        return [*parts, ("; " if self.gaps else "") + f"of {self.ideas} ideas and classes: " + ", ".join(counts) + "."]
-
-    def evidence(self, m: Measured) -> Link:
-        return idea_link(m.catalog, self.first_idea)
 
 
 @kind
@@ -407,8 +185,8 @@ class Shared(Found):
     module: str = ""
     ideas: tuple[str, ...] = ()
     others: tuple[tuple[str, int], ...] = ()       # (another shared module, how many ideas it serves)
-    slowest: RowKey | None = None                  # its slowest and fastest launch on the headline problem
-    fastest: RowKey | None = None
+    slowest: Comparison | None = None              # its slowest and fastest launch on the headline problem (vs cuBLAS)
+    fastest: Comparison | None = None
     speed: Comparison | None = None                # the fastest launch against the slowest
 
     @classmethod
@@ -426,30 +204,8 @@ class Shared(Found):
         fast = max(scored, key=lambda s: s[0])[1] if len(scored) >= 2 else None
         return [cls("", module, tuple(ideas_of(kernel_forms)),
                     tuple((other, len(ideas_of(ps))) for other, ps in ranked[1:]),
-                    slow.key if slow else None, fast.key if fast else None,
+                    m.vs(slow, "cublas") if slow else None, m.vs(fast, "cublas") if fast else None,
                     m.between(fast, slow) if fast and slow else None)]
-
-    def words(self, m: Measured) -> list[Inline]:
-        parts: list[Inline] = [f"{len(self.ideas)} ideas ("]
-        listed = self.ideas if len(self.ideas) <= 5 else self.ideas[:4]
-        for i, key in enumerate(listed):
-            parts += [", “" if i else "“", idea_link(m.catalog, key), "”"]
-        if len(listed) < len(self.ideas):
-            parts.append(f" and {len(self.ideas) - len(listed)} more")
-        parts += [") are one Triton kernel, ", Mono(f"kernels_triton/{self.module}.py"),
-                  ", launched with different settings"]
-        if self.slowest is not None and self.fastest is not None:
-            r0, r1 = rec(m, self.slowest), rec(m, self.fastest)
-            parts += [f": on {r0.problem.label} it runs from {fmt.pct_ci(*m.interval(r0))} of cuBLAS (ran "
-                      f"{ran_text(m, r0)}, for ", Mono(r0.kernel or ""), f") to {fmt.pct_ci(*m.interval(r1))} (ran "
-                      f"{ran_text(m, r1)}, for ", Mono(r1.kernel or ""), "), "
-                      + between_text(m, self.speed, "the fastest launch", "the slowest")]
-        for i, (other, n) in enumerate(self.others):
-            parts += ["; likewise " if i == 0 else " and ", Mono(f"{other}.py"), f" ({n} ideas)"]
-        return [*parts, "."]
-
-    def evidence(self, m: Measured) -> Link:
-        return Link("Triton kernels shared by several ideas", anchors.href(anchors.SHARED_TRITON))
 
 
 @kind
@@ -460,10 +216,10 @@ class Limits(Found):
 
     KIND: ClassVar[str] = "limits"
     deviations: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = ()  # reason, (setting, kernels)
-    spilling: RowKey | None = None
-    cuda: RowKey | None = None
+    spilling: Comparison | None = None    # the spilling Triton form against its cuBLAS
+    cuda: Comparison | None = None        # its CUDA kernel against its cuBLAS
     speed: Comparison | None = None       # the spilling Triton form against the CUDA kernel
-    first_idea: str = ""
+    idea: str = ""                        # where the evidence is: the spilling form's idea, else the first deviation's
 
     @classmethod
     def find(cls, m: Measured) -> list[Found]:
@@ -483,35 +239,8 @@ class Limits(Found):
         deviations = tuple((reason, tuple((s, tuple(ids)) for s, ids in uses.items())) for reason, uses in ranked)
         tri, cuda, speed = spills[0] if spills else (None, None, None)
         facts = tri.kernel_facts if tri is not None else None
-        return [cls("", deviations, tri.key if tri else None, cuda.key if cuda else None, speed,
-                    first_idea or (facts.idea if facts else ""))]
-
-    def words(self, m: Measured) -> list[Inline]:
-        parts: list[Inline] = []
-        if self.deviations:
-            total = sum(len(ids) for _, uses in self.deviations for _, ids in uses)
-            parts.append(f"Triton cannot take {fmt.plural(total, 'CUDA launch decision')} as written: ")
-            for i, (reason, uses) in enumerate(self.deviations[:2]):
-                parts += [" and " if i else "", f"“{reason}” ("]
-                for j, (setting, ids) in enumerate(uses):
-                    parts += ["; " if j else "", f"{setting} for "]
-                    for n, kid in enumerate(ids):
-                        parts += [", " if n else "", Mono(kid)]
-                parts.append(")")
-            rest = sum(len(ids) for _, uses in self.deviations[2:] for _, ids in uses)
-            parts += [f", with {rest} more in the idea sections"] if rest else []
-        if self.spilling is not None and self.cuda is not None:
-            tri, cuda = rec(m, self.spilling), rec(m, self.cuda)
-            assert tri.resources and cuda.resources
-            parts += ["; " if parts else "", "where it can take them, its compiler may override the design: ",
-                      *who(tri), ran(m, tri), f" spills {tri.resources.spills} B at {tri.resources.registers} "
-                      f"registers where the CUDA kernel holds {cuda.resources.registers} with none, and "
-                      + between_text(m, self.speed, short(tri), "its CUDA kernel")
-                      + f" ({fmt.pct_ci(*m.interval(tri))} of cuBLAS against {fmt.pct_ci(*m.interval(cuda))})"]
-        return [*parts, "."]
-
-    def evidence(self, m: Measured) -> Link:
-        return idea_link(m.catalog, self.first_idea)
+        return [cls("", deviations, m.vs(tri, "cublas") if tri else None, m.vs(cuda, "cublas") if cuda else None,
+                    speed, facts.idea if facts else first_idea)]
 
 
 def _compiler_spills(m: Measured) -> list[tuple[Result, Result, Comparison]]:
@@ -569,35 +298,10 @@ class Rank(Found):
         return [cls("", sum(len(cs) * (len(cs) - 1) // 2 for cs in by_seed.values()), tuple(sorted(by_seed)),
                     tuple(o for os in broken.values() for o in os), held)]
 
-    def words(self, m: Measured) -> list[Inline]:
-        if not self.broken:
-            return [f"Every document's order of its own kernels holds here: all {self.pairs} pairs across seeds "
-                    f"{fmt.joined(list(self.seeds))} keep the order their document measured, each called faster by "
-                    "the rounds."]
-        n = len(self.broken)
-        parts: list[Inline] = [f"Of {self.pairs} pairs of kernels the documents order, {n} "
-                               f"{'does' if n == 1 else 'do'} not hold here: "]
-        for i, o in enumerate(self.broken[:3]):
-            lead, other = m.seed_record(o.lead), m.seed_record(o.other)
-            assert lead is not None and other is not None
-            parts += ["; " if i else "", f"in seed {o.seed} ({m.catalog.seeds[o.seed].gpu}) ", Mono(o.lead), " leads ",
-                      Mono(o.other), f" ({doc_figure(m, o.lead)} against {doc_figure(m, o.other)} on its GPU), but "
-                      f"here {between_text(m, o.speed, 'the first', 'the second')} ({fmt.pct_ci(*m.interval(lead))} "
-                      f"against {fmt.pct_ci(*m.interval(other))} of cuBLAS)"]
-        if self.held:
-            parts.append(f"; seed{'s' if len(self.held) > 1 else ''} {fmt.joined(list(self.held))} keep every "
-                         "pairwise order")
-        return [*parts, "."]
-
-    def evidence(self, m: Measured) -> Link:
-        return Link("the documents' figures beside ours", anchors.href(anchors.CLAIMS))
-
 
 def _broken(m: Measured, claims: list[Claim]) -> list[Order]:
     """Every pair the document clearly orders (its figures carry no interval: within claims.TIE it has them level)
     that the rounds do not call the same way (the lead SLOW, SAME or AMBIGUOUS against the other)."""
-    from harness.analysis.claims import TIE
-
     out = []
     for a, b in combinations(claims, 2):
         assert a.rank_value is not None and b.rank_value is not None
@@ -609,8 +313,6 @@ def _broken(m: Measured, claims: list[Claim]) -> list[Order]:
         if c is not None and not held:
             out.append(Order(lead.kernel.seed or "", lead.kernel.id, other.kernel.id, c))
     return out
-
-
 
 
 @kind
@@ -634,23 +336,6 @@ class Unroll(Found):
             return []
         return [cls("", check.fast.key, check.slow.key, check.ratio, check.speed,
                     tuple(stated(m, check.fast, check.slow)))]
-
-    def words(self, m: Measured) -> list[Inline]:
-        assert self.fast is not None and self.slow is not None
-        fast, slow = rec(m, self.fast), rec(m, self.slow)
-        c = m.catalog.unroll_claim
-        assert fast.timing is not None and slow.timing is not None
-        times = f"{fmt.ms(fast.timing.median_ms)} against {fmt.ms(slow.timing.median_ms)} ms"
-        here = (f"here, at {times}, {between_text(m, self.speed, 'the unrollable form', 'the tid form')}"
-                if self.speed is not None else f"here the ratio is {fmt.times(self.ratio)} ({times})")
-        parts: list[Inline] = [f"Seed {c.seed} calls its unrollable load loop ", Mono(c.fast),
-                               f" '{c.words}' faster than the one starting at tid, ", Mono(c.slow), f"; {here}"]
-        why = said(self.stated, ("the unrollable form", "the tid form"))
-        return [*parts, *([", where " + why] if why else []), "."]
-
-    def evidence(self, m: Measured) -> Link:
-        return Link("the unroll ratio", anchors.href(anchors.UNROLL if m.catalog.unroll_claim.fast in m.catalog.by_id
-                                                     else anchors.CLAIMS))
 
 
 @kind
@@ -680,54 +365,24 @@ class Stride(Found):
                     doc_peak.published.stride == our_peak.published.stride and doc_falls == our_falls,
                     (o1, o2) if o1 is not None and o2 is not None else None)]
 
-    def words(self, m: Measured) -> list[Inline]:
-        assert self.first and self.last and self.peak
-        first, last, peak = rec(m, self.first), rec(m, self.last), rec(m, self.peak)
-        by_id = m.catalog.by_id
-        doc = by_id[self.doc_peak].published
-        pub_first, pub_last, pub_peak = (by_id[r.kernel or ""].published for r in (first, last, peak))
-        assert doc and pub_first and pub_last and pub_peak and last.figures and peak.figures
-        parts: list[Inline] = [
-            f"Seed {by_id[first.kernel or ''].seed}'s stride sweep {'keeps' if self.same else 'changes'} its shape: "
-            f"the document peaks at stride {doc.stride} ({doc.tflops} TFLOP/s) and ends at {pub_last.tflops} at stride "
-            f"{pub_last.stride}; here the peak is at stride {pub_peak.stride} ({fmt.tflops(peak.figures.tflops)} "
-            f"TFLOP/s) and stride {pub_last.stride} gives {fmt.tflops(last.figures.tflops)}"]
-        regs = [r.resources.registers if r.resources else None for r in (first, last)]
-        if regs[0] is not None and regs[1] is not None:
-            parts.append(f", while registers grow from {regs[0]} to {regs[1]} (document {pub_first.registers} to "
-                         f"{pub_last.registers})")
-        if self.occupancy is not None:
-            o1, o2 = self.occupancy
-            parts.append(f" and theoretical occupancy goes from {fmt.pct_round(o1)} to {fmt.pct_round(o2)} (document "
-                         f"{fmt.pct(pub_first.occupancy_pct)} to {fmt.pct(pub_last.occupancy_pct)})")
-        return [*parts, "."]
 
-    def evidence(self, m: Measured) -> Link:
-        return Link("the stride sweep", anchors.href(anchors.STRIDE))
-
-
-def _error(r: Result) -> float | None:
+def error(r: Result) -> float | None:
+    """The random layer's forward error of a record."""
     v = r.numerics.random if r.numerics else None
     return v.error if v is not None else None
-
-
-@dataclass(frozen=True)
-class ClassBest:
-    precision: str
-    key: RowKey
-    pct: Interval
 
 
 @kind
 @dataclass(frozen=True)
 class Precision(Found):
-    """Speed against forward error across precision classes, on the sgemm headline problem."""
+    """Speed against forward error across precision classes, on the sgemm headline problem: cuBLAS TF32 against
+    cuBLAS fp32, and the fastest kernel of each tensor-core class as its comparison with its cuBLAS."""
 
     KIND: ClassVar[str] = "precision"
     problem: Problem | None = None
     cublas: tuple[RowKey, RowKey] | None = None      # cuBLAS fp32 and TF32, where both carry an error
     speed: Comparison | None = None                  # cuBLAS TF32 against cuBLAS fp32
-    bests: tuple[ClassBest, ...] = ()
+    bests: tuple[Comparison, ...] = ()               # per class (tf32, 3xtf32): its fastest against its cuBLAS
     errors: tuple[float, float] = (0.0, 0.0)         # the fp32 kernels' errors, least and most
 
     @classmethod
@@ -736,46 +391,19 @@ class Precision(Found):
         if problem is None:
             return []
         fp32, tf32 = m.baseline(problem, "fp32"), m.baseline(problem, "tf32")
-        both = fp32 and tf32 and fp32.figures and tf32.figures and _error(fp32) and _error(tf32)
-        speed = pair("cublas-tf32", tf32, fp32) if both else None  # type: ignore[arg-type]
+        both = fp32 and tf32 and fp32.figures and tf32.figures and error(fp32) and error(tf32)
+        speed = m.between(tf32, fp32) if both else None  # type: ignore[arg-type]
         kernels = [k for k in m.kernels if k.op == "sgemm"]
-        bests = []
-        for precision in ("tf32", "3xtf32"):
-            best = m.best([r for model in ("cuda", "triton") for r in m.timed_of(kernels, problem, model, precision)])
-            if best is not None:
-                bests.append(ClassBest(precision, best.result.key, best.interval))
+        bests = [b.vs_cublas for precision in ("tf32", "3xtf32")
+                 if (b := m.best([r for model in ("cuda", "triton")
+                                  for r in m.timed_of(kernels, problem, model, precision)])) and b.vs_cublas]
         errors = [e for r in m.all if r.problem == problem and r.kernel and r.precision == "fp32" and r.timed
-                  and (e := _error(r)) is not None]
+                  and (e := error(r)) is not None]
         if not (both or bests) or not errors:
             return []
         return [cls("", problem, (fp32.key, tf32.key) if both else None,  # type: ignore[union-attr]
                     speed if speed is not None and speed.verdict is not None else None, tuple(bests),
                     (min(errors), max(errors)))]
-
-    def words(self, m: Measured) -> list[Inline]:
-        assert self.problem is not None
-        parts: list[Inline] = []
-        if self.cublas is not None:
-            fp32, tf32 = rec(m, self.cublas[0]), rec(m, self.cublas[1])
-            assert fp32.figures and tf32.figures
-            e32, etf = _error(fp32), _error(tf32)
-            assert e32 and etf
-            rates = f"({fmt.tflops(tf32.figures.tflops)} against {fmt.tflops(fp32.figures.tflops)} TFLOP/s)"
-            speed = (between_text(m, self.speed, tf32.label, fp32.label) if self.speed is not None
-                     else f"{tf32.label} runs at {fmt.times(tf32.figures.tflops / fp32.figures.tflops)} the rate of "
-                          f"{fp32.label} (a single burst each: no verdict)")
-            parts.append(f"{speed} on {self.problem.label} {rates} at {fmt.times(etf / e32)} its forward error "
-                         f"({fmt.sci(etf)} against {fmt.sci(e32)})")
-        for b in self.bests:
-            r = rec(m, b.key)
-            parts += ["; " if parts else "", f"the fastest {PRECISION_TEXT[b.precision]} kernel, ", *who(r), ran(m, r),
-                      f", reaches {fmt.pct_ci(*b.pct)} of {baseline_label(b.precision)} at forward error "
-                      f"{fmt.sci(_error(r))}"]
-        lo, hi = self.errors
-        return [*parts, f"; every fp32 kernel's error lies between {fmt.sci(lo)} and {fmt.sci(hi)}."]
-
-    def evidence(self, m: Measured) -> Link:
-        return Link("accuracy against speed", anchors.href(anchors.plot(anchors.ACCURACY)))
 
 
 @dataclass(frozen=True)
@@ -822,18 +450,6 @@ class Sizes(Found):
                                  for _, s in runs[:4])))
         return out
 
-    def words(self, m: Measured) -> list[Inline]:
-        parts: list[Inline] = [f"Across {self.count} {self.op} sizes, from {self.start} to {self.end}, "]
-        for i, s in enumerate(self.stretches):
-            one = s.start == s.end
-            where = f"at {s.start}" if one else f"from {s.start} to {s.end}"
-            parts += ["; then " if i else "the fastest is ", *who(rec(m, s.key)), f" {where} ({fmt.pct(s.pct[0])}"
-                      + (f" to {fmt.pct(s.pct[1])}" if not one else "") + " of cuBLAS)"]
-        return [*parts, "."]
-
-    def evidence(self, m: Measured) -> Link:
-        return Link("time against size", anchors.href(anchors.plot(anchors.TIME.format(op=self.op))))
-
 
 @kind
 @dataclass(frozen=True)
@@ -848,14 +464,6 @@ class Failures(Found):
         failed = [r for r in m.all if r.status is Status.FAILED]
         return [cls("", tuple(r.key for r in failed[:3]), len(failed), len(m.all))] if failed else []
 
-    def words(self, m: Measured) -> list[Inline]:
-        names = [f"{r.kernel or r.impl} [{r.label}]" for r in (rec(m, k) for k in self.failed)]
-        return [f"{self.count} of {self.of} results failed (", fmt.joined(names), ", …" if self.count > 3 else "",
-                "): their figures are left out of every comparison."]
-
-    def evidence(self, m: Measured) -> Link:
-        return Link("All results", anchors.href(anchors.RESULTS))
-
 
 @kind
 @dataclass(frozen=True)
@@ -869,36 +477,24 @@ class Numerics(Found):
     @classmethod
     def find(cls, m: Measured) -> list[Found]:
         checked = [r for r in m.all if r.numerics is not None]
-        errors = [e for r in checked if (e := _error(r)) is not None]
+        errors = [e for r in checked if (e := error(r)) is not None]
         if not checked or not errors or any(r.timed for r in m.all) or any(r.status is Status.FAILED for r in m.all):
             return []
         layers = tuple(dict.fromkeys(name for r in checked if r.numerics for name in r.numerics.layers))
         unchecked = sum(bool(r.numerics and r.numerics.not_checked) for r in checked)
         return [cls("", len(checked), (min(errors), max(errors)), layers, unchecked)]
 
-    def words(self, m: Measured) -> list[Inline]:
-        lo, hi = self.errors
-        which = (f"the {len(self.layers)} numerics layers ({', '.join(self.layers)})" if self.layers
-                 else "every numerics layer")
-        return [f"All {self.checked} implementations checked here pass {which} of their precision class, with "
-                f"forward errors from {fmt.sci(lo)} to {fmt.sci(hi)}"
-                + (f"; {self.not_checked} of them were not checked at their class's precision on a CPU (an fp32 "
-                   "result held to its bounds)." if self.not_checked else ".")]
-
-    def evidence(self, m: Measured) -> Link:
-        return Link("All results", anchors.href(anchors.RESULTS))
-
 
 @kind
 @dataclass(frozen=True)
 class ModelOrCompiler(Found):
     """One rung timed in CUDA, Triton and Gluon on its op's headline problem (harness/analysis/model_or_compiler.py):
-    Triton against CUDA is the whole gap, Gluon against CUDA the compiler's part, Triton against Gluon the model's;
-    the share of the gap the Gluon column closes, and the compiled quantities that move between Triton and Gluon with
-    the speed."""
+    Triton against CUDA is the whole gap, Gluon against CUDA the compiler's part, Triton against Gluon the model's
+    where the two share their design; the share of the gap the Gluon column closes, and the compiled quantities that
+    move between Triton and Gluon with the speed."""
 
     KIND: ClassVar[str] = "model-or-compiler"
-    PER_RUNG: ClassVar[bool] = True
+    NUMBERED: ClassVar[bool] = False
     idea: str = ""
     split: Split | None = None
 
@@ -907,31 +503,31 @@ class ModelOrCompiler(Found):
         headline = {m.headline(op) for op in m.ops}
         return [cls(s.problem.op, m.catalog.by_id[s.kernel].idea, s) for s in splits(m) if s.problem in headline]
 
-    def moves(self) -> str:
-        """What moves between Triton and Gluon with the speed, with its three values; or why nothing is named."""
-        s = self.split
-        assert s is not None
-        if s.model is None or s.model.call not in (Call.FAST, Call.SLOW):
-            return "the rounds do not decide between Triton and Gluon, so no quantity is named"
-        moving = [f"{q.name} ({_three(q)})" for q in s.moving]
-        return (f"{fmt.joined(moving)} move{'s' if len(moving) == 1 else ''} with the speed between Triton and Gluon"
-                if moving else "none of the compiled quantities moves with the speed between Triton and Gluon")
 
-    def words(self, m: Measured) -> list[Inline]:
-        s = self.split
-        assert s is not None
-        tri = rec(m, s.triton)
-        closed = "" if s.closed is None else f"; the Gluon column closes {closed_text(s.closed)}"
-        return [Mono(s.kernel), f" on {s.problem.label}: ", between_text(m, s.gap, tri.label, "the CUDA kernel"),
-                "; the compiler's part, the CUDA kernel's decisions in Gluon: ",
-                between_text(m, s.compiler, "Gluon", "the CUDA kernel"), "; the model's part, the same tile: ",
-                between_text(m, s.model, tri.label, "Gluon"), f"{closed}; {self.moves()}."]
+@kind
+@dataclass(frozen=True)
+class Why(Found):
+    """Per idea and class on its op's headline problem where the rounds decide between the best CUDA kernel and the
+    best Triton form: the causes stated for the faster (harness/analysis/causes.py), and the largest measured
+    difference that favours the slower, as context."""
 
-    def evidence(self, m: Measured) -> Link:
-        return idea_link(m.catalog, self.idea)
+    KIND: ClassVar[str] = "why"
+    NUMBERED: ClassVar[bool] = False
+    idea: str = ""
+    precision: str = ""
+    speed: Comparison | None = None      # the best Triton against the best CUDA
+    stated: tuple[Cause, ...] = ()
+    against: Cause | None = None
 
-
-def _three(q: Quantity) -> str:
-    """'CUDA 21.3, Triton 12.8, Gluon 21.3'."""
-    return ", ".join(f"{name} {'-' if v is None else f'{v:.3g}'}"
-                     for name, v in (("CUDA", q.cuda), ("Triton", q.triton), ("Gluon", q.gluon)))
+    @classmethod
+    def find(cls, m: Measured) -> list[Found]:
+        out: list[Found] = []
+        for op in m.ops:
+            for c, idea, cuda, tri in pairs(m, op):
+                if c.call not in (Call.FAST, Call.SLOW):
+                    continue
+                lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
+                found = tuple(stated(m, lead.result, trail.result))
+                out.append(cls(op, idea, tri.result.precision, c, found,
+                               against(m, lead.result, trail.result) if found else None))
+        return out

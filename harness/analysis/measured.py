@@ -24,7 +24,7 @@ from harness.device.roofline import TensorRoof, intensity, tile_bytes
 from harness.problems import Problem
 from harness.records.file import Results
 from harness.records.lines import Result, RunHeader
-from harness.records.order import SEED_SGEMM, headline_problem, record_order
+from harness.records.order import SEED_SGEMM, record_order
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,6 @@ class Measured:
         self.file = results
         self.header = results.header
         self.all = results.results
-        self._between: dict[tuple, Comparison | None] = {}
         self._analysis = analysis
 
     @classmethod
@@ -103,6 +102,7 @@ class Measured:
         return record_order(result, self.catalog)
 
     def headline(self, op: str) -> Problem | None:
+        """The op's one headline problem: every table, sentence and chart of one problem is of it."""
         return headline_problem(self.all, op)
 
     @cached_property
@@ -146,11 +146,12 @@ class Measured:
 
     def between(self, subject: Result, reference: Result) -> Comparison | None:
         """Two results the file does not pair by itself (an idea's best CUDA and best Triton are often two kernels):
-        the analysis's verdict of the one against the other, made the same way as every other."""
-        key = (subject.key, reference.key)
-        if key not in self._between:
-            self._between[key] = pair("between", subject, reference)
-        return self._between[key]
+        the record's verdict of the one against the other; one the record lacks is made the same way as every other
+        and kept in it (harness/analysis/build.py makes every one the page reads, so a page makes none)."""
+        found = self.analysis.between(subject.key, reference.key)
+        if found is None and (found := pair("between", subject, reference)) is not None:
+            self.analysis.add([found])
+        return found
 
     def clock(self, result: Result) -> float | None:
         """A timed record's median SM clock over its runs, MHz (a file of single bursts: the mean it recorded)."""
@@ -194,7 +195,7 @@ class Measured:
         if facts is None or facts.b_layout != "kmajor" or not result.timed:
             return None
         return LayoutRead(result, result.pack_ms, self.vs(result, "cublas-layout"), self.vs(result, "cublas-packed"),
-                          self.vs(result, "cublas"))
+                          self.vs(result, "cublas-alone"))
 
     @cached_property
     def tensor_roof(self) -> TensorRoof | None:
@@ -219,9 +220,11 @@ class Measured:
         """The fastest of the results, leaving out Triton forms that are deliberately different from their CUDA
         kernel (registry `Counterpart.design`): they are shown, never an idea's best; with `any_design`, the fastest of
         any form (what a user who needs the answer would run)."""
-        scored = [(self.pct(r), r) for r in results
-                  if (any_design or not self.deliberately_different(r)) and not build_study(r)]
-        scored = [(p, r) for p, r in scored if p is not None]
+        first: dict[tuple, Result] = {}
+        for r in sorted(results, key=self.order):
+            if (any_design or not self.deliberately_different(r)) and not build_study(r):
+                first.setdefault(self.launch(r), r)   # one launch timed for several kernels: its first record
+        scored = [(p, r) for r in first.values() if (p := self.pct(r)) is not None]
         if not scored:
             return None
         p, r = max(scored, key=lambda pr: (pr[0], -self.order(pr[1])[1]))
@@ -362,6 +365,32 @@ class Measured:
         """Every (kernel id, impl) pair present, in record order."""
         seen = dict.fromkeys((r.kernel or "", r.impl) for r in sorted(self.all, key=self.order) if r.kernel)
         return list(seen)
+
+
+# Ops whose rows are held to the measured copy bandwidth (bytes moved), not to an arithmetic peak.
+BANDWIDTH_OPS = ("sgemv",)
+
+
+def headline_problem(results: list[Result], op: str) -> Problem | None:
+    """The problem of an op that the headline, the findings, the idea table and the charts of one problem show: for
+    sgemm the seeds' 4096^3 where it was timed; for a bandwidth-bound op the problem on which its cuBLAS comes nearest
+    the measured copy bandwidth (a short GEMV cannot reach it, and the order of its implementations changes with the
+    shape); else the one most implementations were timed on (ties: the biggest, then the first measured)."""
+    timed = [r for r in results if r.timed and r.op == op]
+    if not timed:
+        return None
+    if op == "sgemm" and any(r.problem == SEED_SGEMM for r in timed):
+        return SEED_SGEMM
+    reached = {r.problem: r.figures.pct_peak for r in timed if op in BANDWIDTH_OPS and r.impl == "cublas"
+               and r.figures is not None and r.figures.pct_peak is not None}
+    if reached:
+        return max(reached, key=lambda p: reached[p])
+    counts: dict[Problem, int] = {}
+    first: dict[Problem, int] = {}
+    for i, r in enumerate(timed):
+        counts[r.problem] = counts.get(r.problem, 0) + 1
+        first.setdefault(r.problem, i)
+    return max(counts, key=lambda p: (counts[p], p.flops, -first[p]))
 
 
 def build_study(result: Result) -> bool:

@@ -18,7 +18,10 @@ Every pair the suite compares is here once, with its verdict (harness/analysis/v
   layout, B^T stored (cuBLAS "TN"), the kernel's time alone against cuBLAS's;
 - "cublas-packed": the same rows with the time it took to pack B added to each of their runs, against cuBLAS of
   their class on row-major B ("NN"): what a caller holding row-major B waits for. The pack time is the median of
-  its own runs (Result.pack_ms), added as a constant: the interval is the rounds', not the pack's.
+  its own runs (Result.pack_ms), added as a constant: the interval is the rounds', not the pack's;
+- "cublas-alone": the same rows' kernel time alone against cuBLAS NN (the layout table shows it, no sentence does).
+Wherever else a row that reads B K-major is set against one that reads it row-major, its pack is added to its runs
+(`pair`, Comparison.pack_ms): a sentence never sets a K-major kernel's time alone against a row-major reader's.
 The subject is the first named, the reference the second; a ratio is subject time / reference time.
 
 A record from a file of single bursts (before the rounds existed) keeps the ratio of the medians and no verdict.
@@ -33,20 +36,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.analysis.proven import ProvenMapping
 from harness.analysis.verdicts import Call, Verdict, compare, margin_for
-from harness.baselines import cublas_of, triton_baseline_of
+from harness.baselines import b_layout_of, cublas_of, triton_baseline_of
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.tables import Catalog, Ladder
 from harness.identity import RecordKey
 from harness.measure.timing import Samples
 from harness.problems import Problem
+from harness.records.file import Results, load
 from harness.records.lines import Result, RunHeader
 
 RowKey = RecordKey   # (kernel id or None, impl, problem key): Result.key, made by RecordKey.of
+
+
+# The record's version: a record written by an older analysis is made again from its file when read (`read_beside`),
+# its proven mapping and catalog kept, so that a page never mixes an older rule's comparisons with today's words.
+VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,10 @@ class Comparison:
     reference: tuple[str | None, str]
     ratio: float                          # subject / reference time: the verdict's estimate, or the medians' ratio
     verdict: Verdict | None               # None where either side has no samples (a file of single bursts)
+    # the time to pack B K-major, added to each run of the side that reads it so (the subject, or with `pack_on`
+    # "reference" the reference) against a row-major reader; None: both sides read B alike, or no pack was timed
+    pack_ms: float | None = None
+    pack_on: str = "subject"
 
     @property
     def call(self) -> Call | None:
@@ -74,19 +87,27 @@ class Comparison:
         """The subject's speed as % of the reference's, with the interval (None, None without a verdict)."""
         if self.verdict is None:
             return 100.0 / self.ratio, None, None
-        t = self.verdict.time
-        return 100.0 / t.ratio, 100.0 / t.hi, 100.0 / t.lo
+        t = self.verdict.time   # its bounds as stored; the estimate in full (`ratio`)
+        return 100.0 / self.ratio, 100.0 / t.hi, 100.0 / t.lo
+
+    def speed(self) -> tuple[float, float | None, float | None]:
+        """The subject's speed over the reference's (reference time / subject time), with the interval."""
+        pct, lo, hi = self.pct()
+        return pct / 100, lo / 100 if lo is not None else None, hi / 100 if hi is not None else None
 
     def to_json(self) -> dict:
-        return {"relation": self.relation, "problem": self.problem.to_json(), "subject": list(self.subject),
-                "reference": list(self.reference), "ratio": float(f"{self.ratio:.6g}"),
-                "verdict": self.verdict.to_json() if self.verdict else None}
+        # the ratio in full: a page and a README that print one digit of it must read the same number
+        out = {"relation": self.relation, "problem": self.problem.to_json(), "subject": list(self.subject),
+               "reference": list(self.reference), "ratio": self.ratio,
+               "verdict": self.verdict.to_json() if self.verdict else None}
+        return out | ({"pack_ms": self.pack_ms, "pack_on": self.pack_on} if self.pack_ms else {})
 
     @classmethod
     def from_json(cls, data: dict) -> Comparison:
         return cls(str(data["relation"]), Problem.from_json(data["problem"]), tuple(data["subject"]),
                    tuple(data["reference"]), float(data["ratio"]),
-                   Verdict.from_json(data["verdict"]) if data.get("verdict") else None)
+                   Verdict.from_json(data["verdict"]) if data.get("verdict") else None, data.get("pack_ms"),
+                   str(data.get("pack_on", "subject")))
 
 
 # A cause that plausibly explains less than this share of the slower kernel's time is not said as one.
@@ -139,6 +160,7 @@ class Analysis:
     # None: a record from before findings were recorded
     findings: list | None = None
     catalog: Catalog | None = None                # the catalog it was analysed with (None: before records kept it)
+    version: int = VERSION                        # the analysis that wrote it (1: before versions were kept)
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -156,9 +178,18 @@ class Analysis:
     def where(self, relation: str) -> list[Comparison]:
         return [c for c in self.comparisons if c.relation == relation]
 
+    def between(self, subject: RowKey, reference: RowKey) -> Comparison | None:
+        """The comparison the record keeps of two results the file does not pair by itself ("between")."""
+        return next((c for c in self._index.get(("between", subject), []) if c.reference_key == reference), None)
+
+    def add(self, found: list[Comparison]) -> None:
+        for c in found:
+            self.comparisons.append(c)
+            self._index.setdefault((c.relation, c.subject_key), []).append(c)
+
     def to_json(self) -> dict:
-        return {"record": "analysis", "source": self.source, "source_bytes": self.source_bytes,
-                "comparisons": [c.to_json() for c in self.comparisons],
+        return {"record": "analysis", "version": self.version, "source": self.source,
+                "source_bytes": self.source_bytes, "comparisons": [c.to_json() for c in self.comparisons],
                 "mapping": self.mapping.to_json() if self.mapping is not None else None,
                 "findings": [f if isinstance(f, dict) else f.to_json() for f in self.findings]
                 if self.findings is not None else None,
@@ -172,7 +203,7 @@ class Analysis:
                    data.get("source_bytes"),
                    ProvenMapping.from_json(data["mapping"]) if data.get("mapping") is not None else None,
                    list(data["findings"]) if data.get("findings") is not None else None,
-                   Catalog.from_json(data["catalog"]) if data.get("catalog") else None)
+                   Catalog.from_json(data["catalog"]) if data.get("catalog") else None, int(data.get("version", 1)))
 
     def write(self, path: Path) -> Path:
         path.write_text(json.dumps(self.to_json(), indent=None, separators=(",", ":")) + "\n")
@@ -192,37 +223,49 @@ def read_beside(results_path: Path) -> Analysis | None:
         an = Analysis.from_json(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, KeyError, TypeError):
         return None
-    return an if an.source_bytes == results_path.stat().st_size else None
+    if an.source_bytes != results_path.stat().st_size:
+        return None
+    return an if an.version == VERSION else remade(an, load(results_path))
 
 
-def pair(relation: str, subject: Result, reference: Result) -> Comparison | None:
-    """The comparison of two timed results (None where either was not timed)."""
+def remade(old: Analysis, results: Results) -> Analysis:
+    """An older analysis's record made again by today's rules: its comparisons from the file, its findings left to be
+    found (findings.recorded), its proven mapping and its catalog kept (proving needs a compiler; the page has none)."""
+    catalog = old.catalog or catalog_of(results.header)
+    new = analyse(results.results, old.source, catalog)
+    new.source_bytes, new.mapping = old.source_bytes, old.mapping
+    return new
+
+
+def b_layout(r: Result) -> str:
+    """How a record reads B: its kernel's layout, a baseline's by its name."""
+    facts = r.kernel_facts
+    return facts.b_layout if facts is not None else b_layout_of(r.impl)
+
+
+def _with_pack(s: Samples, pack_ms: float) -> Samples:
+    """The runs with a constant pack time added to each: no clock (the pack ran outside the windows read)."""
+    return Samples([ms + pack_ms for ms in s.ms], [None] * len(s.ms), s.per_round, s.order, s.batch, s.max_mhz)
+
+
+def pair(relation: str, subject: Result, reference: Result, pack: bool = True) -> Comparison | None:
+    """The comparison of two timed results (None where either was not timed). Where one side reads B K-major and the
+    other row-major, the K-major side's pack time is added to each of its runs (`pack`: unless asked not to; a record
+    without a pack time is compared as it ran)."""
     if not (subject.timed and reference.timed):
         return None
+    on = ("subject" if b_layout(subject) == "kmajor" else "reference") if b_layout(subject) != b_layout(reference) \
+        else ""
+    pack_ms = (subject if on == "subject" else reference).pack_ms if pack and on else None
     a, b = subject.timing.samples, reference.timing.samples
-    verdict = None
-    if a is not None and b is not None:
-        verdict = compare(a, b, margin_for(subject.precision, reference.precision))
-    ratio = verdict.time.ratio if verdict else subject.timing.median_ms / reference.timing.median_ms
+    ma, mb = subject.timing.median_ms, reference.timing.median_ms
+    if pack_ms:
+        a, b = (_with_pack(a, pack_ms) if a and on == "subject" else a), (_with_pack(b, pack_ms) if b and on ==
+                                                                         "reference" else b)
+        ma, mb = ma + (pack_ms if on == "subject" else 0.0), mb + (pack_ms if on == "reference" else 0.0)
+    verdict = compare(a, b, margin_for(subject.precision, reference.precision)) if a and b else None
     return Comparison(relation, subject.problem, (subject.kernel, subject.impl), (reference.kernel, reference.impl),
-                      ratio, verdict)
-
-
-def packed(subject: Result, reference: Result) -> Comparison | None:
-    """A K-major-B row with its pack time added to every run, against a cuBLAS row on row-major B ("cublas-packed").
-    No cycles: the pack ran outside the windows whose clock was read."""
-    if not (subject.timed and reference.timed) or not subject.pack_ms:
-        return None
-    a, b = subject.timing.samples, reference.timing.samples
-    verdict = None
-    if a is not None and b is not None:
-        with_pack = Samples([ms + subject.pack_ms for ms in a.ms], [None] * len(a.ms), a.per_round, a.order, a.batch,
-                            a.max_mhz)
-        verdict = compare(with_pack, b, margin_for(subject.precision, reference.precision))
-    ratio = (verdict.time.ratio if verdict else
-             (subject.timing.median_ms + subject.pack_ms) / reference.timing.median_ms)
-    return Comparison("cublas-packed", subject.problem, (subject.kernel, subject.impl),
-                      (reference.kernel, reference.impl), ratio, verdict)
+                      verdict.time.ratio if verdict else ma / mb, verdict, pack_ms or None, on or "subject")
 
 
 def aa(result: Result) -> Comparison | None:
@@ -259,15 +302,17 @@ def analyse(results: Iterable[Result], source: str, catalog: Catalog | None = No
         by_impl = {(r.kernel, r.impl): r for r in rows}
         for r in rows:
             cublas = by_impl.get((None, cublas_of(r.precision)))
-            if cublas is not None and cublas is not r:
-                out.append(pair("cublas", r, cublas))
             facts = r.kernel_facts
             if facts is not None and facts.b_layout == "kmajor":
                 same = by_impl.get((None, cublas_of(r.precision, "kmajor")))
-                if same is not None:
-                    out.append(pair("cublas-layout", r, same))
-                if cublas is not None:
-                    out.append(packed(r, cublas))
+                reads = [pair("cublas-layout", r, same) if same is not None else None,
+                         *((pair("cublas-packed", r, cublas), pair("cublas-alone", r, cublas, pack=False))
+                           if cublas is not None else ())]
+                out += reads
+                first = next((c for c in reads if c is not None), None)
+                out.append(replace(first, relation="cublas") if first is not None else None)
+            elif cublas is not None and cublas is not r:
+                out.append(pair("cublas", r, cublas))
             if r.impl_id.is_triton and r.kernel is not None:
                 tutorial = by_impl.get((None, triton_baseline_of(r.precision) or ""))
                 if tutorial is not None:

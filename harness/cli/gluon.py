@@ -30,13 +30,14 @@ def cost_lines(costs: dict[str, dict[str, tuple[int, int]]]) -> list[str]:
 
 def gluon_lines(results_path: Path, profile: list[Path] | None = None) -> list[str]:
     from harness.analysis.measured import Measured
-    from harness.analysis.model_or_compiler import lines, splits
+    from harness.analysis.model_or_compiler import splits
     from harness.analysis.record import read_beside
     from harness.cli.paths import results_in
+    from harness.report.splits import lines
 
     m = Measured(results_in(results_path, "gluon"), read_beside(results_path))
     found = splits(m, profile)
-    out = lines(found) if found else ["no rung of this file was timed in CUDA, Triton and Gluon on one problem"]
+    out = lines(m, found) if found else ["no rung of this file was timed in CUDA, Triton and Gluon on one problem"]
     return [*out, *cost_lines(m.catalog.costs)]
 
 

@@ -147,7 +147,7 @@ def add_knobs(sub: argparse._SubParsersAction) -> None:
 
 def cmd_knobs(args: argparse.Namespace) -> int:
     from harness.analysis import knobs as found
-    from harness.analysis.knobs import knob_sentence
+    from harness.report.knobs import knob_sentence
     from harness.run import knob_study as knobs
 
     problem = parse_shape(args.shape)

@@ -96,9 +96,9 @@ def explain(kernel: Kernel, console, side_by_side: int = SIDE_BY_SIDE, rows: lis
     from rich.syntax import Syntax
     from rich.table import Table
 
-    from harness.analysis.wording import config_text, section_title, seed_title
     from harness.catalog import CATALOG
     from harness.report.sources import cuda_text, triton_text
+    from harness.report.wording import config_text, section_title, seed_title
     from harness.term_table import Column, print_table
 
     idea = IDEAS[kernel.idea]

@@ -144,9 +144,10 @@ def unroll_ratio(results: Results | Measured | None) -> str:
 def print_claims(rows: list[Claim], console, results: Results | Measured | None = None) -> None:
     """`rosetta claims`: the page's tables of the documents' figures (harness/report/overview.py) in the terminal,
     fitted to its width (harness.term_table)."""
-    from harness.analysis import fmt
     from harness.analysis.claims import as_measured, stride_occupancy, stride_sweep
-    from harness.analysis.wording import published_text
+    from harness.report import fmt
+    from harness.report.columns import order_text
+    from harness.report.wording import published_text
     from harness.term_table import Column, print_table
 
     m = as_measured(results)
@@ -157,7 +158,7 @@ def print_claims(rows: list[Claim], console, results: Results | Measured | None 
                  Column("doc % cuBLAS", right=True, short="doc %"), Column(f"ours ({where})", drop=3, wrap=14),
                  Column("our % cuBLAS", right=True, short="our %"), Column("order", drop=2, wrap=12)],
                 [[c.kernel.id, c.seed.gpu, published_text(c.published), fmt.pct(c.published_pct),
-                  _ours_text(c.ours), fmt.pct(c.ours_pct), c.order] for c in rows], "a wider terminal shows them")
+                  _ours_text(c.ours), fmt.pct(c.ours_pct), order_text(c)] for c in rows], "a wider terminal shows them")
     points = stride_sweep(m)
     if points:
         table = []
@@ -178,7 +179,7 @@ def print_claims(rows: list[Claim], console, results: Results | Measured | None 
 
 
 def _ours_text(r: Result | None) -> str:
-    from harness.analysis import fmt
+    from harness.report import fmt
 
     if r is None or r.timing is None or r.figures is None:
         return "not measured"

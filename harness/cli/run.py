@@ -154,8 +154,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(line, markup=False)
     if gpu:
         from harness.analysis.energy import file_energy
+        from harness.report.regimes import energy_line
 
-        console.print(file_energy(session.results).line(), markup=False)
+        console.print(energy_line(file_energy(session.results)), markup=False)
     if any(r.model == "gluon" for r in session.results):  # the model-or-compiler split of each rung with all three
         from harness.cli.gluon import gluon_lines
 
@@ -222,8 +223,9 @@ def sustained_regime(args: argparse.Namespace, burst: Path, gpu: str | None, con
     """`--regime sustained`: the run's headline implementations in the sustained regime (harness/run/sustained.py),
     written beside the run and analysed; its table in the terminal. Returns its failures."""
     from harness.analysis.build import write_beside
-    from harness.analysis.regimes import study, terminal_lines
+    from harness.analysis.regimes import study
     from harness.records.file import load
+    from harness.report.regimes import terminal_lines
     from harness.run.sustained import run
 
     console.print("sustained regime: the headline implementations, each back to back to its steady state",
@@ -266,7 +268,7 @@ def compiled_line(results: list[Result]) -> str:
 def aa_lines(analysis: Analysis) -> list[str]:
     """The A/A control in the terminal: how many implementations timed twice were called SAME, then each one that was
     not, with its call and interval, so that a reader sees which and by how much (nothing for a run without --aa)."""
-    from harness.analysis.wording import speed
+    from harness.report.wording import speed
 
     controls = [c for c in analysis.where("aa") if c.call is not None]
     if not controls:

@@ -1,17 +1,75 @@
 """Two results files compared, as text: the terminal tables of `rosetta compare` and its HTML page (a headline per op,
 B's speed over A's plotted for every shared record, every shared record in a table with its call, and the rank
-changes within ideas). The comparison itself and its sentences are harness/analysis/compare.py."""
+changes within ideas), and its sentences. The comparison itself is harness/analysis/compare.py."""
 
 from __future__ import annotations
 
 import base64
+import statistics
 from pathlib import Path
 
-from harness.analysis import fmt
-from harness.analysis.compare import HEADERS, Comparison, Row, headline, headlines, table_rows
+from harness.analysis.compare import Comparison, Row
 from harness.analysis.verdicts import Call
-from harness.analysis.wording import INTERVAL
+from harness.report import fmt
+from harness.report.wording import INTERVAL, verdict_speed
 
+
+def op_headline(cmp: Comparison, op: str) -> str:
+    """One op's sentence: the median B/A ratio of its shared records, its range, and the calls."""
+    rows = [r for r in cmp.rows if r.op == op]
+    if not rows:
+        side = "A" if any(r.op == op for r in cmp.only_a) else "B"
+        return f"{op}: timed in {side} only, nothing to compare"
+    ratios = sorted(r.speedup for r in rows)
+    calls = {c: sum(r.call is c for r in rows) for c in Call}
+    unjudged = sum(r.call is None for r in rows)
+    deltas = [abs(d) for r in rows if r.kernel and (d := r.pct_delta) is not None]
+    said = ", ".join(f"{n} {c.value}" for c, n in calls.items() if n)
+    return (f"{op}: B ran a median {statistics.median(ratios):.2f}x as fast as A over {len(rows)} records "
+            f"({ratios[0]:.2f}x to {ratios[-1]:.2f}x); B against A: {said or 'no calls'}"
+            + (f", {unjudged} without rounds (no call)" if unjudged else "")
+            + f"; % of cuBLAS moved by more than 5 points for {sum(d > 5.0 for d in deltas)} of {len(deltas)} "
+            "kernel rows")
+
+
+def held_headline(cmp: Comparison) -> str:
+    """How many of A's FAST and SLOW calls B repeats, reverses or weakens."""
+    if not cmp.held:
+        return "A made no FAST or SLOW call that B could repeat"
+    n = len(cmp.held)
+    counts = {o: sum(h.outcome == o for h in cmp.held) for o in ("repeated", "reversed", "weakened", "not in B")}
+    return (f"of A's {n} FAST/SLOW calls, B repeats {counts['repeated']} ({100 * counts['repeated'] / n:.1f}%), "
+            f"reverses {counts['reversed']}, weakens {counts['weakened']} to a tie or undecided"
+            + (f", lacks {counts['not in B']}" if counts["not in B"] else ""))
+
+
+def headlines(cmp: Comparison) -> list[str]:
+    """One per op, the rank changes within ideas, and what became of A's calls."""
+    return [*(op_headline(cmp, op) for op in cmp.ops), f"{len(cmp.rank_changes)} rank changes within ideas",
+            held_headline(cmp)]
+
+
+def headline(cmp: Comparison) -> str:
+    return "; ".join(headlines(cmp)) if cmp.rows else "no implementation was timed on the same problem in both files"
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}%"
+
+
+def _speed(r: Row) -> str:
+    v = r.verdict.verdict
+    return fmt.ratio_ci(r.speedup) if v is None else verdict_speed(v)
+
+
+def table_rows(cmp: Comparison) -> list[list[str]]:
+    return [[r.problem, r.kernel or "baseline", r.label, f"{r.a.timing.median_ms:.4g}", f"{r.b.timing.median_ms:.4g}",
+             _speed(r), r.call.value if r.call else "-", _pct(r.pct_a), _pct(r.pct_b)]
+            for r in cmp.rows]
+
+
+HEADERS = ["problem", "kernel", "implementation", "A ms", "B ms", "B speed / A", "call", "A % cuBLAS",
+           "B % cuBLAS"]
 
 def print_compare(cmp: Comparison, console) -> None:
     from harness.term_table import Column, print_table

@@ -5,18 +5,18 @@ from __future__ import annotations
 import shlex
 from datetime import datetime
 
-from harness.analysis import anchors, fmt
 from harness.analysis.measured import Measured
 from harness.analysis.overview import TimingSummary, timing_summary
 from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
-from harness.analysis.wording import CLASS, PRECISION_TEXT, baseline_label
 from harness.device.specs import spec
 from harness.measure.numerics import VENDOR_MULTIPLE
 from harness.measure.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS
 from harness.measure.timing import CLOCK_DROP_LIMIT, L2_FLUSH_BYTES, SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.records.lines import Status
+from harness.report import anchors, fmt
 from harness.report.compiled import build_study_table, build_text
 from harness.report.doc import Cell, Inline, Notice, Para, Section, Table, TableBlock
+from harness.report.wording import CLASS, PRECISION_TEXT, baseline_label
 
 
 def when(stamp: str | None) -> str:

@@ -4,11 +4,11 @@ accuracy chart draws), and the documents' figures beside ours."""
 
 from __future__ import annotations
 
-from harness.analysis import columns, fmt
 from harness.analysis.claims import claims_table, stride_sweep, unroll_check
 from harness.analysis.fp32_work import fp32_rows
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows, idea_rows, shared_modules
+from harness.report import columns, fmt
 from harness.report.doc import Inline, Mono, Table
 from harness.report.tables import table
 

@@ -3,14 +3,14 @@ columns are the declared metrics of harness/analysis/metrics.py."""
 
 from __future__ import annotations
 
-from harness.analysis import fmt, metrics
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import why_no_figures
 from harness.device.specs import spec
 from harness.problems import Problem
 from harness.records.file import Results, load
+from harness.report import fmt, metrics
 from harness.report.doc import Table
 from harness.report.markdown import to_markdown
+from harness.report.metrics import why_no_figures
 from harness.report.tables import legends, table
 
 

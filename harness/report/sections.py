@@ -7,26 +7,28 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 
 from __future__ import annotations
 
-from harness.analysis import anchors, columns, fmt, metrics, wording
-from harness.analysis.cause_words import NO_CAUSE, because, despite
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.compiled import compiled_records
-from harness.analysis.findings import ModelOrCompiler, between_text, ran, recorded, short
+from harness.analysis.findings import ModelOrCompiler, Why, recorded
 from harness.analysis.measured import Measured, ideas_of, triton_modules
-from harness.analysis.metrics import Metric, ran_text, why_no_figures
 from harness.analysis.proven import Row
 from harness.analysis.steps import hopper_ideas
 from harness.analysis.verdicts import Call
-from harness.analysis.wording import baseline_label, published_text, who
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Kernel
 from harness.catalog_types.tables import Catalog
 from harness.records.lines import Result
+from harness.report import anchors, columns, fmt, metrics, wording
+from harness.report.cause_words import NO_CAUSE, phrase, said
 from harness.report.compiled import missing_text, resources_table, sass_table
 from harness.report.doc import Bullets, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
+from harness.report.findings import between_text, ran, short
+from harness.report.metrics import Metric, ran_text, why_no_figures
 from harness.report.sources import SourcePlanner
+from harness.report.splits import splits_table
 from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
 from harness.report.tables import table
+from harness.report.wording import pct_of, published_text, who
 
 
 def provenance(catalog: Catalog, kernels: list[Kernel]) -> list[Inline]:
@@ -58,19 +60,22 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
         cuda, tri = m.bests(kernels, problem, precision)
         if cuda:
             parts += [f"On {problem.label} the best CUDA kernel of this idea, ", *who(cuda.result),
-                      f", runs at {fmt.pct_ci(*cuda.interval)} of {baseline_label(precision)}"]
+                      f", runs at {pct_of(m, cuda.vs_cublas) if cuda.vs_cublas else fmt.pct(cuda.pct)}"]
         c = m.between(tri.result, cuda.result) if cuda and tri else None
         if tri:
             parts += ["; the best Triton, " if cuda else f"On {problem.label} the best Triton, ", *who(tri.result),
-                      ran(m, tri.result), f", at {fmt.pct_ci(*tri.interval)}"]
+                      ran(m, tri.result), f", at {fmt.pct_ci(*tri.interval)}"
+                      + (wording.pack(tri.vs_cublas) if tri.vs_cublas else "")]
         if cuda and tri:
             parts.append(": " + between_text(m, c, short(tri.result), short(cuda.result)))
-        if cuda and tri and c is not None and c.call in (Call.FAST, Call.SLOW):
-            # a "because" only for a difference the rounds decided
+        found = next((f for f in recorded(m) if isinstance(f, Why) and f.idea == idea.key
+                      and f.precision == precision), None)
+        if cuda and tri and found is not None and c is not None:
+            # a "because" only for a difference the rounds decided, as the analysis found it
             lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
             names = (short(lead.result), short(trail.result))
-            why = because(m, lead.result, trail.result, names)
-            against = despite(m, lead.result, trail.result, names) if why else None
+            why = said(found.stated, names)
+            against = phrase(found.against, names) if found.against else None
             parts.append(f"; what favours the faster: {why}" + (f"; against it, {against}" if against else "")
                          if why else f"; {NO_CAUSE}")
         parts.append(". ")
@@ -184,8 +189,8 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     mapping = mapping_table(idea, m)
     if mapping:
         s.add(TableBlock(mapping, "Each tiling decision in each model"))
-    split = table(m, columns.SPLITS, [f.split for f in recorded(m) if isinstance(f, ModelOrCompiler)
-                                      and f.idea == idea.key], "model-or-compiler")
+    split = splits_table(m, [f.split for f in recorded(m) if isinstance(f, ModelOrCompiler) and f.split is not None
+                             and f.idea == idea.key])
     if split:
         # folded: the same splits stand unfolded under the findings, one a rung
         s.add(TableBlock(split, "Model or compiler: the CUDA-Triton gap split by the Gluon column", folded=True))

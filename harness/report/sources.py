@@ -18,10 +18,10 @@ import importlib.util
 from pathlib import Path
 
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import launch_text
 from harness.analysis.steps import lineage_file
 from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.report.doc import Inline, Mono, Source
+from harness.report.metrics import launch_text
 from kernels_cuda import expanded, source_path
 
 

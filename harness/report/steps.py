@@ -9,14 +9,14 @@ moved."""
 from __future__ import annotations
 
 from harness.analysis.causes import COUNTER_TOLERANCE, tied
-from harness.analysis.columns import COUNTERS, STEPS_LEGEND, step_columns
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import Metric
 from harness.analysis.steps import HopperStep, LadderStep, hopper_steps, ladder_steps
-from harness.analysis.wording import PRECISION_TEXT, baseline_label
 from harness.catalog_types.kernel import Kernel
+from harness.report.columns import COUNTERS, STEPS_LEGEND, step_columns
 from harness.report.doc import Cell, Table
+from harness.report.metrics import Metric
 from harness.report.tables import table
+from harness.report.wording import PRECISION_TEXT, baseline_label
 
 # The Hopper table's title in the wgmma idea's section (folded there: the Hopper ladder chart shows the same figures).
 HOPPER_TITLE = "Rung by rung: what each Hopper idea gained, and what moved"
@@ -87,10 +87,11 @@ def hopper_steps_table(m: Measured) -> Table:
     """One row per rung and problem of Hopper's chains: CUDA's and Triton's % of the class's cuBLAS and their steps."""
     out = table(m, HOPPER, hopper_steps(m), "hopper-steps")
     if out.rows:
-        out.notes = [f"% cuBLAS against the class's own: {baseline_label('tf32')} for {PRECISION_TEXT['tf32']}, "
-                     f"{baseline_label('3xtf32')} for {PRECISION_TEXT['3xtf32']}. Each chain starts from the mma.sync "
-                     "rung (rosetta.tc_gemm, B K-major: the fastest of its tiles) and follows the wgmma rungs in "
-                     "registry order; Triton: each rung's counterpart (for the mma.sync rung, the fastest of its "
-                     "forms).", STEPS_LEGEND]
+        out.notes = [f"% cuBLAS against the class's own, given B^T as every rung here reads B: "
+                     f"{baseline_label('tf32', 'kmajor')} for {PRECISION_TEXT['tf32']}, "
+                     f"{baseline_label('3xtf32', 'kmajor')} for {PRECISION_TEXT['3xtf32']}. Each chain starts from "
+                     "the mma.sync rung (rosetta.tc_gemm, B K-major: the fastest of its tiles) and follows the "
+                     "wgmma rungs in registry order; Triton: each rung's counterpart (for the mma.sync rung, the "
+                     "fastest of its forms).", STEPS_LEGEND]
     return out
 

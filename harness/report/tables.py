@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import Metric
 from harness.report.doc import Cell, Table
+from harness.report.metrics import Metric
 
 
 def table(m: Measured, columns: Sequence[Metric[Any]], rows: Sequence[Any], cls: str = "",

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import IMPL, caveat, terminal_columns
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.records.lines import Result
+from harness.report.metrics import IMPL, caveat, terminal_columns
 from harness.term_table import print_table
 
 MORE = "the report and the results file have them"

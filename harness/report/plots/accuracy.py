@@ -17,13 +17,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from harness.analysis import anchors, fmt
 from harness.analysis.fp32_work import ERROR_LAYERS, accuracy_front, summit
 from harness.analysis.measured import Measured
-from harness.analysis.wording import CLASS, INTERVAL, PRECISION_TEXT, baseline_label
 from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
+from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -38,6 +37,7 @@ from harness.report.plots.common import (
     style,
     unclutter,
 )
+from harness.report.wording import CLASS, INTERVAL, PRECISION_TEXT, baseline_label
 
 # One marker per precision class, in the registry's order of the classes.
 SHAPE = dict(zip(PRECISIONS, ("o", "^", "D", "v", "s"), strict=True))

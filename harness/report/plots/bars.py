@@ -13,15 +13,14 @@ import textwrap
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from harness.analysis import anchors, fmt
 from harness.analysis.claims import published_pct
 from harness.analysis.measured import Best, Measured
 from harness.analysis.overview import MODELS
 from harness.analysis.steps import chains, ladder_rungs, rung_name
-from harness.analysis.wording import INTERVAL, PRECISION_TEXT, baseline_label
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS, precision_caveat
 from harness.records.lines import Result
+from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -42,6 +41,7 @@ from harness.report.plots.common import (
     sizes,
     style,
 )
+from harness.report.wording import INTERVAL, PRECISION_TEXT, baseline_label
 
 ROW_IN = 0.19           # inches per bar row: the longest chart (130 rows) stays under two screens
 
@@ -239,6 +239,9 @@ def ladder_chart(m: Measured) -> Plot:
     groups = [(launches.best(r.cuda), launches.best(r.triton), *([launches.best(r.gluon)] if gluon else []))
               for r in rungs]
     repeats = [r.number for r, (_, tri, *_) in zip(rungs, groups, strict=True) if tri is not None and tri.repeat]
+    # the rung whose Triton bar first drew each repeated launch
+    first = {r.number: next(q.number for q in rungs if q.triton and m.launch(q.triton.result) == m.launch(
+        r.triton.result)) for r in rungs if r.number in repeats and r.triton}
     with sizes():
         fig = figure(10.7, 2.6)  # short: the chart ends on the first screen, under the headline table
         ax = fig.add_subplot()
@@ -267,9 +270,9 @@ def ladder_chart(m: Measured) -> Plot:
                                                                          "has one" if gluon else "")
                + f", as % of {vs} timed by the same timer, each with "
                f"its {INTERVAL} over the interleaved rounds (the whisker); the dashed line is cuBLAS."
-               + (f" Hatched (rungs {fmt.joined([str(n) for n in repeats])}): the Triton bar is the same kernel in the "
-                  "same configuration as the rung before's, timed again as this rung's row (an A/A pair)."
-                  if repeats else "")
+               + (" Hatched: a Triton bar that is the same kernel in the same configuration as an earlier rung's, "
+                  "timed again as this rung's row (an A/A pair): "
+                  + fmt.joined([f"rung {n} repeats rung {first[n]}'s" for n in repeats]) + "." if repeats else "")
                + (f" No Triton bar where none was timed: {', '.join(missing_tri)}." if missing_tri else ""))
     return Plot(key, title, caption, data, figure=fig)
 
@@ -304,7 +307,7 @@ def hopper_chart(m: Measured) -> Plot:
             ax.set_xlim(-0.6, len(points) - 0.4)
             ax.set_ylim(0, top)
             ax.set_title(PRECISION_TEXT[precision], loc="left")
-            ax.set_ylabel(f"% of {baseline_label(precision)}")
+            ax.set_ylabel(f"% of {baseline_label(precision, 'kmajor')}")
             style(ax, grid="y")
         handles = [Patch(color=CUDA, label="CUDA rung"), Patch(color=TRITON, label="its Triton counterpart"),
                    *([Patch(color=GLUON, label="its Gluon form")] if gluon else []),
@@ -314,7 +317,7 @@ def hopper_chart(m: Measured) -> Plot:
         data = png(fig)
     caption = (f"Each tensor-core rung on {problem.label} on {m.header.device}, one panel per precision class, each "
                "against the cuBLAS of its class ("
-               + "; ".join(f"{PRECISION_TEXT[p]}: {baseline_label(p)}" for p, _ in panels)
+               + "; ".join(f"{PRECISION_TEXT[p]}: {baseline_label(p, 'kmajor')}" for p, _ in panels)
                + f"), timed by the same timer, with its {INTERVAL} over the interleaved rounds (the whisker): the "
                "mma.sync rung each chain starts from (tc_gemm, B K-major, its fastest tile), then each wgmma rung in "
                "registry order; blue the CUDA kernel, orange its Triton counterpart (for the mma.sync rung, the "

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from matplotlib.ticker import NullFormatter
 
-from harness.analysis import anchors
 from harness.analysis.fp32_work import speed_intervals
 from harness.analysis.measured import Measured
 from harness.analysis.overview import best_points, parts
-from harness.analysis.wording import CLASS, INTERVAL, baseline_label
 from harness.device.specs import spec
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
+from harness.report import anchors
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -26,6 +25,7 @@ from harness.report.plots.common import (
     style,
     unclutter,
 )
+from harness.report.wording import CLASS, INTERVAL, baseline_label, part_title
 
 MARKER = {"cuda": "o", "triton": "^"}
 TF32 = CLASS["tf32"]
@@ -119,7 +119,7 @@ def roofline(m: Measured) -> Plot:
                 ax.scatter([r.figures.intensity], [r.figures.tflops], s=110,
                            marker="s" if r.impl_id == CUBLAS_FP32 else "X", color=CUBLAS, zorder=3)
             ax.set(xlim=(lo, hi), xlabel="FLOP per byte of the traffic model")
-            ax.set_title(f"{part.title}\n{problem.label}", loc="left")
+            ax.set_title(f"{part_title(part)}\n{problem.label}", loc="left")
             ax.xaxis.set_minor_formatter(NullFormatter())
             style(ax, grid="both")
         axes[0].set_ylabel("TFLOP/s")
@@ -131,7 +131,7 @@ def roofline(m: Measured) -> Plot:
         fig.legend(handles=handles, loc="outside lower center", frameon=False, ncol=len(handles))
         unclutter(fig, labels, markers)
         data = png(fig)
-    numbering = "; ".join(f"{part.title}: " + ", ".join(f"{n} {idea.title}" for n, (idea, _) in
+    numbering = "; ".join(f"{part_title(part)}: " + ", ".join(f"{n} {idea.title}" for n, (idea, _) in
                                                           enumerate(part.ideas, 1)) for part, _ in panels)
     caption = (f"One panel per part of the page, each on its op's headline problem on {m.header.device}. The roofs "
                f"are this run's measured FP32 FMA throughput ({peaks.fp32_tflops:.1f} TFLOP/s) and copy bandwidth "

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from matplotlib.lines import Line2D
 
-from harness.analysis import anchors
 from harness.analysis.measured import Measured
-from harness.analysis.wording import INTERVAL, baseline_label
+from harness.baselines import cublas_of
 from harness.problems import Problem
 from harness.records.lines import Result
+from harness.report import anchors, fmt
 from harness.report.plots.common import CUDA, TRITON, Plot, figure, legend_columns, missing, png, sizes, style
+from harness.report.wording import INTERVAL, baseline_label
 
 MARKERS = ("o", "s", "D", "v", "P", "*", "h", "X", "<", ">")
 BASELINE_COLOUR = {"cublas": "#222222", "cublas-tf32": "#8a8a8a"}
@@ -90,7 +91,9 @@ def time_vs_size(m: Measured, op: str) -> Plot:
     others = [p.shape_label for p in problems if not in_sequence(p)]
     caption = (f"Every {op} implementation timed at two or more sizes on {m.header.device}, sizes ordered by their "
                f"FLOPs: median time (left) and {rate} (right), both on log scales. Colour is the model throughout: "
-               f"blue CUDA, orange Triton, black {baseline_label('fp32')}, grey {baseline_label('tf32')}; each "
+               "blue CUDA, orange Triton, " + fmt.joined([f"{colour} {baseline_label(p)}" for p, colour in
+                                                          (("fp32", "black"), ("tf32", "grey"))
+                                                          if (None, cublas_of(p)) in impls]) + "; each "
                "kernel has its own marker, and the implementations of a size stand side by side within it, each with "
                f"the {INTERVAL} of its speed against its cuBLAS over the interleaved rounds. The sizes are "
                f"categories, not a scale, so no line joins them; the {shapes} sizes are labelled upright"

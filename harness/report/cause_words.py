@@ -4,11 +4,8 @@ point with the speed). The findings and the report's sections say causes in thes
 
 from __future__ import annotations
 
-from harness.analysis import fmt
-from harness.analysis.causes import against, stated
-from harness.analysis.measured import Measured
 from harness.analysis.record import Cause
-from harness.records.lines import Result
+from harness.report import fmt
 
 # What each counter where fewer is better counts, as a sentence names it.
 COUNTED = {
@@ -72,31 +69,7 @@ def phrase(c: Cause, names: tuple[str, str]) -> str:
     return f"the one setting they differ in is {c.quantity}: {f} for {fn} against {s} for {sn}"
 
 
-def side_name(r: Result) -> str:
-    """How one side of a pair is named in a cause: 'CUDA' or its label ('Triton tuned', 'Gluon')."""
-    return "CUDA" if r.impl_id.is_cuda else r.label
-
-
-def pair_names(fast: Result, slow: Result, names: tuple[str, str] | None = None) -> tuple[str, str]:
-    if names is not None:
-        return names
-    a, b = side_name(fast), side_name(slow)
-    # one model on both sides: the kernels tell them apart
-    return (fast.kernel or a, slow.kernel or b) if a == b else (a, b)
-
-
 def said(found: list[Cause] | tuple[Cause, ...], names: tuple[str, str]) -> str | None:
-    """Causes joined into one clause; None where there is none."""
+    """Causes joined into one clause, `names` being (the faster side's, the slower side's); None where there is
+    none."""
     return fmt.joined([phrase(c, names) for c in found]) if found else None
-
-
-def because(m: Measured, fast: Result, slow: Result, names: tuple[str, str] | None = None,
-            limit: int = 2) -> str | None:
-    """The top measured causes that point with the speed, with their numbers; None where none does."""
-    return said(stated(m, fast, slow, limit), pair_names(fast, slow, names))
-
-
-def despite(m: Measured, fast: Result, slow: Result, names: tuple[str, str] | None = None) -> str | None:
-    """The largest measured difference that favours the slower side, as context."""
-    c = against(m, fast, slow)
-    return phrase(c, pair_names(fast, slow, names)) if c is not None else None

@@ -14,14 +14,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from harness.analysis import anchors, fmt, wording
-from harness.analysis.fmt import Cell
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
 from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
 from harness.measure.timing import SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.records.lines import Result, Status
+from harness.report import anchors, fmt, wording
+from harness.report.fmt import Cell
 from harness.term_table import Column
 
 R = TypeVar("R")
@@ -150,9 +150,11 @@ PCT: Metric[Result] = Metric(
     "% cuBLAS", lambda m, r: m.interval(r) if r.timed and m.pct(r) is not None else None,
     lambda v: fmt.pct_ci(*v), figure=True, style=lambda v: "nowrap",
     legend="% cuBLAS: cuBLAS's speed over this one's, same problem, same timer, same precision class (fp32 and "
-           "the fp32-class splits against cuBLAS fp32, TF32 against cuBLAS TF32), its interval in brackets; "
+           f"the fp32-class splits against {wording.baseline_label('fp32')}, {wording.CLASS['tf32']} against "
+           f"{wording.baseline_label('tf32')}), given B as the row reads it (a row that reads B K-major: the "
+           "cuBLAS given B^T, or, where the run has none, with the row's pack of B added), its interval in brackets; "
            + ESTIMATORS + "; " + CALLS + ".",
-    term=Column("% cuBLAS [95%]", drop=9, right=True, short="%cuBLAS"))
+    term=Column(f"% cuBLAS [{LEVEL:.0%}]", drop=9, right=True, short="%cuBLAS"))
 CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, "cublas") if r.timed else None,
                               lambda c: fmt.call(c.call), num=False, figure=True, sub=lambda m, r: wording.withheld(
                                   m.vs(r, "cublas")),

@@ -9,13 +9,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness.analysis import anchors, fmt, wording
-from harness.analysis.claims import Claim, StridePoint, stride_occupancy
-from harness.analysis.energy import EnergyFigure
+from harness.analysis.claims import TIE, Claim, StridePoint, stride_occupancy
 from harness.analysis.fp32_work import ERROR_LAYERS, layer_error
-from harness.analysis.knobs import VariantRow
 from harness.analysis.measured import Best, LayoutRead, Measured
-from harness.analysis.metrics import (
+from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
+from harness.analysis.proven import Row
+from harness.analysis.record import Comparison
+from harness.analysis.steps import Moved, Step
+from harness.baselines import KMAJOR_TEXT, cublas_of
+from harness.catalog_types.idea import COMPILER
+from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel, precision_label
+from harness.catalog_types.tables import DECISIONS
+from harness.records.lines import Result
+from harness.report import anchors, fmt, wording
+from harness.report.knobs import VariantRow
+from harness.report.metrics import (
     CALLS,
     ESTIMATORS,
     LEVEL,
@@ -26,29 +34,8 @@ from harness.analysis.metrics import (
     ran_text,
     verdict_text,
 )
-from harness.analysis.model_or_compiler import SAME_WITHIN, Split, closed_text
-from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
-from harness.analysis.proven import Row
-from harness.analysis.record import Comparison
-from harness.analysis.regimes import (
-    RELATION_TEXT,
-    RegimeCall,
-    RegimeRow,
-    energy_text,
-    interval_text,
-    name,
-    regime_note,
-    rounds_text,
-    speed_text,
-    time_text,
-)
-from harness.analysis.steps import Moved, Step
-from harness.analysis.wording import PRECISION_TEXT, baseline_label, published_text, verdict_speed
-from harness.baselines import KMAJOR_TEXT, cublas_of
-from harness.catalog_types.idea import COMPILER
-from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel, precision_label
-from harness.catalog_types.tables import DECISIONS
-from harness.records.lines import Result
+from harness.report.regimes import regime_note
+from harness.report.wording import PRECISION_TEXT, baseline_label, published_text, verdict_speed
 
 
 # ---------------------------------------------------------------------------------------------- a best of a group
@@ -68,11 +55,19 @@ def best_metric(name: str, get: Callable[[Any], Best | None], optional: bool = F
         r = b.result
         rate = "" if not with_rate or not r.rate else f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm" else \
             f"{fmt.gbps(r.rate)} GB/s"
-        return " · ".join(x for x in (rate, best_name(b), ran_text(m, r, brief=True)) if x)
+        return " · ".join(x for x in (rate, best_name(b), ran_text(m, r, brief=True), _against(m, b.vs_cublas)) if x)
 
     return Metric(name, lambda m, row: b.interval if (b := get(row)) else None, lambda v: fmt.pct_ci(*v),
                   sub=sub, link=lambda m, row: anchors.href(anchors.kernel(get(row).kernel)),  # type: ignore[union-attr]
                   style=lambda v: "ok" if v[0] >= 100 else "", optional=optional, legend=legend)
+
+
+def _against(m: Measured, c: Comparison | None) -> str:
+    """'of cuBLAS TF32, B^T stored (TN)' where a % is not of the class's cuBLAS on row-major B, and the pack of B
+    where it was added."""
+    if c is None or (c.reference[1] == cublas_of(m.record(c.subject_key).precision) and not c.pack_ms):
+        return ""
+    return f"of {m.reference(c).label}{wording.pack(c)}"
 
 
 def verdict_metric(name: str, get: Callable[[Any], Any], sub: Callable[[Measured, Any], str] | None = None,
@@ -80,7 +75,7 @@ def verdict_metric(name: str, get: Callable[[Any], Any], sub: Callable[[Measured
     """A comparison: its speed ratio with the interval, and under it the call in words (and what it is against)."""
     return Metric(name, lambda m, row: get(row), wording.speed, style=call_style, legend=legend, optional=optional,
                   sub=lambda m, row: wording.relation(get(row)) + _in_cycles(get(row))
-                  + (f" · {sub(m, row)}" if sub else ""))
+                  + (wording.pack(c) if (c := get(row)) is not None else "") + (f" · {sub(m, row)}" if sub else ""))
 
 
 def _in_cycles(c: Any) -> str:
@@ -121,8 +116,7 @@ def _cublas_tn(m: Measured, h: HeadlineRow) -> str:
 HEADLINE: list[Metric[HeadlineRow]] = [
     Metric("op · problem · class", _headline_row, num=False,
            sub=lambda m, h: PRECISION_TEXT.get(h.precision, h.precision) + f" vs {baseline_label(h.precision)} "
-           f"({_cublas_rate(h.cublas)}{_cublas_tn(m, h)})" + (f" · {h.role}" if h.role else "")
-           + regime_note(m, h.precision)),
+           f"({_cublas_rate(h.cublas)}{_cublas_tn(m, h)})" + regime_note(m)),
     best_metric("best CUDA", lambda h: h.cuda),
     best_metric("best Triton, like for like", lambda h: h.triton),
     best_metric("best Triton, any design", lambda h: h.triton_any, optional=True),
@@ -132,9 +126,11 @@ HEADLINE: list[Metric[HeadlineRow]] = [
     verdict_metric("best Triton vs Triton tutorial", lambda h: h.tutorial, sub=lambda m, h: _tutorial(m, h.tutorial)),
 ]
 HEADLINE_LEGEND = [
-    "Each op's headline problem (sgemv: the shape where cuBLAS comes nearest the copy bandwidth; the findings give "
-    "the op's headline shape too), and beside the class the cuBLAS rate. %: of the cuBLAS of the same precision "
-    f"class, same timer, with its {LEVEL:.0%} interval; under it the rate, the implementation and the configuration "
+    "Each op's headline problem (sgemm: the seeds' 4096³; sgemv: the shape where cuBLAS comes nearest the copy "
+    "bandwidth), and beside the class the cuBLAS rate. %: of the cuBLAS of the same precision class, same timer, "
+    "given B as the implementation reads it (a row that reads B K-major: cuBLAS given B^T, or with its pack of B "
+    f"where the run has no such cuBLAS), with its {LEVEL:.0%} interval; under it the rate, the implementation and "
+    "the configuration "
     "it ran with (tile, warps, stages, group), as its record says. " + ESTIMATORS[0].upper() + ESTIMATORS[1:] + ".",
     "best Triton, like for like: the fastest Triton form that moves data as its CUDA kernel does; any design: the "
     "fastest Triton form of any design (a pre-split, rank-1 updates), where it is another one. Ratios: speed ratio, "
@@ -249,6 +245,15 @@ def _ours_ms(m: Measured, c: Claim) -> str:
     return fmt.ms(c.ours.timing.median_ms) if c.ours and c.ours.timing else "not measured"
 
 
+def order_text(c: Claim) -> str:
+    """Where a kernel ranks among its document's, here and there: 'same rank', or both ranks."""
+    if c.rank_ours is None:
+        return "—"
+    if not c.changed:
+        return "same rank"
+    return f"rank {c.rank_ours} here, {c.rank_doc} in the document (1 = slowest)"
+
+
 CLAIMS: list[Metric[Claim]] = [
     Metric("kernel", lambda m, c: c.kernel.id, num=False, code=True),
     Metric("document · GPU", lambda m, c: f"{c.kernel.seed} · {c.seed.gpu}", num=False),
@@ -256,9 +261,9 @@ CLAIMS: list[Metric[Claim]] = [
     Metric("doc % cuBLAS", lambda m, c: c.published_pct, fmt.pct),
     Metric("ours: ms", _ours_ms),
     Metric("our % cuBLAS", lambda m, c: c.ours_pct, fmt.pct),
-    Metric("order", lambda m, c: c.order, num=False, style=lambda v: "" if v in ("same rank", "—") else "warn",
+    Metric("order", lambda m, c: order_text(c), num=False, style=lambda v: "" if v in ("same rank", "—") else "warn",
            legend="order: rank among the document's kernels with a figure, 1 = slowest; ours by the rounds' calls, "
-                  "the document's by its figures, which carry no interval (within 2% tied)."),
+                  f"the document's by its figures, which carry no interval (within {TIE:.0%} tied)."),
 ]
 STRIDE: list[Metric[StridePoint]] = [
     Metric("stride", lambda m, p: p.published.stride),
@@ -307,15 +312,20 @@ def moved_text(mv: Moved | None) -> str | None:
     return f"{label}: {write(mv.before)} → {write(mv.after)}"  # type: ignore[arg-type]
 
 
-# What a step cell says where the rung has no step: its kernel opens a lineage (steps.lineage_before)
+# What a step cell says where the rung has no step: its kernel opens a lineage (steps.lineage_before); and where the
+# step before is the same launch timed again, which is no step
 STARTS = "starts a lineage: no step"
+SAME_LAUNCH = "the same launch as the step before (A/A), no step"
 
 
 def step_text(s: Step) -> str:
     """The step's speed over the rung before in its lineage, with its interval and call, and the change in points."""
     if s.before is None:
         return STARTS if s.lineage == "starts" else "—"
-    return f"{verdict_text(s.verdict)} · {s.points:+.1f} pts" if s.verdict is not None else "—"
+    if s.verdict is None:
+        return "—"
+    return (f"{SAME_LAUNCH}: {verdict_text(s.verdict)}" if s.same_launch
+            else f"{verdict_text(s.verdict)} · {s.points:+.1f} pts")
 
 
 def step_columns(side: str, name: str, get: Callable[[Any], Step | None]) -> list[Metric[Any]]:
@@ -335,71 +345,13 @@ def step_columns(side: str, name: str, get: Callable[[Any], Step | None]) -> lis
 STEPS_LEGEND = ("step: the rung's speed over the step before it in its lineage (the same model's record of the kernel "
                 "its source is shown as a diff against: the same document's kernel before it, or the ladder's rung "
                 "before for tile-rosetta's own; a kernel that opens its series starts a lineage and has no step), its "
-                "interval and call from the interleaved rounds, and the change in % of cuBLAS in points; " + CALLS +
+                "interval and call from the interleaved rounds, and the change in % of cuBLAS in points; a Triton "
+                "form launched as the step before it (one kernel, the same settings) is that launch timed twice, an "
+                "A/A pair, and no step; " + CALLS +
                 ". What moved: for a step "
                 "the rounds call FAST, of the Nsight Compute counters stored with both rungs' records (rosetta run "
                 "--profile), the one that favours the faster and plausibly explains most of the difference, before → "
                 "after; the column is drawn only where counters were recorded.")
-
-
-# ---------------------------------------------------------------------------------------------- the two regimes
-def _class(m: Measured, row: Any) -> str:
-    return PRECISION_TEXT.get(row.precision, row.precision)
-
-
-def _figure(get: Callable[[EnergyFigure], Any]) -> Callable[[Measured, Any], Any]:
-    """An energy figure of a regime row (None where the row has none), written with its interval."""
-    return lambda m, row: get(row.energy) if row.energy is not None else None
-
-
-REGIME: list[Metric[RegimeRow]] = [
-    Metric("implementation", lambda m, r: r.label, num=False),
-    Metric("class", _class, num=False),
-    Metric("burst TFLOP/s", lambda m, r: r.burst_tflops, lambda v: f"{v:.1f}"),
-    Metric("sustained TFLOP/s", lambda m, r: r.sustained_tflops, lambda v: f"{v:.1f}"),
-    Metric("sustained / burst", lambda m, r: r.change, speed_text,
-           legend="burst: the median of the first launches after the idle gap; sustained: the median chunk of the "
-                  "steady window (time per launch); sustained / burst: the speed ratio of the two, paired by round, "
-                  f"with its {LEVEL:.0%} interval and call; SM MHz: mean of the clock probes around the launches."),
-    Metric("SM MHz burst → steady", lambda m, r: (r.burst_mhz, r.steady_mhz),
-           lambda v: f"{fmt.mhz(v[0])} → {fmt.mhz(v[1])}"),
-    Metric("W", _figure(lambda e: e.watts), lambda i: interval_text(i, ".0f"),
-           legend="W: the steady window's energy over its time; J per GEMM: that power times the launches' event "
-                  f"time, per launch; each the median over the rounds with its {LEVEL:.0%} interval; GFLOP/J: the "
-                  "problem's flops over it."),
-    Metric("J per GEMM", _figure(lambda e: e.joules), interval_text),
-    Metric("GFLOP/J", _figure(lambda e: e.gflop_per_j), lambda i: interval_text(i, ".0f")),
-    Metric("steady rounds", lambda m, r: r, rounds_text,
-           legend="steady rounds: rounds whose steady state the rule detected, of all; the longest time back to back "
-                  "before the window; the widest clock and power spread of the windows the rule held on."),
-]
-REGIME_CALLS: list[Metric[RegimeCall]] = [
-    Metric("comparison", lambda m, c: c.subject_label if c.relation == "aa" else
-           f"{c.subject_label} vs {c.reference_label}", num=False, sub=lambda m, c: RELATION_TEXT[c.relation]),
-    Metric("class", _class, num=False),
-    Metric("burst: speed, call", lambda m, c: c.burst, time_text),
-    Metric("sustained: speed, call", lambda m, c: c.sustained, time_text),
-    Metric("sustained: energy per launch, call", lambda m, c: c.sustained if c.sustained and c.sustained.energy
-           else None, energy_text,
-           legend=f"speed: the reference's time over the subject's, {LEVEL:.0%} interval over the rounds, call as "
-                  "everywhere on the page; energy: the subject's joules per launch over the reference's (below 1: the "
-                  "subject spends less), from the rounds both resolved, same margin. A row in colour is a finding "
-                  "below."),
-]
-BurstEnergy = tuple[Result, EnergyFigure]
-BURST_ENERGY: list[Metric[BurstEnergy]] = [
-    Metric("implementation", lambda m, re: name(re[0]), num=False),
-    Metric("problem", lambda m, re: re[0].problem.label, num=False),
-    Metric("J per launch", lambda m, re: re[1].joules, interval_text),
-    Metric("GFLOP/J", lambda m, re: re[1].gflop_per_j, lambda i: interval_text(i, ".0f")),
-    Metric("W", lambda m, re: re[1].watts, lambda i: interval_text(i, ".0f")),
-    Metric("vs cuBLAS: speed, call", lambda m, re: c.verdict if (c := m.vs(re[0], "cublas")) else None, time_text),
-    Metric("vs cuBLAS: energy, call", lambda m, re: c.verdict if (c := m.vs(re[0], "cublas")) and c.verdict
-           and c.verdict.energy else None, energy_text,
-           legend=f"Each figure the median over the rounds whose burst spanned enough periods of the energy counter, "
-                  f"with its {LEVEL:.0%} interval; the burst's window holds its runs and the L2 flushes and clock "
-                  "probes between them, whose share of the window's device time is taken out."),
-]
 
 
 # ---------------------------------------------------------------------------------------------- the knob study
@@ -508,30 +460,6 @@ COSTS: list[Metric[Kernel]] = [
                     f"the {len(DECISIONS)} a GEMM kernel here makes ({', '.join(DECISIONS)}); a kind its compiler "
                     "decides has no mark in its source." if model == "cuda" else "")
       for model, name in (("cuda", "CUDA"), ("triton", "Triton"), ("gluon", "Gluon"))),
-]
-
-
-# ---------------------------------------------------------------------------------------------- model or compiler
-def _quantities(m: Measured, s: Split) -> str:
-    moving = {q.name for q in s.moving}
-    return "\n".join(f"{q.name}: " + " / ".join("-" if v is None else f"{v:.3g}" for v in (q.cuda, q.triton, q.gluon))
-                     + (" (moves with the speed)" if q.name in moving else "") for q in s.quantities)
-
-
-SPLITS: list[Metric[Split]] = [
-    Metric("rung", lambda m, s: s.kernel, num=False, code=True),
-    verdict_metric("Triton vs CUDA: the gap", lambda s: s.gap),
-    verdict_metric("Gluon vs CUDA: the compiler's part", lambda s: s.compiler),
-    verdict_metric("Triton vs Gluon: the model's part", lambda s: s.model),
-    Metric("gap closed by Gluon", lambda m, s: s.closed, closed_text,
-           legend="gap closed by Gluon: (T/C − G/C) / (T/C − 1) of the times, where the rounds call Triton slower than "
-                  "CUDA: the share of the gap that writing the CUDA kernel's decisions in Gluon removes, the rest "
-                  "being what Triton's compiler does with them."),
-    Metric("compiled: CUDA / Triton / Gluon", _quantities, num=False,
-           legend="compiled: per column, FFMA per 64- or 128-bit shared load (static SASS), registers, spilled bytes "
-                  "and block barriers (static BAR), and issue-active cycles where a profile was given; a quantity "
-                  f"moves with the speed where Triton's and Gluon's values differ by more than {SAME_WITHIN:.0%} and "
-                  "the faster of the two (as the rounds call it) has the better one; registers have no better side."),
 ]
 
 
