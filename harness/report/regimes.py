@@ -266,15 +266,15 @@ def regimes_section(m: Measured, plots: list[Plot]) -> Section | None:
 
 def readme_lines(results_path: Path) -> list[str]:
     """The README's part on the regimes (the newest sustained study of the run's device, analysis/regimes.py
-    newest_study): its method, its table and its findings, and a link to docs/regimes.md (`doc_text`) for its chart
+    newest_study): its method and its findings, and a link to docs/regimes.md (`doc_text`) for its table, its chart
     and every comparison; nothing where there is none."""
     s = newest_study(results_path)
     if s is None:
         return []
     return [f"#### {TITLE}\n\n{method_text(s)} Re-run with {inline([Mono(COMMAND)])}.",
-            to_markdown(regime_table(s)), "\n".join(f"- {f}" for f in findings(s)),
-            f"The chart, and each headline comparison in both regimes with its A/A controls: "
-            f"[docs/regimes.md](docs/{DOC.name})."]
+            "\n".join(f"- {f}" for f in findings(s)),
+            f"Both regimes of each implementation, with power and energy per GEMM, the chart, and each headline "
+            f"comparison in both regimes with its A/A controls: [docs/regimes.md](docs/{DOC.name})."]
 
 
 DOC = Path("docs/regimes.md")
