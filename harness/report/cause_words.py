@@ -21,7 +21,6 @@ COUNTED = {
 # What a sentence says of a decided difference where no measured quantity discriminates (causes.stated is empty)
 NO_CAUSE = "no cause was measured"
 _PIPES = {"tensor_pipe_pct": "tensor", "fma_pipe_pct": "FMA"}
-_MEMORY = {"global": "global memory", "shared": "shared memory"}
 
 
 def _count(v: float) -> str:
@@ -57,12 +56,6 @@ def phrase(c: Cause, names: tuple[str, str]) -> str:
         return (f"{wn} spills {max(int(f), int(s))} B a thread to local memory ({d['local']} LDL/STL of its "
                 f"{d['total']} SASS instructions) where {other} spills {least or 'nothing'}"
                 + ("" if least == 0 else " B"))
-    if c.quantity.endswith("_load_width"):
-        what = _MEMORY[c.quantity.removesuffix("_load_width")]
-        if better:
-            return (f"{fn} reads {what} with 64- or 128-bit loads ({d['wide']} in its SASS) while every read of "
-                    f"{sn} is 32-bit")
-        return f"{sn} reads {what} with 64- or 128-bit loads while every read of {fn} is 32-bit"
     if c.quantity == "theoretical_occupancy":
         return (f"theoretical occupancy is {fmt.pct_round(float(f))} for {fn} against {fmt.pct_round(float(s))} for "
                 f"{sn} (the lower one limited by {d['limiter']})")

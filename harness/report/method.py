@@ -69,8 +69,8 @@ def rounds_paragraph(m: Measured, t: TimingSummary) -> list[Inline]:
         f"Here from {t.runs[0]} to {t.runs[1]} runs per row (a slow kernel takes part in the first {MIN_ROUNDS} "
         f"rounds or more, within {ENTRY_BUDGET_MS / 1e3:g} s of device time); SM clocks {t.clocks[0]:.0f}–"
         f"{t.clocks[1]:.0f} MHz; {fmt.plural(t.throttled, 'run')} under {THROTTLE_FRACTION:.0%} of the maximum "
-        "clock (throttled: kept and counted in its row's flags, not dropped, so a row's time is the time a sustained "
-        "run of it takes). ",
+        "clock (throttled: kept and counted in its row's flags, not dropped). A row's time is that of its bursts "
+        "between the other rows' runs, not of a sustained run at the power limit (the regimes section). ",
         "Every ratio on this page is a verdict (harness/analysis/verdicts.py): the median over the rounds of the "
         "ratio of the two sides' per-round medians, paired round by round (one outlying round moves it little), "
         f"with a {LEVEL:.0%} bootstrap interval over rounds (two files: the means of independent rounds); "
