@@ -15,9 +15,11 @@ import pytest
 
 from harness.analysis.build import build
 from harness.analysis.causes import causes, stated
-from harness.analysis.findings import Found, Gaps, Unroll, findings, recorded
+from harness.analysis.findings import Found, findings, recorded
 from harness.analysis.measured import Measured
+from harness.analysis.model_findings import Gaps
 from harness.analysis.record import VERSION, Analysis, Cause, analysis_path, read_beside
+from harness.analysis.run_findings import Unroll
 from harness.analysis.verdicts import Call
 from harness.device.roofline import Peaks
 from harness.measure.timing import Samples, Timing

@@ -166,7 +166,7 @@ def test_the_unroll_claim_is_not_invented_when_its_kernels_were_not_run(recorded
 
 def test_a_gap_is_explained_only_by_what_causes_states_for_its_pair(recorded: Results) -> None:
     from harness.analysis.causes import stated as stated_for
-    from harness.analysis.findings import pairs
+    from harness.analysis.model_findings import pairs
     from harness.report.cause_words import said
     from harness.report.findings import short
 

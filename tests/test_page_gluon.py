@@ -11,13 +11,14 @@ import pytest
 from matplotlib.colors import to_hex
 from matplotlib.patches import Rectangle
 
-from harness.analysis.findings import Found, ModelOrCompiler, findings, recorded
+from harness.analysis.findings import Found, findings, recorded
 from harness.analysis.measured import Measured
+from harness.analysis.model_findings import ModelOrCompiler
 from harness.analysis.model_or_compiler import splits
 from harness.analysis.record import read_beside
 from harness.catalog_types.tables import DECISIONS
 from harness.records.file import load
-from harness.report import columns, metrics
+from harness.report import columns, metrics, sections
 from harness.report.overview import headline_table, idea_table
 from harness.report.plots import all_plots
 from harness.report.plots.common import GLUON
@@ -117,7 +118,7 @@ def test_each_rung_in_three_models_says_what_each_costs_to_write(m) -> None:
         rows = [k for k in kernels if k.id in m.catalog.costs]
         if not rows:
             continue
-        t = table(m, columns.COSTS, rows, "costs")
+        t = table(m, sections.COSTS, rows, "costs")
         for k, cells in zip(rows, t.rows, strict=True):
             for model, name in (("cuda", "CUDA"), ("triton", "Triton"), ("gluon", "Gluon")):
                 lines, decided = m.catalog.costs[k.id][model]
@@ -159,7 +160,7 @@ def test_the_model_or_compiler_table_of_an_idea_holds_its_rungs(m) -> None:
 
 def test_a_gluon_forms_deviations_stand_beside_it_in_the_kernels_table(m) -> None:
     for _, kernels in m.ideas:
-        t = table(m, columns.KERNELS, kernels, "kernels")
+        t = table(m, sections.KERNELS, kernels, "kernels")
         forms = _column(t, "Triton and Gluon counterparts: settings")
         for k, cells in zip(kernels, t.rows, strict=True):
             for g in k.gluon:

@@ -11,8 +11,9 @@ import re
 import pytest
 
 from harness.analysis.causes import causes
-from harness.analysis.findings import ModelOrCompiler, findings, recorded
+from harness.analysis.findings import findings, recorded
 from harness.analysis.measured import Measured
+from harness.analysis.model_findings import ModelOrCompiler
 from harness.analysis.record import b_layout, read_beside
 from harness.analysis.verdicts import Call
 from harness.baselines import CUBLAS_KMAJOR
@@ -231,7 +232,7 @@ def test_the_ladder_caption_names_the_rung_each_repeated_launch_comes_from(m: Me
 
 def test_each_rung_steps_one_kernel_and_a_launch_timed_twice_is_no_step(m: Measured) -> None:
     from harness.analysis.steps import ladder_steps
-    from harness.report.columns import SAME_LAUNCH, step_text
+    from harness.report.steps import SAME_LAUNCH, step_text
 
     for s in ladder_steps(m):
         if s.cuda and s.triton and s.cuda.before and s.triton.before:

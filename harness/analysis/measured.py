@@ -397,16 +397,3 @@ def build_study(result: Result) -> bool:
     """A CUDA row built with other flags than the suite's (CuPy's default build, harness/nvrtc/options.py): shown in
     the method section beside the default build, never an idea's best CUDA kernel."""
     return result.impl_id.is_build_study
-
-
-def triton_modules(kernels: list[Kernel]) -> dict[str, list[tuple[Kernel, Counterpart]]]:
-    """Each Triton module and the (kernel, counterpart) pairs that launch it, in registry order."""
-    out: dict[str, list[tuple[Kernel, Counterpart]]] = {}
-    for k in kernels:
-        for c in k.counterparts:
-            out.setdefault(c.module, []).append((k, c))
-    return out
-
-
-def ideas_of(pairs: list[tuple[Kernel, Counterpart]]) -> list[str]:
-    return list(dict.fromkeys(k.idea for k, _ in pairs))

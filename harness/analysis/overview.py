@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.claims import Claim, claims_table
-from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
+from harness.analysis.measured import Best, Measured
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
@@ -93,6 +93,19 @@ def headline_rows(m: Measured) -> list[HeadlineRow]:
                                    anyone if anyone and (not tri or anyone.result is not tri.result) else None,
                                    m.between(glu.result, cuda.result) if glu and cuda else None))
     return out
+
+
+def triton_modules(kernels: list[Kernel]) -> dict[str, list[tuple[Kernel, Counterpart]]]:
+    """Each Triton module and the (kernel, counterpart) pairs that launch it, in registry order."""
+    out: dict[str, list[tuple[Kernel, Counterpart]]] = {}
+    for k in kernels:
+        for c in k.counterparts:
+            out.setdefault(c.module, []).append((k, c))
+    return out
+
+
+def ideas_of(pairs: list[tuple[Kernel, Counterpart]]) -> list[str]:
+    return list(dict.fromkeys(k.idea for k, _ in pairs))
 
 
 def pub_claim(kernels: list[Kernel], best_id: str | None, claims: dict[str, Claim]) -> Claim | None:

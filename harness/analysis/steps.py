@@ -277,22 +277,6 @@ def hopper_steps(m: Measured, problems: list[Problem] | None = None) -> list[Hop
     return out
 
 
-def hopper_points(m: Measured) -> list[tuple[str, str, float | None, float | None]]:
-    """The Hopper chart's bars: (rung name, precision, best CUDA %, best Triton %) on the sgemm headline problem,
-    chain by chain."""
-    problem = m.headline("sgemm")
-    if problem is None:
-        return []
-    out = []
-    for precision, rungs in chains(m):
-        for kernels in rungs:
-            cuda, tri = m.bests(kernels, problem, precision)
-            if cuda or tri:
-                out.append((rung_name(cuda, kernels), precision, cuda.pct if cuda else None,
-                            tri.pct if tri else None))
-    return out
-
-
 def counter_rows(m: Measured) -> list[tuple[Problem, str | None, str]]:
     """The records whose counters the causes and the steps read (`rosetta run --profile` profiles these): on each op's
     headline problem, every idea's headline pair (its best CUDA kernel and best Triton counterpart in each class) with

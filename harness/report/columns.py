@@ -11,18 +11,13 @@ from typing import Any
 
 from harness.analysis.claims import TIE, Claim, StridePoint, stride_occupancy
 from harness.analysis.fp32_work import ERROR_LAYERS, layer_error
-from harness.analysis.measured import Best, LayoutRead, Measured
+from harness.analysis.measured import Best, Measured
 from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
-from harness.analysis.proven import Row
 from harness.analysis.record import Comparison
-from harness.analysis.steps import Moved, Step
 from harness.baselines import KMAJOR_TEXT, cublas_of
-from harness.catalog_types.idea import COMPILER
-from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel, precision_label
-from harness.catalog_types.tables import DECISIONS
+from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
 from harness.records.lines import Result
 from harness.report import anchors, fmt, wording
-from harness.report.knobs import VariantRow
 from harness.report.metrics import (
     CALLS,
     ESTIMATORS,
@@ -32,10 +27,9 @@ from harness.report.metrics import (
     call_style,
     launch_text,
     ran_text,
-    verdict_text,
 )
 from harness.report.regimes import regime_note
-from harness.report.wording import PRECISION_TEXT, baseline_label, published_text, verdict_speed
+from harness.report.wording import PRECISION_TEXT, baseline_label, published_text
 
 
 # ---------------------------------------------------------------------------------------------- a best of a group
@@ -277,212 +271,4 @@ STRIDE: list[Metric[StridePoint]] = [
     Metric("our occupancy (sm_90)", lambda m, p: stride_occupancy(m, p), fmt.pct_round,
            legend="doc: the document's Nsight Compute table on its own GPU; our occupancy is theoretical, from the "
                   "record's registers, shared memory static and dynamic, and threads."),
-]
-
-
-# ---------------------------------------------------------------------------------------------- counters, steps
-# (column, the counter it shows, how it is written); a counter the profile lacks is shown as a dash.
-COUNTERS: tuple[tuple[str, str, Callable[[float], str]], ...] = (
-    ("FMA pipe", "fma_pipe_pct", lambda v: f"{v:.1f}%"),
-    ("tensor pipe", "tensor_pipe_pct", lambda v: f"{v:.1f}%"),
-    ("smem", "smem_throughput_pct", lambda v: f"{v:.1f}%"),
-    ("L2", "l2_throughput_pct", lambda v: f"{v:.1f}%"),
-    ("smem bank conflicts", "smem_bank_conflicts", lambda v: f"{v:.3g}"),
-    ("DRAM / model", "dram_vs_model", lambda v: f"{v:.2f}×"),
-    ("occupancy", "achieved_occupancy_pct", lambda v: f"{v:.1f}%"),
-    ("global reads / kFMA", "global_requests_per_kfma", lambda v: f"{v:.3f}"),
-    ("bytes / cp.async", "ldgsts_bytes_per_instruction", lambda v: f"{v:.0f}"),
-    ("kernel ms (ncu)", "duration_ns", lambda v: f"{v / 1e6:.3f}"),
-)
-_LABEL = {key: (label, write) for label, key, write in COUNTERS}
-_UNNAMED = {"refused": "counters refused: ncu's time is off the timed one",
-            "nothing": "nothing measured moved its way by enough to explain it"}
-
-
-def moved_text(mv: Moved | None) -> str | None:
-    """'smem bank conflicts: 1.2e+06 → 1.7e+04', why no quantity is named, or None where no counters were recorded
-    (the column is then not drawn) or the step is no gain (nothing to explain)."""
-    if mv is None or mv.unnamed in ("unrecorded", "tie"):
-        return None
-    if mv.quantity is None:
-        return _UNNAMED.get(mv.unnamed or "nothing", mv.unnamed or "")
-    label, write = _LABEL.get(mv.quantity, (mv.quantity.replace("_", " "), lambda v: f"{v:.3g}"))
-    if isinstance(mv.before, str) or isinstance(mv.after, str):   # a compiled fact: an instruction's form
-        return f"{label}: {mv.before} → {mv.after}"
-    return f"{label}: {write(mv.before)} → {write(mv.after)}"  # type: ignore[arg-type]
-
-
-# What a step cell says where the rung has no step: its kernel opens a lineage (steps.lineage_before); and where the
-# step before is the same launch timed again, which is no step
-STARTS = "starts a lineage: no step"
-SAME_LAUNCH = "the same launch as the step before (A/A), no step"
-
-
-def step_text(s: Step) -> str:
-    """The step's speed over the rung before in its lineage, with its interval and call, and the change in points."""
-    if s.before is None:
-        return STARTS if s.lineage == "starts" else "—"
-    if s.verdict is None:
-        return "—"
-    return (f"{SAME_LAUNCH}: {verdict_text(s.verdict)}" if s.same_launch
-            else f"{verdict_text(s.verdict)} · {s.points:+.1f} pts")
-
-
-def step_columns(side: str, name: str, get: Callable[[Any], Step | None]) -> list[Metric[Any]]:
-    """A model's three columns of a ladder's table: its % of cuBLAS, the step against the rung before (its speed
-    ratio, interval and call), and what moved (drawn only where some row has counters)."""
-    return [
-        Metric(f"{name} % cuBLAS", lambda m, row: s.best.interval if (s := get(row)) else None,
-               lambda v: fmt.pct_ci(*v), style=lambda v: "nowrap"),
-        Metric(f"{name} step", lambda m, row: s if (s := get(row)) is not None and (s.before is not None
-                                                                                   or s.lineage == "starts") else None,
-               step_text, style=lambda s: call_style(s.verdict) if s.before is not None else "muted"),
-        Metric(f"{name}: what moved", lambda m, row: moved_text(s.moved) if (s := get(row)) else None, num=False,
-               optional=True),
-    ]
-
-
-STEPS_LEGEND = ("step: the rung's speed over the step before it in its lineage (the same model's record of the kernel "
-                "its source is shown as a diff against: the same document's kernel before it, or the ladder's rung "
-                "before for tile-rosetta's own; a kernel that opens its series starts a lineage and has no step), its "
-                "interval and call from the interleaved rounds, and the change in % of cuBLAS in points; a Triton "
-                "form launched as the step before it (one kernel, the same settings) is that launch timed twice, an "
-                "A/A pair, and no step; " + CALLS +
-                ". What moved: for a step "
-                "the rounds call FAST, of the Nsight Compute counters stored with both rungs' records (rosetta run "
-                "--profile), the one that favours the faster and plausibly explains most of the difference, before → "
-                "after; the column is drawn only where counters were recorded.")
-
-
-# ---------------------------------------------------------------------------------------------- the knob study
-KNOBS: list[Metric[VariantRow]] = [
-    Metric("row", lambda m, v: v.row, num=False, code=True),
-    Metric("switched to the tutorial's", lambda m, v: v, lambda v: v.switched, num=False,
-           style=lambda v: "why" if v.residual else ""),
-    Metric(f"speed vs own settings [{LEVEL:.0%}]", lambda m, v: v.verdict if v.verdict is not None else
-           f"not timed: {fmt.first_line(v.failed, 60)}", lambda v: v if isinstance(v, str) else verdict_speed(v),
-           style=lambda v: "muted" if isinstance(v, str) else "",
-           legend="speed: the row's time at its own settings over its time with the switch (the last row of each: "
-                  f"the tutorial's time over the row's with every knob switched), with the {wording.INTERVAL} of the "
-                  "interleaved rounds; the call as everywhere in this report."),
-    Metric("call", lambda m, v: v.verdict, lambda v: fmt.call(v.call), num=False),
-]
-
-
-# ---------------------------------------------------------------------------------------------- the mapping
-_SIDE = {"cuda": "CUDA", "triton": "Triton", "gluon": "Gluon"}
-
-
-def _decider(v: str) -> str:
-    return "by-compiler" if v == COMPILER else "by-programmer"
-
-
-def _proof(row: Row) -> tuple[str, str] | None:
-    """'✓ n of n' and the checks, or what does otherwise and on which compiler; None where nothing was checked."""
-    if not row.verdicts:
-        return None
-    failed = [v for v in row.verdicts if not v.holds]
-    checks = "\n".join(dict.fromkeys(f"{_SIDE[v.side]}: {v.check}" for v in row.verdicts if v.check))
-    if failed:  # which compiler made the code that does otherwise, and what it does (Verdict.changed)
-        return "\n".join(f"✗ {v.changed}" for v in failed[:3]) + ("\n…" if len(failed) > 3 else "") + "\n" + checks, \
-            "bad"
-    return f"✓ {len(row.verdicts)} of {len(row.verdicts)}\n" + checks, "ok-text"
-
-
-MAPPING: list[Metric[Row]] = [
-    Metric("decision", lambda m, r: r.decision, num=False),
-    Metric("CUDA", lambda m, r: r.cuda, num=False),
-    Metric("Triton", lambda m, r: r.triton, num=False),
-    Metric("in Triton, decided by", lambda m, r: r.decided_by, num=False, style=_decider,
-           legend="decided by: who makes the decision in that model, the programmer (in the kernel text or its "
-                  "launch settings) or the compiler (from the layouts it chooses)."),
-    Metric("Gluon", lambda m, r: r.gluon or None, num=False, optional=True,
-           legend="Gluon: the same decision in the kernel's Gluon form, Triton's layout-level language, where the "
-                  "programmer writes what Triton's compiler decides from a tl.dot (its check read on Gluon's "
-                  "compiled code like the others)."),
-    Metric("in Gluon, decided by", lambda m, r: r.gluon_decided_by or None, num=False, style=_decider,
-           optional=True),
-    Metric("checked on the compiled kernels", lambda m, r: _proof(r) or ("not checked", "muted"), lambda v: v[0],
-           num=False, style=lambda v: v[1]),
-]
-
-
-# ---------------------------------------------------------------------------------------------- an idea's kernels
-def _document(m: Measured, k: Kernel) -> str:
-    if k.seed:
-        return f"{k.seed} {wording.seed_title(m.catalog, k.seed)}\n{wording.section_title(m.catalog, k.section)}"
-    return f"its user's own\n{k.section}" if k.declared else f"tile-rosetta's own\n{k.section}"
-
-
-def _forms(m: Measured, k: Kernel) -> str:
-    """Each Triton counterpart and Gluon form with its launch (as it ran) and what departs from the CUDA kernel."""
-    triton = [f"{c.name} ({c.file or c.module}): {launch_text(m, k, c)}" + "".join(f"\n  deviation: {n}"
-                                                                                  for n in c.deviation_notes())
-              for c in k.counterparts]
-    gluon = [f"gluon {g.name} (kernels_gluon/{g.module}.py): the CUDA kernel's decisions"
-             + "".join(f"\n  deviation: {n}" for n in g.deviation_notes()) for g in k.gluon]
-    return "\n".join([*triton, *gluon])
-
-
-def _beta0(k: Kernel) -> tuple[str, str]:
-    if k.op == "sgemv":
-        return "n/a", "muted"
-    if k.reads_c_when_beta_zero:
-        return "reads C (declared)", "warn"
-    return ("honours" if k.computes_alpha_beta else "honours (C = A·B)"), "ok"
-
-
-KERNELS: list[Metric[Kernel]] = [
-    Metric("kernel", lambda m, k: k.id, num=False, code=True),
-    Metric("document · section", _document, num=False),
-    Metric("threads · tile", lambda m, k: f"{'×'.join(map(str, k.block[:2]))} = {k.threads} · "
-           + (f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else f"{k.tile_m} row{'s' if k.tile_m != 1 else ''}"),
-           num=False),
-    Metric("Triton and Gluon counterparts: settings", _forms, num=False),
-    Metric("preconditions", lambda m, k: "\n".join(c.text for c in k.preconditions), num=False),
-    Metric("beta = 0", lambda m, k: _beta0(k), lambda v: v[0], num=False, style=lambda v: v[1]),
-    Metric("published (document's GPU)", lambda m, k: published_text(k.published)
-           + (f" ({m.catalog.seeds[k.seed].gpu})" if k.seed else "") if k.published else None, num=False),
-]
-
-
-# ---------------------------------------------------------------------------------------------- what each model costs
-def _cost(model: str) -> Callable[[Measured, Kernel], tuple[int, int] | None]:
-    return lambda m, k: m.catalog.costs.get(k.id, {}).get(model)
-
-
-COSTS: list[Metric[Kernel]] = [
-    Metric("kernel", lambda m, k: k.id, num=False, code=True),
-    *(Metric(name, _cost(model), lambda v: f"{v[0]} lines · {v[1]} of {len(DECISIONS)}",
-             legend="CUDA, Triton, Gluon: lines of kernel code (no comments, docstrings or blank lines: CUDA the "
-                    ".cu with the headers it includes, Triton the plain counterpart's module, Gluon the mirror's "
-                    "module and the kernels_gluon modules it imports) · the kinds of decision its source states, of "
-                    f"the {len(DECISIONS)} a GEMM kernel here makes ({', '.join(DECISIONS)}); a kind its compiler "
-                    "decides has no mark in its source." if model == "cuda" else "")
-      for model, name in (("cuda", "CUDA"), ("triton", "Triton"), ("gluon", "Gluon"))),
-]
-
-
-# ---------------------------------------------------------------------------------------------- B's layout
-def _pct_of(c: Comparison) -> str:
-    return f"{fmt.pct_ci(*c.pct())} {fmt.call(c.call)}"
-
-
-LAYOUT: list[Metric[LayoutRead]] = [
-    Metric("kernel", lambda m, row: row.result.kernel, num=False, code=True),
-    Metric("implementation", lambda m, row: row.result.label, num=False),
-    Metric("class", lambda m, row: PRECISION_TEXT.get(row.result.precision, row.result.precision), num=False),
-    Metric("kernel ms", lambda m, row: row.result.timing.median_ms if row.result.timing else None, fmt.ms),
-    Metric("pack ms", lambda m, row: (row.pack_ms, row.pack_share) if row.pack_ms else None,
-           lambda v: fmt.ms(v[0]) + (f" ({fmt.pct(100 * v[1])} of the kernel's)" if v[1] else ""),
-           legend="pack ms: the median time to write B^T (K-major) from the suite's row-major B before the kernel "
-                  "runs, timed on its own, and its share of the kernel's own median time."),
-    Metric(f"alone: % {KMAJOR_TEXT}", lambda m, row: row.same_layout, _pct_of, style=lambda c: call_style(c),
-           legend=f"alone: % {KMAJOR_TEXT}: the kernel's time alone against cuBLAS of its class given B as the "
-                  "kernel reads it (B^T stored, cuBLAS TN); with the pack: the pack's median time added to each of "
-                  "the kernel's runs, against cuBLAS on row-major B (NN), what a caller holding row-major B waits "
-                  f"for; alone: % NN, as every % of cuBLAS on the page. Each with its {LEVEL:.0%} interval and the "
-                  "call."),
-    Metric("with the pack: % NN", lambda m, row: row.packed, _pct_of, style=lambda c: call_style(c)),
-    Metric("alone: % NN", lambda m, row: row.alone, _pct_of, style=lambda c: call_style(c)),
 ]

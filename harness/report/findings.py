@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.analysis import findings as kinds
+from harness.analysis import model_findings as kinds
+from harness.analysis import run_findings as run
 from harness.analysis.claims import published_pct
 from harness.analysis.found import Found
 from harness.analysis.measured import Measured
@@ -199,8 +200,8 @@ def doc_figure(m: Measured, kernel_id: str) -> str:
         f"{k.published.tflops} TFLOP/s" if k.published.tflops is not None else f"{k.published.ms} ms"
 
 
-@says(kinds.Rank, _at(anchors.CLAIMS, "the documents' figures beside ours"))
-def _rank(f: kinds.Rank, m: Measured) -> list[Inline]:
+@says(run.Rank, _at(anchors.CLAIMS, "the documents' figures beside ours"))
+def _rank(f: run.Rank, m: Measured) -> list[Inline]:
     if not f.broken:
         return [f"Every document's order of its own kernels holds here: all {f.pairs} pairs across seeds "
                 f"{fmt.joined(list(f.seeds))} keep the order their document measured, each called faster by the "
@@ -220,9 +221,9 @@ def _rank(f: kinds.Rank, m: Measured) -> list[Inline]:
     return [*parts, "."]
 
 
-@says(kinds.Unroll, lambda f, m: Link("the unroll ratio", anchors.href(
+@says(run.Unroll, lambda f, m: Link("the unroll ratio", anchors.href(
     anchors.UNROLL if m.catalog.unroll_claim.fast in m.catalog.by_id else anchors.CLAIMS)))
-def _unroll(f: kinds.Unroll, m: Measured) -> list[Inline]:
+def _unroll(f: run.Unroll, m: Measured) -> list[Inline]:
     assert f.fast is not None and f.slow is not None
     fast, slow = m.record(f.fast), m.record(f.slow)
     c = m.catalog.unroll_claim
@@ -236,8 +237,8 @@ def _unroll(f: kinds.Unroll, m: Measured) -> list[Inline]:
     return [*parts, *([", where " + why] if why else []), "."]
 
 
-@says(kinds.Stride, _at(anchors.STRIDE, "the stride sweep"))
-def _stride(f: kinds.Stride, m: Measured) -> list[Inline]:
+@says(run.Stride, _at(anchors.STRIDE, "the stride sweep"))
+def _stride(f: run.Stride, m: Measured) -> list[Inline]:
     assert f.first and f.last and f.peak
     first, last, peak = m.record(f.first), m.record(f.last), m.record(f.peak)
     by_id = m.catalog.by_id
@@ -260,14 +261,14 @@ def _stride(f: kinds.Stride, m: Measured) -> list[Inline]:
     return [*parts, "."]
 
 
-@says(kinds.Precision, _plot(anchors.ACCURACY, "accuracy against speed"))
-def _precision(f: kinds.Precision, m: Measured) -> list[Inline]:
+@says(run.Precision, _plot(anchors.ACCURACY, "accuracy against speed"))
+def _precision(f: run.Precision, m: Measured) -> list[Inline]:
     assert f.problem is not None
     parts: list[Inline] = []
     if f.cublas is not None:
         fp32, tf32 = m.record(f.cublas[0]), m.record(f.cublas[1])
         assert fp32.figures and tf32.figures
-        e32, etf = kinds.error(fp32), kinds.error(tf32)
+        e32, etf = run.error(fp32), run.error(tf32)
         assert e32 and etf
         rates = f"({fmt.tflops(tf32.figures.tflops)} against {fmt.tflops(fp32.figures.tflops)} TFLOP/s)"
         speed = (between_text(m, f.speed, tf32.label, fp32.label) if f.speed is not None
@@ -278,13 +279,13 @@ def _precision(f: kinds.Precision, m: Measured) -> list[Inline]:
     for c in f.bests:
         r = m.record(c.subject_key)
         parts += ["; " if parts else "", f"the fastest {PRECISION_TEXT[r.precision]} kernel, ", *who(r), ran(m, r),
-                  f", reaches {pct_of(m, c)} at forward error {fmt.sci(kinds.error(r))}"]
+                  f", reaches {pct_of(m, c)} at forward error {fmt.sci(run.error(r))}"]
     lo, hi = f.errors
     return [*parts, f"; every fp32 kernel's error lies between {fmt.sci(lo)} and {fmt.sci(hi)}."]
 
 
-@says(kinds.Sizes, _plot(anchors.TIME, "time against size"))
-def _sizes(f: kinds.Sizes, m: Measured) -> list[Inline]:
+@says(run.Sizes, _plot(anchors.TIME, "time against size"))
+def _sizes(f: run.Sizes, m: Measured) -> list[Inline]:
     parts: list[Inline] = [f"Across {f.count} {f.op} sizes, from {f.start} to {f.end}, "]
     for i, s in enumerate(f.stretches):
         one = s.start == s.end
@@ -294,15 +295,15 @@ def _sizes(f: kinds.Sizes, m: Measured) -> list[Inline]:
     return [*parts, "."]
 
 
-@says(kinds.Failures, _at(anchors.RESULTS, "All results"))
-def _failures(f: kinds.Failures, m: Measured) -> list[Inline]:
+@says(run.Failures, _at(anchors.RESULTS, "All results"))
+def _failures(f: run.Failures, m: Measured) -> list[Inline]:
     names = [f"{r.kernel or r.impl} [{r.label}]" for r in (m.record(k) for k in f.failed)]
     return [f"{f.count} of {f.of} results failed (", fmt.joined(names), ", …" if f.count > 3 else "",
             "): their figures are left out of every comparison."]
 
 
-@says(kinds.Numerics, _at(anchors.RESULTS, "All results"))
-def _numerics(f: kinds.Numerics, m: Measured) -> list[Inline]:
+@says(run.Numerics, _at(anchors.RESULTS, "All results"))
+def _numerics(f: run.Numerics, m: Measured) -> list[Inline]:
     lo, hi = f.errors
     which = (f"the {len(f.layers)} numerics layers ({', '.join(f.layers)})" if f.layers else "every numerics layer")
     return [f"All {f.checked} implementations checked here pass {which} of their precision class, with forward "

@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.knobs import ALL, PRODUCT, Effect, KnobFinding, Study
-from harness.analysis.verdicts import Call, Verdict
+from harness.analysis.verdicts import LEVEL, Call, Verdict
 from harness.baselines import TRITON_BASELINE_LABELS
-from harness.report import anchors, fmt
+from harness.report import anchors, fmt, wording
 from harness.report.fmt import Inline, Link, Mono
+from harness.report.metrics import Metric
 from harness.report.wording import verdict_speed as speed
 
 TITLE = "Why Triton rows trail Triton's tutorial GEMM"   # the report's subsection and docs/results.md's section
@@ -91,3 +92,18 @@ def variant_rows(study: Study) -> list[VariantRow]:
             out.append(VariantRow(row, f"every differing knob, against {TRITON_BASELINE_LABELS[f.baseline]}",
                                   f.residual, residual=True))
     return out
+
+
+# ---------------------------------------------------------------------------------------------- the knob study
+KNOBS: list[Metric[VariantRow]] = [
+    Metric("row", lambda m, v: v.row, num=False, code=True),
+    Metric("switched to the tutorial's", lambda m, v: v, lambda v: v.switched, num=False,
+           style=lambda v: "why" if v.residual else ""),
+    Metric(f"speed vs own settings [{LEVEL:.0%}]", lambda m, v: v.verdict if v.verdict is not None else
+           f"not timed: {fmt.first_line(v.failed, 60)}", lambda v: v if isinstance(v, str) else speed(v),
+           style=lambda v: "muted" if isinstance(v, str) else "",
+           legend="speed: the row's time at its own settings over its time with the switch (the last row of each: "
+                  f"the tutorial's time over the row's with every knob switched), with the {wording.INTERVAL} of the "
+                  "interleaved rounds; the call as everywhere in this report."),
+    Metric("call", lambda m, v: v.verdict, lambda v: fmt.call(v.call), num=False),
+]

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 from harness.analysis import knobs as analysis_knobs
-from harness.analysis.findings import ModelOrCompiler, recorded
+from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
+from harness.analysis.model_findings import ModelOrCompiler
 from harness.analysis.model_or_compiler import splits
 from harness.analysis.record import read_beside
 from harness.records.file import load

@@ -7,12 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.analysis import knobs as analysis_knobs
-from harness.analysis.findings import ModelOrCompiler, recorded
+from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
+from harness.analysis.model_findings import ModelOrCompiler
 from harness.analysis.overview import Part, parts
 from harness.analysis.record import read_beside
 from harness.records.file import load
-from harness.report import anchors, columns, html, knobs, markdown, splits, wording
+from harness.report import anchors, html, knobs, markdown, sections, splits, wording
 from harness.report.doc import Bullets, Document, Link, Para, Section, SourcePair, TableBlock
 from harness.report.findings import evidence, words
 from harness.report.method import method_section, notices, when
@@ -79,7 +80,7 @@ def findings_section(m: Measured) -> Section:
         sub = Section(anchors.KNOBS, knobs.TITLE, 3)
         sub.add(Para(knobs.knob_intro(study), cls="note"))
         sub.add(Bullets(knobs.knob_bullets(study, detail=False), cls="findings"))
-        sub.add(TableBlock(table(m, columns.KNOBS, knobs.variant_rows(study), "knobs"), "Every knob of each row",
+        sub.add(TableBlock(table(m, knobs.KNOBS, knobs.variant_rows(study), "knobs"), "Every knob of each row",
                            folded=True))
         s.add(sub)
     return s
@@ -173,7 +174,7 @@ def part_section(m: Measured, part: Part, planner: SourcePlanner) -> Section:
     ids = {k.id for _, kernels in part.ideas for k in kernels}
     reads = [read for r in (m.on(problem) if problem else []) if r.kernel in ids and (read := m.layout(r))]
     if reads:
-        s.add(TableBlock(table(m, columns.LAYOUT, reads, "layout"), f"B's layout: each K-major row on "
+        s.add(TableBlock(table(m, sections.LAYOUT, reads, "layout"), f"B's layout: each K-major row on "
                          f"{problem.label} alone and with the time to pack B", folded=len(reads) > OPEN_ROWS))
     for idea, kernels in part.ideas:
         s.add(_fold(idea_section(m, idea, list(kernels), planner)))

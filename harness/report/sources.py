@@ -51,15 +51,6 @@ def triton_text(module: str) -> str:
         return f"# kernels_triton/{module}.py: cannot read the source ({e})"
 
 
-def split_header(text: str) -> tuple[str, str]:
-    """A .cu file's leading comment block (seed, section, launch, limits, edits) and the code after it."""
-    lines = text.splitlines(keepends=True)
-    n = 0
-    while n < len(lines) and (lines[n].lstrip().startswith("//") or not lines[n].strip()):
-        n += 1
-    return "".join(lines[:n]), "".join(lines[n:])
-
-
 def unified(old: str, new: str, old_name: str, new_name: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=old_name, tofile=new_name, n=3))
