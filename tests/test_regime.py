@@ -216,7 +216,7 @@ def test_the_page_of_a_sustained_file_shows_the_regimes_section_and_names_its_re
     assert "sustained, a tie in time" in text and "more energy per launch" in text
 
 
-def test_the_readme_gets_the_regimes_table_and_findings_and_docs_regimes_the_chart_and_every_comparison(
+def test_the_readme_gets_the_regimes_findings_and_docs_regimes_the_table_the_chart_and_every_comparison(
         tmp_path: Path) -> None:
     from harness.report.regimes import doc_text, readme_lines
 
@@ -225,10 +225,10 @@ def test_the_readme_gets_the_regimes_table_and_findings_and_docs_regimes_the_cha
     assert sustained_path(burst) == sustained
     write_sustained(burst, [], sustained=False)
     readme = "\n\n".join(readme_lines(burst))
-    assert "J per GEMM" in readme and "docs/regimes.md" in readme and "![" not in readme
+    assert "A/A control" in readme and "docs/regimes.md" in readme and "![" not in readme
     docs = tmp_path / "docs"
     doc = doc_text(burst, docs)
-    assert doc is not None and "A/A control" in doc and f"](../{burst.stem}-regimes.png)" in doc
+    assert doc is not None and "A/A control" in doc and "J per GEMM" in doc and f"](../{burst.stem}-regimes.png)" in doc
     assert (tmp_path / f"{burst.stem}-regimes.png").exists()
     assert readme_lines(tmp_path / "none.jsonl") == [] and doc_text(tmp_path / "none.jsonl", docs) is None
 

@@ -67,7 +67,7 @@ def test_against_the_row_major_triton_tutorial_a_k_major_row_carries_its_pack(m:
     tri = m.best(m.timed_of(m.kernels, m.headline("sgemm"), "triton", "tf32"))
     c = m.vs(tri.result, "triton-baseline")
     assert c.pack_ms == tri.result.pack_ms and c.pack_on == "subject" and b_layout(m.reference(c)) == "row"
-    assert row[-1].text == fmt.ratio_ci(*c.speed()) and "its pack of B" in row[-1].sub
+    assert row[-1].text == fmt.ratio_ci(*c.speed()) and "pack of B" in row[-1].sub
     alone = m.between(tri.result, m.reference(c))   # the pack is added wherever the layouts differ
     assert alone.pack_ms == c.pack_ms and alone.speed() == c.speed()
 

@@ -14,7 +14,7 @@ from harness.analysis.fp32_work import ERROR_LAYERS, layer_error
 from harness.analysis.measured import Best, Measured
 from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
 from harness.analysis.record import Comparison
-from harness.baselines import KMAJOR_TEXT, cublas_of
+from harness.baselines import CUBLAS_KMAJOR, KMAJOR_TEXT, cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
 from harness.records.lines import Result
 from harness.report import anchors, fmt, wording
@@ -57,11 +57,11 @@ def best_metric(name: str, get: Callable[[Any], Best | None], optional: bool = F
 
 
 def _against(m: Measured, c: Comparison | None) -> str:
-    """'of cuBLAS TF32, B^T stored (TN)' where a % is not of the class's cuBLAS on row-major B, and the pack of B
-    where it was added."""
+    """'vs TN' where a % is of the class's cuBLAS given B^T stored (cuBLAS TN), and the pack of B where it was
+    added."""
     if c is None or (c.reference[1] == cublas_of(m.record(c.subject_key).precision) and not c.pack_ms):
         return ""
-    return f"of {m.reference(c).label}{wording.pack(c)}"
+    return "vs TN" if c.reference[1] in CUBLAS_KMAJOR else wording.pack(c).removeprefix(", ")
 
 
 def verdict_metric(name: str, get: Callable[[Any], Any], sub: Callable[[Measured, Any], str] | None = None,
@@ -120,12 +120,11 @@ HEADLINE: list[Metric[HeadlineRow]] = [
     verdict_metric("best Triton vs Triton tutorial", lambda h: h.tutorial, sub=lambda m, h: _tutorial(m, h.tutorial)),
 ]
 HEADLINE_LEGEND = [
-    "Each op's headline problem (sgemm: the seeds' 4096³; sgemv: the shape where cuBLAS comes nearest the copy "
-    "bandwidth), and beside the class the cuBLAS rate. %: of the cuBLAS of the same precision class, same timer, "
-    "given B as the implementation reads it (a row that reads B K-major: cuBLAS given B^T, or with its pack of B "
-    f"where the run has no such cuBLAS), with its {LEVEL:.0%} interval; under it the rate, the implementation and "
-    "the configuration "
-    "it ran with (tile, warps, stages, group), as its record says. " + ESTIMATORS[0].upper() + ESTIMATORS[1:] + ".",
+    "Each op's headline problem (sgemv: where cuBLAS comes nearest the copy bandwidth), beside the class its cuBLAS "
+    "rate. %: of the same class's cuBLAS, same timer, given B as the row reads it (a K-major row: vs TN, cuBLAS "
+    f"given B^T stored, else with its pack of B), with its {LEVEL:.0%} interval; under it the rate, the "
+    "implementation and the configuration it ran with, as its record says. "
+    + ESTIMATORS[0].upper() + ESTIMATORS[1:] + ".",
     "best Triton, like for like: the fastest Triton form that moves data as its CUDA kernel does; any design: the "
     "fastest Triton form of any design (a pre-split, rank-1 updates), where it is another one. Ratios: speed ratio, "
     "interval and call; " + CALLS + ".", RAN_LEGEND]

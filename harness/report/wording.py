@@ -96,7 +96,7 @@ def pack(c: Comparison, names: tuple[str, str] = ("", "")) -> str:
     if not c.pack_ms:
         return ""
     side = names[0] if c.pack_on == "subject" else names[1]
-    return f", {side + chr(39) + 's' if side else 'its'} pack of B ({fmt.ms(c.pack_ms)} ms) added to each run"
+    return f", with {side + chr(39) + 's' if side else 'its'} {fmt.ms(c.pack_ms)} ms pack of B"
 
 
 def pct_of(m: Measured, c: Comparison) -> str:
