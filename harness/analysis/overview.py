@@ -27,7 +27,7 @@ HEADLINE_CLASSES = ("fp32", "3xtf32", "tf32")
 
 
 # The models a headline row holds the best of: a model the suite gains (Gluon) is one more name here, and one more
-# column declared over HeadlineRow.best (harness/analysis/columns.py).
+# column declared over HeadlineRow.best (harness/report/columns.py).
 MODELS = ("cuda", "triton", "gluon")
 
 

@@ -1,4 +1,4 @@
-"""The compact tables' columns, declared as metrics (harness/analysis/metrics.py) over the rows the analysis makes of
+"""The compact tables' columns, declared as metrics (harness/report/metrics.py) over the rows the analysis makes of
 them: the headline and the ideas at a glance (overview.py), the Triton modules several ideas share, fp32 work on the
 tensor cores (fp32_work.py), the documents' figures beside ours (claims.py), the ladders' steps (steps.py), the
 hardware counters and the two regimes (regimes.py). The report prints them with the one printer
@@ -221,8 +221,9 @@ def fp32_columns(layers: list[str]) -> list[Metric[Result]]:
             Metric("TFLOP/s", lambda m, r: r.rate, fmt.tflops),
             Metric(f"% {fp32}",
                    lambda m, r: m.interval(r) if _against_fp32(r) else None, lambda v: fmt.pct_ci(*v),
-                   legend=f"% {fp32}: speed against {fp32} on the same problem with its {LEVEL:.0%} interval from "
-                          f"the interleaved rounds, and the call; a row of another class is held to its own cuBLAS."),
+                   legend=f"% {fp32}: speed against {fp32} on the same problem, given B as the row reads it (a "
+                          f"K-major row: {baseline_label('fp32', 'kmajor')}), with its {LEVEL:.0%} interval from the "
+                          "interleaved rounds, and the call; a row of another class is held to its own cuBLAS."),
             Metric("call", lambda m, r: m.vs(r, "cublas") if _against_fp32(r) else None, wording.relation,
                    num=False),
             Metric("regs", lambda m, r: r.resources.registers if r.resources and r.resources.registers else None),

@@ -1,4 +1,4 @@
-"""The compact tables under the findings, each the declared columns of harness/analysis/columns.py over the rows the
+"""The compact tables under the findings, each the declared columns of harness/report/columns.py over the rows the
 analysis makes: the headline, per idea, the shared Triton kernels, fp32 work on the tensor cores (every point the
 accuracy chart draws), and the documents' figures beside ours."""
 

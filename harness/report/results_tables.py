@@ -1,5 +1,5 @@
 """The full results: one table per problem, every record of the file in it, figures or the reason for none; its
-columns are the declared metrics of harness/analysis/metrics.py."""
+columns are the declared metrics of harness/report/metrics.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The hardware counters and the ladders' steps, as tables of the declared columns (harness/analysis/columns.py).
+"""The hardware counters and the ladders' steps, as tables of the declared columns (harness/report/columns.py).
 
 The counters `rosetta profile --results` (or `rosetta run --profile`) stored with a run's records, one table per idea:
 a row whose counters describe another launch than the timed one (ncu's kernel time far from the timed median) is

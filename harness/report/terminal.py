@@ -1,5 +1,5 @@
 """The side-by-side table printed at the end of a run: one row per implementation, per problem, its columns the
-declared metrics that have a terminal column (harness/analysis/metrics.py), the page's own.
+declared metrics that have a terminal column (harness/report/metrics.py), the page's own.
 
 Fitted to the console's width by harness.term_table: the numbers before the names. Implementation names are always
 whole; kernel ids are shortened as `rosetta compare` shortens them (the middle of the template arguments first, then of
