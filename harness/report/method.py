@@ -206,8 +206,6 @@ def peak_clock_text(m: Measured) -> str:
 
 def notices(m: Measured) -> list[Notice]:
     out = []
-    if (p := peak_clock(m.header, m.all)) is not None and p.low:
-        out.append(Notice("warn", f"The measured FP32 FMA peak, {p.tflops:.1f} TFLOP/s: {peak_clock_text(m)}."))
     if not m.file.complete:
         out.append(Notice("warn", "This run was cut short (interrupted): the file has no end record, so the "
                                   "tables hold only what it measured before it stopped.",

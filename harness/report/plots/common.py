@@ -186,22 +186,30 @@ def _solid(ax, x: float) -> bool:
     return any(p.get_x() <= x <= p.get_x() + p.get_width() and not p.get_hatch() for p in ax.patches)
 
 
-def nest_hidden(fig: Figure, share: float = 0.6) -> None:
+def nest_hidden(fig: Figure, share: float = 0.4) -> None:
     """Keep every scatter point in sight: where a filled point drawn over another covers more than `share` of it, the
     one over it is drawn hollow if it is the larger (a baseline's marker over a kernel's), else at a third of its
-    area (two implementations at the same speed and error), so the one under shows around it."""
+    area, again if need be (implementations at the same speed and error), so the one under shows around it."""
     FigureCanvasAgg(fig).draw()
     for ax in fig.axes:
         points = sorted((c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets()) == 1),
                         key=lambda c: (c.get_zorder(), ax.collections.index(c)))
-        boxes = {id(c): _marker_box(fig, c) for c in points}
-        for i, under in enumerate(points):
-            a = boxes[id(under)]
-            for over in points[i + 1:]:
-                b = boxes[id(over)]
-                w, h = min(a.x1, b.x1) - max(a.x0, b.x0), min(a.y1, b.y1) - max(a.y0, b.y0)
-                if w > 0 and h > 0 and w * h > share * a.width * a.height and over.get_facecolors()[0][3]:
-                    over.set_facecolor("none") if b.width > a.width + 0.5 else over.set_sizes(over.get_sizes() / 3)
+        for j, over in enumerate(points):
+            for _ in range(3):
+                b = _marker_box(fig, over)
+                under = next((_marker_box(fig, u) for u in points[:j] if _covers(b, _marker_box(fig, u), share)), None)
+                faces = over.get_facecolors()
+                if under is None or not len(faces) or not faces[0][3]:   # nothing under it, or already hollow
+                    break
+                if b.width > under.width + 0.5:
+                    over.set_facecolor("none")
+                else:
+                    over.set_sizes(over.get_sizes() / 3)
+
+
+def _covers(over: Bbox, under: Bbox, share: float) -> bool:
+    w, h = min(under.x1, over.x1) - max(under.x0, over.x0), min(under.y1, over.y1) - max(under.y0, over.y0)
+    return w > 0 and h > 0 and w * h > share * under.width * under.height
 
 
 def _marker_box(fig: Figure, c: PathCollection) -> Bbox:
