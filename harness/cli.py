@@ -1,5 +1,5 @@
 """`rosetta`: list, run, compare, profile, merge, analyse, report, claims, explain, trace, sanitize, referee, knobs,
-clock.
+clock, export, gluon, ablate.
 
 Errors a user can cause (a bad id, shape or file) end with a one-line message and exit code 2, never
 a traceback; a run in which any implementation failed ends with exit code 1 after its summary.
@@ -7,8 +7,8 @@ a traceback; a run in which any implementation failed ends with exit code 1 afte
 Each verb, its options and its command are in the module of its group: cli_run (run; its arguments read by
 cli_options, its progress printed by cli_progress), cli_results (compare, merge, analyse, report, claims),
 cli_kernels (list, explain, trace), cli_gpu_tools (profile, sanitize, referee, knobs), cli_clock (clock),
-cli_export (export) and cli_gluon (gluon). Every verb reads kernel ids through cli_ids and checks every path it is
-given through cli_paths, before it writes anything.
+cli_export (export) and cli_gluon (gluon, ablate). Every verb reads kernel ids through cli_ids and checks every path
+it is given through cli_paths, before it writes anything.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from harness.cli_options import UserError
 VERBS = (cli_kernels.add_list, cli_run.add_run, cli_results.add_compare, cli_gpu_tools.add_profile,
          cli_results.add_merge, cli_results.add_analyse, cli_results.add_report, cli_results.add_claims,
          cli_kernels.add_explain, cli_kernels.add_trace, cli_gpu_tools.add_sanitize, cli_gpu_tools.add_referee,
-         cli_gpu_tools.add_knobs, cli_clock.add_clock, cli_export.add_export, cli_gluon.add_gluon)
+         cli_gpu_tools.add_knobs, cli_clock.add_clock, cli_export.add_export, cli_gluon.add_gluon, cli_gluon.add_ablate)
 
 
 def build_parser() -> argparse.ArgumentParser:
