@@ -50,6 +50,8 @@ CASES = [
     ("run --pair", ["run", "--pair", "X"], FOR_INPUT),
     ("gluon results", ["gluon", "X"], FOR_INPUT),
     ("gluon --profile", ["gluon", "R", "--profile", "X"], FOR_INPUT),
+    ("ablate results", ["ablate", "X"], FOR_INPUT),
+    ("ablate --out", ["ablate", "R", "--out", "X"], FOR_NEW_FILE),
 ]
 
 

@@ -1,5 +1,5 @@
 """`rosetta`: list, run, compare, profile, merge, analyse, report, claims, explain, trace, sanitize, referee, knobs,
-clock.
+clock, export, gluon, ablate.
 
 Errors a user can cause (a bad id, shape or file) end with a one-line message and exit code 2, never
 a traceback; a run in which any implementation failed ends with exit code 1 after its summary.
@@ -7,8 +7,8 @@ a traceback; a run in which any implementation failed ends with exit code 1 afte
 The verbs live here, each a thin call into the layers below, in the module of its group: run (run; its arguments
 read by options, its progress printed by progress), results (compare, merge, analyse, report, claims), kernels
 (list, explain, trace), gpu_tools (profile, sanitize, referee, knobs), clock (clock), export (export) and gluon
-(gluon). Every verb reads kernel ids through ids and checks every path it is given through paths, before it writes
-anything.
+(gluon, ablate). Every verb reads kernel ids through ids and checks every path it is given through paths, before it
+writes anything.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from harness.cli.options import UserError
 VERBS = (kernels.add_list, run.add_run, results.add_compare, gpu_tools.add_profile, results.add_merge,
          results.add_analyse, results.add_report, results.add_claims, kernels.add_explain, kernels.add_trace,
          gpu_tools.add_sanitize, gpu_tools.add_referee, gpu_tools.add_knobs, clock.add_clock, export.add_export,
-         gluon.add_gluon)
+         gluon.add_gluon, gluon.add_ablate)
 
 
 def build_parser() -> argparse.ArgumentParser:
