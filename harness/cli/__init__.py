@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from harness.cli import clock, export, gluon, gpu_tools, kernels, results, run
-from harness.cli.options import UserError
+from harness.cli.options import Parser, UserError
 
 # Each verb's subparser, in the order `rosetta --help` lists them.
 VERBS = (kernels.add_list, run.add_run, results.add_compare, gpu_tools.add_profile, results.add_merge,
@@ -27,7 +27,7 @@ VERBS = (kernels.add_list, run.add_run, results.add_compare, gpu_tools.add_profi
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rosetta", description=__doc__.splitlines()[0])
+    p = Parser(prog="rosetta", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     for add in VERBS:
         add(sub)
@@ -36,7 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UserError as e:  # argparse's refusal, or an option's own check (options.Parser): one line, exit code 2
+        print(e, file=sys.stderr)
+        return 2
     args.argv = list(sys.argv[1:] if argv is None else argv)  # as a run's header records it
     try:
         code = args.func(args)

@@ -6,10 +6,14 @@ Every mistake here is a UserError: one line and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import math
+import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from harness import env
+from harness.measure.rounds import MIN_ROUNDS
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, SWEEP_SGEMM, Problem, parse_shape
 
 # Where user runs, reports and comparisons go by default: a folder of the current directory, kept out of git
@@ -25,6 +29,82 @@ GPU_ONLY = {"shape": "--shape", "sweep": "--sweep", "gpus": "--gpus", "rep_ms": 
 
 class UserError(Exception):
     """A mistake in what the user asked for: reported in one line, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse as `rosetta` reads its arguments: a refusal is a UserError (one line, exit code 2, no usage block),
+    and a value that begins with a minus and a digit is a value, not an option (`--shape -3x2x2`, `--timeout -1`:
+    refused by the option's own check, which says why), for no option of ours is named so."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\d")
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UserError(f"{self.prog}: error: {message}")
+
+
+@dataclass(frozen=True)
+class Number:
+    """A numeric option's type, declared once with its range: every numeric option of every verb is one of NUMBERS,
+    so that nan, inf, a negative count or a number past what the run can hold is refused in one line before anything
+    runs."""
+
+    kind: type                 # int or float
+    least: float               # the smallest value taken (excluded where `above`)
+    most: float                # the largest
+    noun: str                  # what it is: "a number of seconds", "a whole number of rounds"
+    above: bool = False
+
+    def __call__(self, text: str) -> int | float:
+        try:
+            value = self.kind(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or not self.least <= value <= self.most or (self.above and value == self.least):
+            raise argparse.ArgumentTypeError(f"{text}: expected {self.said}")
+        return value
+
+    @property
+    def said(self) -> str:
+        low, high = (f"{v:g}" if self.kind is float else f"{int(v)}" for v in (self.least, self.most))
+        return f"{self.noun} above {low} and at most {high}" if self.above else f"{self.noun} from {low} to {high}"
+
+
+# Every numeric option of `rosetta`, by what it counts. Seconds stop at a day (a worker's wait is an operating-system
+# timeout, which overflows near 2^63 ns); a seed is below 2^32, where every seed derived from it is one that torch,
+# numpy and Python's random take.
+NUMBERS = {
+    "seconds": Number(float, 0, 86400, "a number of seconds", above=True),
+    "milliseconds": Number(float, 0, 600_000, "a number of milliseconds", above=True),
+    "rounds": Number(int, MIN_ROUNDS, 10_000, "a whole number of rounds"),
+    "seed": Number(int, 0, 2**32 - 1, "a seed, a whole number"),
+    "count": Number(int, 1, 1024, "a whole number"),
+}
+
+
+def shape_text(text: str) -> str:
+    """--shape's type: a shape as parse_shape reads it (the op is checked once --op is known)."""
+    try:
+        parse_shape(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def gpus_text(text: str) -> str:
+    """--gpus's type: 'all', a count of at least 1, or a comma list of device indices (checked against the
+    visible GPUs once the run knows them)."""
+    if text == "all" or re.fullmatch(r"[1-9]\d*|(\d+,)+\d*", text.replace(" ", "")):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: expected 'all', a count of at least 1 or a comma list of GPU "
+                                     "indices, e.g. 0,2")
+
+
+def shard_text(text: str) -> str:
+    """--shard's type: i/n with 0 <= i < n."""
+    shard_spec(text)
+    return text
 
 
 def add_only(parser: argparse.ArgumentParser, verb: str) -> None:
@@ -108,9 +188,9 @@ def shard_spec(text: str | None) -> tuple[int, int] | None:
     try:
         i, n = (int(v) for v in text.split("/"))
     except ValueError:
-        raise UserError(f"--shard {text!r}: expected i/n, e.g. 0/4") from None
+        raise argparse.ArgumentTypeError(f"{text!r}: expected i/n, e.g. 0/4") from None
     if n < 1 or not 0 <= i < n:
-        raise UserError(f"--shard {text!r}: need 0 <= i < n")
+        raise argparse.ArgumentTypeError(f"{text!r}: need 0 <= i < n")
     return i, n
 
 

@@ -12,15 +12,19 @@ from harness import env
 from harness.cli.console import console as make_console
 from harness.cli.options import (
     DEFAULT_OUT,
+    NUMBERS,
     UserError,
     add_only,
     device_name,
     gpu_list,
+    gpus_text,
     problems_of,
     refuse_what_cannot_apply,
     report_dir,
     results_path,
+    shape_text,
     shard_spec,
+    shard_text,
 )
 from harness.cli.pairs import add_pair, kernels_of
 from harness.cli.paths import output_folder, results_in
@@ -42,15 +46,15 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     add_only(s, "run")
     add_pair(s)
     s.add_argument("--op", choices=("sgemm", "sgemv"), help="this operation's kernels only")
-    s.add_argument("--shape", nargs="+", help="MxNxK (sgemm) or MxN (sgemv). GPU only: the CPU tier picks the "
-                   "small odd shape each tile calls for")
+    s.add_argument("--shape", nargs="+", type=shape_text, help="MxNxK (sgemm) or MxN (sgemv). GPU only: the CPU "
+                   "tier picks the small odd shape each tile calls for")
     s.add_argument("--sweep", action="store_true", help="sgemm at 256..8192 and LLM-shaped problems. GPU only")
     s.add_argument("--out", help=f"folder for a new results file and its report (default: {DEFAULT_OUT}/)")
     s.add_argument("--results", type=Path, help="append to this results file instead of a new one")
-    s.add_argument("--rep-ms", type=float, help=f"measured time per implementation (ms, default {REP_MS:g}). "
-                   "GPU only: the CPU tier does not time")
-    s.add_argument("--rounds", type=int, help=f"interleaved timing rounds per problem (default {ROUNDS}; at "
-                   f"least {MIN_ROUNDS} for a call). GPU only")
+    s.add_argument("--rep-ms", type=NUMBERS["milliseconds"], help=f"measured time per implementation (ms, default "
+                   f"{REP_MS:g}). GPU only: the CPU tier does not time")
+    s.add_argument("--rounds", type=NUMBERS["rounds"], help=f"interleaved timing rounds per problem (default "
+                   f"{ROUNDS}; at least {MIN_ROUNDS} for a call). GPU only")
     s.add_argument("--aa", action="store_true", help="the A/A control: time every implementation twice, as two "
                    "entries of the same rounds; their calls must be SAME. GPU only")
     s.add_argument("--profile", action="store_true", help="after timing, Nsight Compute's counters of each idea's "
@@ -61,16 +65,17 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                    "implementations again, each back to back to a detected steady state after an idle gap, with "
                    "clock, power and energy per GEMM, in a results file of its own beside the run's "
                    "(<run>-sustained.jsonl). GPU only")
-    s.add_argument("--seed", type=int, default=SEED, help="seed of the random inputs")
+    s.add_argument("--seed", type=NUMBERS["seed"], default=SEED, help="seed of the random inputs")
     s.add_argument("--no-report", action="store_true", help="write the results file only")
-    s.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+    s.add_argument("--timeout", type=NUMBERS["seconds"], default=DEFAULT_TIMEOUT_S,
                    help="seconds an implementation may take before its worker is killed and it is recorded as "
                    "failed (CPU tier too)")
     s.add_argument("--resume", metavar="FILE",
                    help="continue this results file: skip what is recorded ok, run the rest, append to it")
-    s.add_argument("--gpus", help="'all', a count, or a comma list of GPU indices: one worker per GPU. GPU only")
-    s.add_argument("--shard", metavar="i/n", help="run the i-th of n deterministic parts (merge them with `merge`); "
-                   "the CPU tier is sharded the same way")
+    s.add_argument("--gpus", type=gpus_text, help="'all', a count, or a comma list of GPU indices: one worker per "
+                   "GPU. GPU only")
+    s.add_argument("--shard", metavar="i/n", type=shard_text, help="run the i-th of n deterministic parts (merge "
+                   "them with `merge`); the CPU tier is sharded the same way")
     s.set_defaults(func=cmd_run)
 
 
@@ -82,13 +87,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     refuse_what_cannot_apply(args, gpu, env.gpu_reason())  # before anything runs or is written
     interpreting = env.use_interpreter_without_gpu()
     console = make_console()
-    if args.timeout <= 0:
-        raise UserError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.regime == "sustained" and args.shard:
         raise UserError("--regime sustained and --shard together: the sustained regime takes the whole run's headline "
                         "rows; give one")
-    if args.rounds is not None and args.rounds < MIN_ROUNDS:
-        raise UserError(f"--rounds {args.rounds}: a call needs at least {MIN_ROUNDS} rounds")
     if args.out:
         output_folder(args.out, "--out")
     if args.profile:
