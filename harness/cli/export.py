@@ -35,9 +35,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     from harness.analysis.export import COLUMNS, SAMPLE_COLUMNS, rows, sample_rows
     from harness.analysis.measured import Measured
     from harness.analysis.record import read_beside
-    from harness.cli.paths import output_file, results_in
+    from harness.cli.paths import apart, output_file, results_in
 
-    # every path checked before anything is written: the results file, then each file to write
+    # every path checked before anything is written: no file named twice, the results file, then each file to write
+    apart((str(args.results), args.results), (f"--csv {args.csv}", args.csv),
+          (f"--samples {args.samples}", args.samples))
     results = results_in(args.results, "export")
     for flag, target in (("--csv", args.csv), ("--samples", args.samples)):
         if target and target != "-":

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from harness.cli.console import console
 from harness.cli.options import DEFAULT_OUT, report_dir
-from harness.cli.paths import beside, output_file, output_folder, results_in
+from harness.cli.paths import apart, beside, output_file, output_folder, results_in
 
 if TYPE_CHECKING:  # the verbs load what they read when they run, so that `rosetta --help` stays quick
     from harness.analysis.claims import Claim
@@ -103,6 +103,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     path = Path(args.results)
     out = output_folder(args.out, "--out") if args.out else output_folder(report_dir(path, Path(DEFAULT_OUT)),
                                                                             "--out", default=True)
+    apart((str(path), path), *((f"the page written in {out}", out / f"{path.stem}{suffix}")
+                               for suffix in (".html", ".md")))  # render's pages must not replace what it reads
     results_in(path, "report")  # a clear one-line error for a bad file before anything is imported or written
     from harness.analysis.record import read_beside
     from harness.report import render
