@@ -43,9 +43,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from harness.report.compare import print_compare, render_compare
 
     cmp = compare(a, b)
-    print_compare(cmp, console())
+    # the page before the terminal's tables: a reader that stops early (`| head`) must not cost the page
     out.parent.mkdir(parents=True, exist_ok=True)  # runs/ does not exist in a fresh clone
-    print(f"compare: {render_compare(cmp, out)}")
+    page = render_compare(cmp, out)
+    print_compare(cmp, console())
+    print(f"compare: {page}")
     return 0
 
 
