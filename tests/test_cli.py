@@ -117,3 +117,17 @@ def test_a_run_killed_halfway_keeps_everything_it_measured(tmp_path, sig):
     results = load(path)
     assert len(results.results) >= 3 and not results.complete
     assert all(r.status.value in ("ok", "failed", "skipped", "compiled") for r in results.results)
+
+
+def test_a_rung_whose_after_names_no_rung_is_said_in_one_line_naming_both(tmp_path):
+    # CONTRIBUTING.md's `after`, mistyped in a copy of the sources: `rosetta list` says which rung and which name
+    import shutil
+
+    for part in ("harness", "kernels_cuda", "kernels_triton", "kernels_gluon"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    rung = tmp_path / "harness" / "catalog" / "simt" / "rungs" / "async_copy.py"
+    rung.write_text(rung.read_text(encoding="utf-8").replace('after="warptile"', 'after="warptil"'), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "list"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == "" and len(proc.stderr.splitlines()) == 1, proc.stderr[-2000:]
+    assert "rung async_copy stands after 'warptil', which is no rung" in proc.stderr

@@ -64,21 +64,27 @@ def test_list_on_an_80_column_terminal_fits_with_every_id_whole(monkeypatch, cap
     check_fits(buf.getvalue(), 80, [k.id for k in KERNELS], box_allowed=True)
 
 
-def test_list_says_which_columns_it_left_out(monkeypatch, capsys) -> None:
+def test_list_keeps_the_seed_idea_and_threads_at_80_columns_and_names_what_it_leaves_out(monkeypatch, capsys) -> None:
+    # CONTRIBUTING.md sends a reader to `rosetta list` for where a kernel stands: its seed, idea and threads
     monkeypatch.setenv("COLUMNS", "80")
-    cli.main(["list"])
+    assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
-    assert "not shown at 80 columns: tile, threads, idea, seed, kernels_triton/, kernels_cuda/" in " ".join(out.split())
+    check_fits(out, 80, [k.id for k in KERNELS], box_allowed=False)
+    assert out.splitlines()[1].split() == ["kernel", "seed", "idea", "thr"]
+    for k in KERNELS:
+        assert any(line.split()[:3] == [k.id, k.seed or "ours", k.idea] for line in out.splitlines()), k.id
+    assert ("not shown at 80 columns: tile, kernels_triton/, kernels_cuda/, preconditions, beta=0"
+            in " ".join(out.split()))
 
 
-@pytest.mark.parametrize("width", [80, 100])
-def test_list_keeps_the_preconditions_and_the_beta_zero_behaviour(width, monkeypatch, capsys) -> None:
+@pytest.mark.parametrize("width", [120, 160])
+def test_list_keeps_the_preconditions_and_the_beta_zero_behaviour_where_they_fit(width, monkeypatch, capsys) -> None:
     monkeypatch.setenv("COLUMNS", str(width))
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
     check_fits(out, width, [k.id for k in KERNELS], box_allowed=False)
     header = out.splitlines()[1].split()
-    assert {"preconditions", "beta=0"} <= set(header), header
+    assert {"seed", "idea", "threads", "preconditions", "beta=0"} <= set(header), header
     text = " ".join(out.split())
     for k in KERNELS:  # each condition is there, whatever the wrapping made of its words
         assert all(" ".join(c.text.split(" (", 1)[0].split()) in text for c in k.preconditions), k.id
