@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -117,18 +118,22 @@ def comparison(tmp_path_factory):
     return compare(small, small)
 
 
-@pytest.mark.parametrize("width, kept", [(80, ["B %cuB"]), (100, ["call", "A %cuB", "B %cuB"])])
-def test_compare_keeps_the_numbers_and_shortens_the_ids_instead(width, kept, comparison) -> None:
+@pytest.mark.parametrize("width", [80, 100])
+def test_compare_keeps_both_runs_times_and_the_call_on_every_row_and_shortens_ids_instead(width, comparison) -> None:
     from harness.report.compare import print_compare
 
     console, buf = terminal(width)
     print_compare(comparison, console)
     lines = buf.getvalue().splitlines()
-    title = lines.index("per implementation and problem (MxNxK: sgemm, MxN: sgemv)")
+    title = next(i for i, line in enumerate(lines) if line.endswith(": B against A"))
     header = lines[title + 1]
-    assert all(f"  {h}" in header for h in kept), header
-    body = lines[title + 2: title + 2 + len(comparison.rows)]
-    assert all(len(line) <= width for line in body)
+    assert header.split()[:2] == ["kernel", "implementation"] and all(f"  {h}" in header for h in ("A ms", "B ms",
+                                                                                                   "call")), header
+    table = lines[title + 2:]
+    table = table[:next((i for i, line in enumerate(table) if not line or line.startswith(("not shown", "kernel:"))),
+                        len(table))]
+    body = [line for line in table if not line.startswith(" ")]  # a wrapped name's second line starts blank
+    assert len(body) == len(comparison.rows) and all(len(line) <= width for line in lines)
     start = header.index("kernel")
     ids = {r.kernel for r in comparison.rows if r.kernel}
     assert len(ids) == 4
@@ -136,7 +141,10 @@ def test_compare_keeps_the_numbers_and_shortens_the_ids_instead(width, kept, com
         cell = line[start:].split("  ")[0]
         if row.kernel:  # a shortened id reads as its kernel's id and as no other of the table
             assert [i for i in ids if reads_as(cell, i)] == [row.kernel], (cell, row.kernel)
-    assert "ids shortened" in buf.getvalue()
+        figures = line[header.index("A ms") - 6:].split()
+        assert figures[0] == f"{row.a.timing.median_ms:.4g}" and figures[1] == f"{row.b.timing.median_ms:.4g}", line
+        assert row.call.value in figures, line
+    assert "ids shortened" in " ".join(buf.getvalue().split())
 
 
 @pytest.mark.parametrize("width", [80, 100])
@@ -249,3 +257,35 @@ def test_no_column_is_zero_wide_and_no_cell_folds_one_character_per_line() -> No
         f = fit(COLS, [ROW], width)
         assert all(w >= 1 for w in f.widths)
         assert all(len(line) > 1 for row in f.rows for cell in row for line in cell if line), width
+
+
+def test_a_column_of_ids_narrows_though_one_whole_id_is_held_in_another() -> None:
+    # "cublas" reads as a part of "cublas-tf32": shown whole, it is still itself, and the long ids may be shortened
+    ids = ["cublas", "cublas-tf32", "rosetta.tc_gemm<tf32,256,128,32,4,2,3,kmajor> [triton:tuned]"]
+    fitted = fit([Column("against", elide=True), Column("call")], [[i, "SLOW"] for i in ids], 30)
+    assert fitted.width <= 30 and fitted.shortened == ["against"]
+    assert [cell[0] for cell, _ in fitted.rows][:2] == ["cublas", "cublas-tf32"]
+
+
+def test_run_summary_at_80_columns_keeps_readable_ids_a_number_and_the_call_on_every_row() -> None:
+    from harness.analysis.record import read_beside
+    from tests.recorded import recorded_gpu_run
+
+    path = recorded_gpu_run()
+    if path is None:
+        pytest.skip("no recorded GPU run under results/")
+    recorded = load(path)
+    console, buf = terminal(80)
+    print_summary(Measured(recorded, read_beside(path)), console)
+    ids = sorted({r.kernel for r in recorded.results if r.kernel})
+    tables = [t for t in buf.getvalue().split("\n\n") if t.strip()]
+    assert tables
+    for table in tables:
+        lines = table.splitlines()
+        assert "% cuBLAS" in lines[1] and "call" in lines[1], lines[1]
+        for line in lines[2:]:
+            cell = line.split("  ")[0]
+            mine = [i for i in ids if reads_as(cell, i)]
+            if len(mine) == 1:  # a kernel's row: its id as long as the table lets it be, its origin whole
+                assert cell == mine[0] or (len(cell) >= 24 and cell.startswith(mine[0][:6])), cell
+                assert re.search(r"\d%", line) and re.search(r"\b(FAST|SLOW|SAME|AMBIGUOUS)\b", line), line

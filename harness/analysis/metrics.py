@@ -110,10 +110,10 @@ def _kernel(m: Measured, r: Result) -> tuple[str, str]:
 
 
 KERNEL: Metric[Result] = Metric("kernel", _kernel, lambda v: v[0], num=False, code=True, sub=_kernel_sub,
-                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True))
+                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True, least=30))
 KERNEL_ID: Metric[Result] = Metric("kernel", lambda m, r: r.kernel or "", num=False, code=True)
 IMPL: Metric[Result] = Metric("implementation", lambda m, r: r.label, num=False,
-                              term=Column("implementation", short="impl"))
+                              term=Column("implementation", short="impl", wrap=14))
 PRECISION: Metric[Result] = Metric("precision", lambda m, r: r.precision, precision_label, num=False,
                                    style=lambda v: "" if v == "fp32" else "warn")
 PROBLEM: Metric[Result] = Metric("problem", lambda m, r: r.problem.shape_label, num=False)
