@@ -20,6 +20,7 @@ from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
 from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
+from harness.measure.numerics import NOT_CHECKED_NO_GPU
 from harness.measure.timing import SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.records.lines import Result, Status
 from harness.term_table import Column
@@ -193,7 +194,9 @@ def _numerics(r: Result) -> tuple[str, str]:
     if n is None:
         if r.status is Status.FAILED:
             return f"✗ failed: {fmt.first_line(r.reason, 90)}", "bad"
-        return ("not run" if r.status in (Status.COMPILED, Status.SKIPPED) else "—"), "muted"
+        if r.status is Status.COMPILED:  # built without a GPU: the check did not run, and says so where it would stand
+            return NOT_CHECKED_NO_GPU, "warn"
+        return ("not run" if r.status is Status.SKIPPED else "—"), "muted"
     if n.passed:
         text = f"✓ exact · ✓ {fmt.sci(n.random.error if n.random else None)}"
         if n.not_checked:  # an fp32 result held to the class's bounds: the class itself was not checked (a CPU)

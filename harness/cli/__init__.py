@@ -2,7 +2,8 @@
 clock.
 
 Errors a user can cause (a bad id, shape or file) end with a one-line message and exit code 2, never
-a traceback; a run in which any implementation failed ends with exit code 1 after its summary.
+a traceback; a run in which any implementation failed ends with exit code 1 after its summary, and one in which
+nothing failed but a user's own CUDA kernel could not be checked (no GPU) with exit code 3.
 
 The verbs live here, each a thin call into the layers below, in the module of its group: run (run; its arguments
 read by options, its progress printed by progress), results (compare, merge, analyse, report, claims), kernels

@@ -167,8 +167,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             failures += sustained_regime(args, out_path, gpus[0], console)
     if not gpu:
         console.print(compiled_line(reporter.results), markup=False)
-    console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s); results: {out_path}",
-                  markup=False)
+    console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s): {tally(session.results)}; "
+                  f"results: {out_path}", markup=False)
     report: dict[str, float] = {}
     if not args.no_report:
         with timed(report, "report"):
@@ -187,7 +187,40 @@ def cmd_run(args: argparse.Namespace) -> int:
         for rec in failures:
             console.print(f"  {rec.kernel or rec.impl} ({rec.impl}) {rec.problem.label}: {rec.reason}", markup=False)
         return 1
-    return 0
+    return unchecked_pairs(session.results, kernels, console)
+
+
+# The exit code of a run in which nothing failed but a kernel of the user's own was never checked (no GPU).
+UNCHECKED = 3
+
+
+def tally(results: list[Result]) -> str:
+    """What became of a run's implementations, counted from its records; a check that did not run is counted as such,
+    not as passed."""
+    from collections import Counter
+
+    from harness.measure.numerics import NOT_CHECKED_NO_GPU
+    from harness.records.lines import Status
+
+    counts = Counter(r.status for r in results)
+    said = {Status.OK: "ok", Status.FAILED: "failed", Status.SKIPPED: "skipped",
+            Status.COMPILED: NOT_CHECKED_NO_GPU + " (built, not run)"}
+    return ", ".join(f"{counts[s]} {words}" for s, words in said.items() if counts[s]) or "nothing run"
+
+
+def unchecked_pairs(results: list[Result], kernels: list, console) -> int:
+    """0, or UNCHECKED where a user's own CUDA kernel was built and not run: the catalog's kernels are checked on a GPU
+    by the GPU tier and every recorded run, a user's by no run yet, so a CPU run does not pass it."""
+    from harness.records.lines import Status
+
+    yours = {k.id for k in kernels if k.declared}
+    left = sorted({r.kernel for r in results if r.kernel in yours and (r.status is Status.COMPILED or (
+        r.status is Status.SKIPPED and r.reason.startswith("no GPU")))})
+    if not left:
+        return 0
+    console.print(f"[yellow]not checked:[/] the CUDA side of {', '.join(left)} did not run (no GPU): run the same "
+                  f"command on a GPU to check it (exit code {UNCHECKED})", highlight=False)
+    return UNCHECKED
 
 
 def profile_headlines(out_path: Path, analysis: Analysis, console) -> Analysis:

@@ -74,6 +74,8 @@ SUBNORMAL_SCALE = 2.0**-64
 # SCALED_EXPONENT]: every value stays normal in fp32 and bf16 (|a*b| >= 2^-88 for the smallest nonzero draws).
 SCALED_EXPONENT = 20
 FLUSH_REASON = "flushes subnormal values to zero"
+# Where a check's result would stand when it could not run: a CUDA kernel built on a machine without a GPU.
+NOT_CHECKED_NO_GPU = "numerics not checked: no GPU"
 
 
 @dataclass
