@@ -126,12 +126,101 @@ def refuse_what_cannot_apply(args: argparse.Namespace, has_gpu: bool, why: str |
         raise UserError(f"{', '.join(gpu_only)}: GPU only, and this machine has none ({why}); the CPU tier runs "
                         f"its own small shapes in one worker, untimed")
     pairs = [("shape", "sweep", "the sweep is its own list of shapes"),
-             ("resume", "results", "--resume appends to the file it names"),
-             ("resume", "out", "--resume appends to the file it names"),
              ("results", "out", "--results names the file, --out the folder of a new one")]
     for a, b, why_not in pairs:
         if given(args, a) and given(args, b):
             raise UserError(f"--{a} and --{b} together: {why_not}; give one")
+
+
+# The options of `run` a resumed run may set anew: how long a worker may take, whether the report is written, and the
+# sustained pass (with its own --aa) that may follow any finished run. Every other is what the file's run was started
+# with: given again it must say the same, and where it is not given the header's argv says it.
+FREE_ON_RESUME = ("timeout", "no_report", "regime", "profile", "gpus")
+
+
+def given_options(argv: list[str]) -> dict[str, object]:
+    """The options of a `rosetta run` argv as given, by destination, without the defaults of those not given."""
+    from harness.cli import build_parser
+
+    parser = build_parser()
+    run = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
+    for action in run._actions:
+        action.default = argparse.SUPPRESS
+    return {k: v for k, v in vars(parser.parse_args(argv)).items() if k not in ("command", "func")}
+
+
+def resumed(args: argparse.Namespace) -> None:
+    """--resume FILE: the run continues as it was started. Each option the file's header records and this command
+    does not give is taken from the header; one given again must say what the header says (--out its folder,
+    --results the file itself), else it is refused in one line, before anything runs. FREE_ON_RESUME may differ."""
+    from harness.cli.paths import input_file
+    from harness.records.file import load
+
+    path = input_file(args.resume, "--resume", "results file")
+    header = load(path).header  # a run cut off is what --resume is for: no note that it did not finish
+    try:
+        recorded = given_options(header.argv)
+    except UserError as e:
+        raise UserError(f"--resume {path}: its run's options, {' '.join(header.argv)}, no longer read: {e}") from None
+    mine = given_options(args.argv)
+    for name, value in (("out", path.parent), ("results", path)):
+        if name in mine and Path(mine[name]).resolve() != value.resolve():
+            raise UserError(f"--{name} {mine[name]}: --resume {path} appends to that file, in {path.parent}")
+    free = [*FREE_ON_RESUME, "aa"] if mine.get("regime") == "sustained" else FREE_ON_RESUME  # see run.burst_aa
+    from harness.cli import build_parser
+
+    started = {**vars(build_parser().parse_args(["run"])), **recorded}  # a default, where the run gave none
+    for dest in sorted(set(mine) - {"resume", "out", "results", *free}):
+        if mine[dest] != started[dest]:
+            flag = "--" + dest.replace("_", "-")
+            was = (f"with {_as_given(flag, started[dest])}" if dest in recorded else
+                   f"without {flag}" + (f" (its default, {started[dest]})" if started[dest] not in (None, False)
+                                        else ""))
+            raise UserError(f"{_as_given(flag, mine[dest])}: the run in {path} was started {was}; --resume "
+                            "continues it as it was started")
+    for dest, value in recorded.items():
+        if dest not in mine and dest not in ("out", "results"):
+            setattr(args, dest, value)
+    args.out = args.results = None
+    args.argv = list(header.argv)   # the run it continues, as its header says (resume compares its choices)
+
+
+def _as_given(flag: str, value: object) -> str:
+    """An option as a command line gives it: the flag alone for a switch, else the flag and its values."""
+    if value is True:
+        return flag
+    values = value if isinstance(value, list) else [value]
+    return " ".join([flag, *(" ".join(v) if isinstance(v, list) else str(v) for v in values)])
+
+
+def resume_command(argv: list[str], path: Path) -> str:
+    """The command that continues a run: its options as it was started (its folder and file are the one it wrote),
+    and --resume with the file, quoted for a POSIX shell."""
+    import shlex
+
+    kept: list[str] = []
+    skip = False
+    for arg in argv[1:]:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in ("--out", "--results", "--resume"):
+            skip = "=" not in arg
+            continue
+        kept.append(arg)
+    return shlex.join(["rosetta", "run", *kept, "--resume", str(path)])
+
+
+def interrupted(path: Path, argv: list[str]) -> str:
+    """The line a run ends with on Ctrl-C: what it kept, and the command that continues it."""
+    from harness.records.file import load
+
+    kept = len(load(path).results) if path.is_file() and path.stat().st_size else None
+    if kept is None:
+        return "rosetta run: interrupted before the results file was begun: nothing was written"
+    return (f"rosetta run: interrupted: {kept} record(s) kept in {path}; continue it with: "
+            f"{resume_command(argv, path)}")
 
 
 def problems_of(args: argparse.Namespace) -> list[Problem]:

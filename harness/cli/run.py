@@ -4,6 +4,7 @@ printed by progress."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,16 +19,18 @@ from harness.cli.options import (
     device_name,
     gpu_list,
     gpus_text,
+    interrupted,
     problems_of,
     refuse_what_cannot_apply,
     report_dir,
     results_path,
+    resumed,
     shape_text,
     shard_spec,
     shard_text,
 )
 from harness.cli.pairs import add_pair, kernels_of
-from harness.cli.paths import output_folder, results_in
+from harness.cli.paths import output_folder
 from harness.cli.progress import Reporter
 from harness.measure.rounds import MIN_ROUNDS, REP_MS, ROUNDS
 from harness.problems import CPU_SGEMM, CPU_SGEMV, SEED
@@ -81,6 +84,8 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
+    if args.resume:
+        resumed(args)  # the options the file's run was started with, before anything reads them
     gpu = env.has_gpu()
     kernels = kernels_of(args)  # --pair: a user's own pairs, checked before anything runs (cli/pairs.py)
     problems = problems_of(args)  # a malformed --shape is named as such, even where --shape is refused
@@ -97,8 +102,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         if not has_tool("ncu"):
             raise UserError("--profile needs Nsight Compute's ncu (on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)")
-    if args.resume:
-        results_in(args.resume, "run", "--resume")  # a file that is not a results file, before anything runs
     if not gpu:
         problems = [p for p in (CPU_SGEMM, CPU_SGEMV) if any(k.op == p.op for k in kernels)]
         gpus: list[str | None] = [None]
@@ -134,8 +137,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                       f"in the interpreter on small odd shapes (numerics only, no timing), beside torch's CPU "
                       f"matmul; then each CUDA source is compiled if this machine can, not run.")
     console.print(f"results: {out_path} (written as each implementation finishes)", markup=False)
-    with Reporter(console) as reporter:
-        failures = session.run(reporter)
+    try:
+        with Reporter(console) as reporter:
+            failures = session.run(reporter)
+    except KeyboardInterrupt:  # what was kept and how to go on, in one line (the workers are ended quietly)
+        print(interrupted(out_path, args.argv), file=sys.stderr)
+        return 130
     from harness.analysis.build import write_beside
     from harness.analysis.measured import Measured
     from harness.records.file import load
