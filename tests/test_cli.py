@@ -207,3 +207,19 @@ def test_resume_takes_the_options_the_run_was_started_with_and_refuses_only_a_co
     resumed(args)
     assert (args.only, args.op, args.out, args.results) == (["s003"], "sgemv", None, None)
     assert args.timeout == (9 if "--timeout" in given else build_parser().parse_args(["run"]).timeout)
+
+
+def test_report_prints_the_headline_figures_before_the_paths_of_the_page(tmp_path, monkeypatch, capsys):
+    from tests.recorded import recorded_gpu_run
+
+    path = recorded_gpu_run()
+    if path is None:
+        pytest.skip("no recorded GPU run under results/")
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["report", str(path), "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    paths = next(i for i, line in enumerate(lines) if line.startswith("report: "))
+    assert lines[0] == f"{path.name}: the headline" and "best CUDA" in lines[1], lines[:3]
+    figures = [line for line in lines[2:paths] if re.search(r"\d+\.\d% \[\d+\.\d–\d+\.\d\]", line)]
+    assert figures and all(re.search(r"\d\.\d\dx \[", line) for line in figures), lines[:paths]  # and the call
+    assert all(len(line) <= 80 for line in lines[:paths])
