@@ -326,6 +326,20 @@ def setup() -> Path:
     return venv_python()
 
 
+def outside_python() -> str | None:
+    """The Python .venv was made with, where this runs on .venv's own (`. .venv/bin/activate` puts it first as
+    python3); None elsewhere. Set up from inside, .venv's packages would read as a parent's: a different stamp, the
+    setup done again and its log emptied."""
+    if Path(sys.prefix).resolve() != VENV.resolve():
+        return None
+    cfg = (VENV / "pyvenv.cfg").read_text()
+    executable = re.search(r"^executable\s*=\s*(.+?)\s*$", cfg, re.MULTILINE)
+    home = re.search(r"^home\s*=\s*(.+?)\s*$", cfg, re.MULTILINE)
+    if executable is not None:
+        return executable.group(1)
+    return str(Path(home.group(1)) / f"python{venv_version()}") if home is not None else None
+
+
 def command(python: Path, args: list[str]) -> tuple[list[str], str]:
     """What `bootstrap.py ARGS` runs once set up, and how to say it: pytest for `test`, else the `rosetta` CLI."""
     if args[:1] == ["test"]:
@@ -337,6 +351,9 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if argv else 2
+    outside = outside_python()
+    if outside is not None:  # the same command with the Python that made .venv: the setup is the one it made
+        os.execv(outside, [outside, str(Path(__file__).resolve()), *argv])
     python = setup()
     if argv == ["setup"]:
         step(f"done; `. {VENV.relative_to(ROOT)}/bin/activate` puts `rosetta` and `pytest` on PATH")

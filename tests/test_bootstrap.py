@@ -156,3 +156,28 @@ def test_a_linked_console_script_runs_its_command_as_main_only_and_not_again_in_
     exec(compile(text, "rosetta", "exec"), {"__name__": "__mp_main__"})   # what a spawned child runs: nothing
     with pytest.raises(TypeError):   # as the command: json.dumps() is called (and wants an argument)
         exec(compile(text, "rosetta", "exec"), {"__name__": "__main__"})
+
+
+def test_run_from_inside_its_own_venv_it_runs_again_with_the_python_that_made_it_and_sets_nothing_up(
+        tmp_path, monkeypatch):
+    # `. .venv/bin/activate; python3 bootstrap.py report ...`: .venv's Python would take .venv's own packages for a
+    # parent Python's, set up again and empty setup.log
+    (tmp_path / "pyvenv.cfg").write_text("home = /opt/py/bin\nversion = 3.12.4\nexecutable = /opt/py/bin/python3.12\n")
+    monkeypatch.setattr(bootstrap, "VENV", tmp_path)
+    monkeypatch.setattr(bootstrap.sys, "prefix", str(tmp_path))
+    monkeypatch.setattr(bootstrap, "setup", lambda: pytest.fail("set up again from inside .venv"))
+    ran = []
+
+    def execv(path, args):
+        ran.append((path, args))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(bootstrap.os, "execv", execv)
+    with pytest.raises(SystemExit):
+        bootstrap.main(["report", "results/x.jsonl"])
+    assert ran == [("/opt/py/bin/python3.12", ["/opt/py/bin/python3.12", str(ROOT / "bootstrap.py"), "report",
+                                               "results/x.jsonl"])]
+    (tmp_path / "pyvenv.cfg").write_text("home = /opt/py/bin\nversion = 3.10.14\n")  # 3.10 writes no executable
+    assert bootstrap.outside_python() == "/opt/py/bin/python3.10"
+    monkeypatch.setattr(bootstrap.sys, "prefix", "/usr")
+    assert bootstrap.outside_python() is None
