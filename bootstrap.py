@@ -170,16 +170,17 @@ def make_venv(parent: str | None) -> None:
     step(f".venv reuses the packages of {sys.executable} (torch found there)")
 
 
-def requirements_of(pyproject: str, extra: str | None) -> tuple[list[str], dict[str, str]] | None:
-    """(the project's requirements, with `extra`'s, and its [project.scripts]); None where this Python cannot read
-    TOML (3.10 has no tomllib), and pip decides."""
+def requirements_of(pyproject: str, extras: list[str]) -> tuple[list[str], dict[str, str]] | None:
+    """(the project's requirements, with those of `extras`, and its [project.scripts]); None where this Python cannot
+    read TOML (3.10 has no tomllib), and pip decides."""
     try:
         import tomllib
     except ImportError:
         return None
     project = tomllib.loads(pyproject)["project"]
-    extras = project.get("optional-dependencies", {}).get(extra, []) if extra else []
-    return [*project.get("dependencies", []), *extras], dict(project.get("scripts", {}))
+    optional = project.get("optional-dependencies", {})
+    return [*project.get("dependencies", []), *(r for e in extras for r in optional.get(e, []))], \
+        dict(project.get("scripts", {}))
 
 
 def unmet(requirements: list[str]) -> list[str] | None:
@@ -229,10 +230,11 @@ def console_script(python: Path, target: str) -> str:
 
 
 def install(flavour: str, parent: str | None, pyproject: str) -> None:
-    project = "." if flavour == "cpu" else f".[{flavour}]"
+    extras = [*([] if flavour == "cpu" else [flavour]), "test"]   # the tests' own needs too (pandas): one setup
+    project = f".[{','.join(extras)}]"
     LOG.write_text("")
     if parent is not None:
-        wanted = requirements_of(pyproject, None if flavour == "cpu" else flavour)
+        wanted = requirements_of(pyproject, extras)
         missing = unmet(wanted[0]) if wanted is not None else None
         if missing == []:
             step(f"{project} is satisfied by what is installed: .venv links this checkout (no pip)")
