@@ -333,8 +333,7 @@ def sample_rows(m: Measured) -> Iterator[dict[str, Value]]:
                     yield {"file": m.file.path.name if m.file.path else None, "problem": r.problem.label,
                            "op": r.op, "M": r.problem.M, "N": r.problem.N, "K": r.problem.K,
                            "kernel": r.kernel or r.impl, "impl": r.impl, "precision": r.precision, "entry": entry,
-                           "round": rnd,
-                           "position": samples.order[rnd], "run": run, "ms": samples.ms[i],
+                           "round": rnd, "position": samples.order[rnd], "run": run, "ms": samples.ms[i],
                            "sm_clock_mhz": samples.mhz[i], "sm_clock_used_mhz": used[i],
                            "sm_cycles": round(cycles[i] * 1e6) if cycles[i] is not None else None,
                            "throttled": samples.throttled(i), "batch": samples.batch}
