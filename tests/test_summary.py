@@ -93,7 +93,8 @@ def test_at_80_and_100_columns_the_summary_keeps_the_percent_of_cublas_with_its_
         for ln, r in zip(rows, m.on(problem), strict=True):
             assert _reads_as_its_own(ln.split("  ")[0], r.kernel, ids), (ln, r.kernel)
             if r.timed and r.impl != cublas_of(r.precision):   # its interval and its call, never cut
-                assert INTERVAL_CELL.search(ln[:pct + 1]), ln
+                c = m.vs(r, "cublas")   # no interval where the rounds were too few for a 95% one
+                assert INTERVAL_CELL.search(ln[:pct + 1]) or not (c and c.verdict and c.verdict.time.at_level), ln
                 assert ln[call:].split()[0] in ("FAST", "SLOW", "SAME", "AMBIGUOUS"), ln
     assert "ids shortened" in " ".join(buf.getvalue().split())
 
