@@ -173,7 +173,7 @@ PCT: Metric[Result] = Metric(
 CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, "cublas") if r.timed else None,
                               lambda c: fmt.call(c.call), num=False, figure=True, sub=lambda m, r: wording.withheld(
                                   m.vs(r, "cublas")),
-                              style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call", drop=8))
+                              style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call"))
 
 
 PEAK: Metric[Result] = Metric(
