@@ -46,8 +46,6 @@ def test_a_gpu_only_option_is_refused_without_a_gpu_before_anything_runs(flag, n
 
 @pytest.mark.parametrize("args,named", [
     (["--shape", "64x64x64", "--sweep"], "--shape and --sweep"),
-    (["--resume", "x.jsonl", "--results", "y.jsonl"], "--resume and --results"),
-    (["--resume", "x.jsonl", "--out", "elsewhere"], "--resume and --out"),
     (["--results", "y.jsonl", "--out", "elsewhere"], "--results and --out"),
 ])
 def test_options_that_would_silently_override_each_other_are_refused(args, named, monkeypatch, capsys) -> None:

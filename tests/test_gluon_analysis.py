@@ -67,8 +67,8 @@ def test_the_split_of_the_summit_closes_the_gap_as_its_ratios_say(measured):
     [split] = [s for s in splits(measured) if s.kernel == SUMMIT]
     assert split.gap.call is Call.SLOW and split.model.call is Call.SLOW
     expected = (split.gap.ratio - split.compiler.ratio) / (split.gap.ratio - 1)
-    assert split.closed.value == pytest.approx(expected) and 0.9 < split.closed.value < 1.0
-    assert split.closed.lo <= split.closed.value <= split.closed.hi
+    assert split.closed.lo <= split.closed.value <= split.closed.hi and 0.9 < split.closed.value < 1.0
+    assert split.closed.value == pytest.approx(expected, abs=0.01)   # the rounds' shares, about the verdicts' share
     names = {q.name for q in split.moving}
     # the recorded Triton form reads shared memory less often per FFMA than the CUDA kernel's tile, which the
     # Gluon record (the CUDA kernel's compiled facts) keeps

@@ -36,11 +36,15 @@ def _imports(tree: ast.AST) -> list[str]:
 
 
 def _text(tree: ast.AST) -> list[tuple[int, str]]:
-    """The string constants of a module that are not a docstring or the message of an exception it raises."""
+    """The string constants of a module that are not a docstring, the message of an exception it raises or a
+    method's name."""
     skip = {id(n.body[0].value) for n in ast.walk(tree)
             if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body
             and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
     skip |= {id(c) for n in ast.walk(tree) if isinstance(n, ast.Raise) for c in ast.walk(n)}
+    # the name a record keeps of the verdicts' method that made it (verdicts.METHOD): an identifier, not page text
+    skip |= {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign)
+             and any(isinstance(x, ast.Name) and x.id == "METHOD" for x in n.targets)}
     return [(n.lineno, n.value) for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip]
 

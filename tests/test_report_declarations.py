@@ -149,8 +149,9 @@ def test_every_comparison_a_finding_makes_carries_its_call_and_interval(m) -> No
     assert rank.broken and all(o.speed.verdict is not None and o.speed.call is not Call.FAST for o in rank.broken)
     for o in rank.broken[:3]:
         assert wording.speed(o.speed) in said
-    # seed 000's v4 against v3: 53.2% against 54.1%, a call of SLOW with its interval, not "a tie"
-    assert re.search(r"the first is slower than the second \(0\.98x \[0\.97–0\.98\]\)", said), said
+    # seed 000's v4 against v3: 53.2% against 54.1%, an interval that reaches inside the 2% margin: undecided, with
+    # its interval, neither "slower" (by a margin it does not clear) nor "a tie"
+    assert re.search(r"the first against the second is undecided \(0\.98x \[0\.97–0\.98\]\)", said), said
     for f in findings(m):
         text = plain(words(f, m)) if f.NUMBERED else ""
         for clause in re.split(r"; ", text):
@@ -199,18 +200,15 @@ def test_a_clock_that_made_a_difference_names_the_other_side_when_the_reference_
     assert wording.clock_clause(_comparison((1.05, Call.SLOW), (1.04, Call.SLOW)), "a", "b") == ""
 
 
-def test_the_hopper_sentence_of_the_committed_run_says_the_clock_hid_a_code_difference(m) -> None:
-    """The TF32 wgmma rows tie in time and not in cycles: the sentence names the side at the higher clock, its median
-    and the other's, from the comparison it says."""
+def test_the_hopper_sentence_of_the_committed_run_makes_no_cycles_call_on_an_unmeasured_probe(m) -> None:
+    """The run did not measure its clock probe's error: the tie in time stands, and no sentence says what the clock
+    hid (it said "in cycles it is slower (0.96x [0.95-0.96])" on a probe error of 0.00% by construction)."""
     from harness.report.sections import measured_paragraph
 
     idea, kernels = next((i, ks) for i, ks in m.ideas if i.key == "wgmma")
     said = plain(measured_paragraph(m, idea, kernels))
     cuda, tri = m.bests(kernels, m.headline("sgemm"), "tf32")
     c = m.between(tri.result, cuda.result)
-    assert c.call is Call.SAME and c.verdict.cycles.call is Call.SLOW
-    high, low = m.clocks(c)
-    assert f"Triton persistent and the CUDA kernel tie ({wording.speed(c)}, within the 3% margin); in cycles it is " \
-           f"slower" in said
-    assert (f"Triton persistent ran at the higher SM clock (median {high:.0f} against {low:.0f} MHz), which hid a "
-            "difference in the code") in said
+    assert c.call is Call.SAME and c.verdict.cycles is None
+    assert f"Triton persistent and the CUDA kernel tie ({wording.speed(c)}, within the 3% margin)" in said
+    assert "in cycles" not in said and "higher SM clock" not in said

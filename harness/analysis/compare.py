@@ -91,9 +91,14 @@ class Held:
 class RankChange:
     idea: str
     problem: str
-    impl: str
+    kernel: str
+    label: str            # the implementation as tables name it
     rank_a: int
     rank_b: int
+
+    @property
+    def impl(self) -> str:
+        return f"{self.kernel} [{self.label}]"
 
 
 @dataclass
@@ -195,5 +200,5 @@ def rank_changes(rows: list[Row]) -> list[RankChange]:
         rank_b = {id(r): i for i, r in enumerate(sorted(group, key=lambda r: r.b.timing.median_ms), 1)}
         for r in group:
             if rank_a[id(r)] != rank_b[id(r)]:
-                out.append(RankChange(idea, problem, f"{r.kernel} [{r.label}]", rank_a[id(r)], rank_b[id(r)]))
+                out.append(RankChange(idea, problem, r.kernel, r.label, rank_a[id(r)], rank_b[id(r)]))
     return out

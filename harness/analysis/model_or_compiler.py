@@ -17,6 +17,8 @@ fewer spills, fewer barriers, more issue-active cycles) and CUDA, the control, d
 CUDA the rounds decide, the faster side does not have the worse value, and CUDA faster than the slower form does not
 have that form's value; on a pair the rounds call a tie, the value does not differ. Registers have no better side
 and are context.
+Where the SIMT summit's ablation lies beside the results file (harness/analysis/ablation.py), the compiler's
+part of that rung carries its cause, measured with CUDA as the control.
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.analysis import ablation
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, RowKey
-from harness.analysis.verdicts import LEVEL, RESAMPLES, Call
+from harness.analysis.verdicts import LEVEL, Call, median_interval
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.kernel import Role
 from harness.problems import Problem
@@ -81,11 +84,13 @@ class Difference:
 
 @dataclass(frozen=True)
 class Share:
-    """The share of the CUDA-Triton gap the Gluon column closes, with its interval (None: not paired rounds)."""
+    """The share of the CUDA-Triton gap the Gluon column closes, with its interval (None: not paired rounds) and the
+    interval's coverage (below LEVEL: too few rounds for a 95% interval, their range)."""
 
     value: float
     lo: float | None
     hi: float | None
+    coverage: float = LEVEL
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,7 @@ class Split:
     quantities: tuple[Quantity, ...]
     differs: tuple[Difference, ...] = ()
     closed: Share | None = None   # where the rounds call Triton SLOW against CUDA (a decided gap to close)
+    cause: ablation.Cause | None = None   # why Gluon trails CUDA, by the ablation beside the file (same problem)
 
     @property
     def same_design(self) -> bool:
@@ -183,20 +189,18 @@ def _round_medians(r: Result, rounds: int) -> np.ndarray | None:
 
 
 def share_closed(c: Result, t: Result, g: Result, gap: Comparison, compiler: Comparison) -> Share:
-    """(T/C − G/C) / (T/C − 1) of the two verdicts' estimates, with a percentile bootstrap interval over the rounds
-    the three share (the verdicts' resamples and level); no interval where they were not timed in the same rounds."""
-    value = (gap.ratio - compiler.ratio) / (gap.ratio - 1)
+    """(T/C − G/C) / (T/C − 1): the verdicts' estimates' share where the three were not timed in the same rounds;
+    where they were, the median over those rounds of each round's share (of its medians), with the verdicts'
+    distribution-free interval of a median (its coverage: `Share.coverage`)."""
     samples = [r.timing.samples if r.timing else None for r in (c, t, g)]
     if any(s is None for s in samples) or len({s.batch for s in samples if s}) != 1:
-        return Share(value, None, None)
+        return Share((gap.ratio - compiler.ratio) / (gap.ratio - 1), None, None)
     n = min(s.rounds for s in samples if s)
-    lc, lt, lg = (np.log([float(np.median([s.ms[i] for i in idx])) for idx in s.by_round()[:n]])
+    mc, mt, mg = (np.array([float(np.median([s.ms[i] for i in idx])) for idx in s.by_round()[:n]])
                   for s in samples if s)
-    idx = np.random.default_rng(0).integers(0, n, size=(RESAMPLES, n))
-    tc, gc = np.exp(np.median((lt - lc)[idx], axis=1)), np.exp(np.median((lg - lc)[idx], axis=1))
-    tail = (1 - LEVEL) / 2
-    lo, hi = np.quantile((tc - gc) / (tc - 1), [tail, 1 - tail])
-    return Share(value, float(lo), float(hi))
+    shares = (mt - mg) / (mt - mc)
+    lo, hi, coverage = median_interval(shares)
+    return Share(float(np.median(shares)), lo, hi, coverage)
 
 
 # ---------------------------------------------------------------------------------------------- the quantities
@@ -251,6 +255,7 @@ def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Sp
     order: each with its three verdicts, its quantities, what differs between the Triton and Gluon forms, and the
     share of the gap closed."""
     issue = issue_active(profile)
+    found = ablation.read_beside(m.file.path) if m.file.path.suffix == ".jsonl" else None
     out: list[Split] = []
     for kernel in m.kernels:
         plain = [c.name for c in kernel.counterparts if c.role is Role.PLAIN]
@@ -261,10 +266,12 @@ def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Sp
             c, t, g = rows.get("cuda"), rows.get(f"triton:{plain[0]}"), rows.get(f"gluon:{GLUON_MIRROR}")
             if c is None or t is None or g is None:
                 continue
+            at = found.at(problem.M) if found is not None and found.kernel == kernel.id and \
+                problem.M == problem.N == problem.K else None
             out.append(Split(kernel.id, problem, c.key, t.key, g.key, m.vs(t, "counterpart") or m.between(t, c),
                              m.vs(t, "model") or m.between(t, g),
                              m.vs(g, "gluon") or m.between(g, c), _quantities(c, t, g, issue),
-                             differences(m, t, g)))
+                             differences(m, t, g), cause=at.cause if at is not None else None))
             s = out[-1]
             if s.gap is not None and s.compiler is not None and s.gap.call is Call.SLOW:
                 out[-1] = replace(s, closed=share_closed(c, t, g, s.gap, s.compiler))

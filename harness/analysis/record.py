@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.analysis.proven import ProvenMapping
-from harness.analysis.verdicts import Call, Verdict, compare, margin_for
+from harness.analysis.verdicts import METHOD, Call, Verdict, compare, margin_for
 from harness.baselines import b_layout_of, cublas_of, triton_baseline_of
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.tables import Catalog, Ladder
@@ -84,8 +84,9 @@ class Comparison:
         return RecordKey.of(*self.reference, self.problem)
 
     def pct(self) -> tuple[float, float | None, float | None]:
-        """The subject's speed as % of the reference's, with the interval (None, None without a verdict)."""
-        if self.verdict is None:
+        """The subject's speed as % of the reference's, with its 95% interval (None, None without a verdict, or where
+        the rounds were too few for a 95% interval: the verdict's cell says their range as such)."""
+        if self.verdict is None or not self.verdict.time.at_level:
             return 100.0 / self.ratio, None, None
         t = self.verdict.time   # its bounds as stored; the estimate in full (`ratio`)
         return 100.0 / self.ratio, 100.0 / t.hi, 100.0 / t.lo
@@ -161,6 +162,7 @@ class Analysis:
     findings: list | None = None
     catalog: Catalog | None = None                # the catalog it was analysed with (None: before records kept it)
     version: int = VERSION                        # the analysis that wrote it (1: before versions were kept)
+    method: str | None = METHOD                   # the verdicts' method that made it (None: before records kept it)
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -193,7 +195,7 @@ class Analysis:
                 "mapping": self.mapping.to_json() if self.mapping is not None else None,
                 "findings": [f if isinstance(f, dict) else f.to_json() for f in self.findings]
                 if self.findings is not None else None,
-                "catalog": self.catalog.to_json() if self.catalog is not None else None}
+                "catalog": self.catalog.to_json() if self.catalog is not None else None, "method": self.method}
 
     @classmethod
     def from_json(cls, data: dict) -> Analysis:
@@ -203,7 +205,8 @@ class Analysis:
                    data.get("source_bytes"),
                    ProvenMapping.from_json(data["mapping"]) if data.get("mapping") is not None else None,
                    list(data["findings"]) if data.get("findings") is not None else None,
-                   Catalog.from_json(data["catalog"]) if data.get("catalog") else None, int(data.get("version", 1)))
+                   Catalog.from_json(data["catalog"]) if data.get("catalog") else None, int(data.get("version", 1)),
+                   data.get("method"))
 
     def write(self, path: Path) -> Path:
         path.write_text(json.dumps(self.to_json(), indent=None, separators=(",", ":")) + "\n")
@@ -225,14 +228,14 @@ def read_beside(results_path: Path) -> Analysis | None:
         return None
     if an.source_bytes != results_path.stat().st_size:
         return None
-    return an if an.version == VERSION else remade(an, load(results_path))
+    # made by another analysis or verdicts of another method: made again (`remade`)
+    return an if (an.version, an.method) == (VERSION, METHOD) else remade(an, load(results_path))
 
 
 def remade(old: Analysis, results: Results) -> Analysis:
     """An older analysis's record made again by today's rules: its comparisons from the file, its findings left to be
     found (findings.recorded), its proven mapping and its catalog kept (proving needs a compiler; the page has none)."""
-    catalog = old.catalog or catalog_of(results.header)
-    new = analyse(results.results, old.source, catalog)
+    new = analyse(results.results, old.source, old.catalog or catalog_of(results.header))
     new.source_bytes, new.mapping = old.source_bytes, old.mapping
     return new
 

@@ -4,6 +4,7 @@ printed by progress."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,18 +13,24 @@ from harness import env
 from harness.cli.console import console as make_console
 from harness.cli.options import (
     DEFAULT_OUT,
+    NUMBERS,
     UserError,
     add_only,
     device_name,
     gpu_list,
+    gpus_text,
+    interrupted,
     problems_of,
     refuse_what_cannot_apply,
     report_dir,
     results_path,
+    resumed,
+    shape_text,
     shard_spec,
+    shard_text,
 )
 from harness.cli.pairs import add_pair, kernels_of
-from harness.cli.paths import output_folder, results_in
+from harness.cli.paths import output_folder
 from harness.cli.progress import Reporter
 from harness.measure.rounds import MIN_ROUNDS, REP_MS, ROUNDS
 from harness.problems import CPU_SGEMM, CPU_SGEMV, SEED
@@ -42,15 +49,15 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     add_only(s, "run")
     add_pair(s)
     s.add_argument("--op", choices=("sgemm", "sgemv"), help="this operation's kernels only")
-    s.add_argument("--shape", nargs="+", help="MxNxK (sgemm) or MxN (sgemv). GPU only: the CPU tier picks the "
-                   "small odd shape each tile calls for")
+    s.add_argument("--shape", nargs="+", type=shape_text, help="MxNxK (sgemm) or MxN (sgemv). GPU only: the CPU "
+                   "tier picks the small odd shape each tile calls for")
     s.add_argument("--sweep", action="store_true", help="sgemm at 256..8192 and LLM-shaped problems. GPU only")
     s.add_argument("--out", help=f"folder for a new results file and its report (default: {DEFAULT_OUT}/)")
     s.add_argument("--results", type=Path, help="append to this results file instead of a new one")
-    s.add_argument("--rep-ms", type=float, help=f"measured time per implementation (ms, default {REP_MS:g}). "
-                   "GPU only: the CPU tier does not time")
-    s.add_argument("--rounds", type=int, help=f"interleaved timing rounds per problem (default {ROUNDS}; at "
-                   f"least {MIN_ROUNDS} for a call). GPU only")
+    s.add_argument("--rep-ms", type=NUMBERS["milliseconds"], help=f"measured time per implementation (ms, default "
+                   f"{REP_MS:g}). GPU only: the CPU tier does not time")
+    s.add_argument("--rounds", type=NUMBERS["rounds"], help=f"interleaved timing rounds per problem (default "
+                   f"{ROUNDS}; at least {MIN_ROUNDS} for a call). GPU only")
     s.add_argument("--aa", action="store_true", help="the A/A control: time every implementation twice, as two "
                    "entries of the same rounds; their calls must be SAME. GPU only")
     s.add_argument("--profile", action="store_true", help="after timing, Nsight Compute's counters of each idea's "
@@ -61,34 +68,33 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                    "implementations again, each back to back to a detected steady state after an idle gap, with "
                    "clock, power and energy per GEMM, in a results file of its own beside the run's "
                    "(<run>-sustained.jsonl). GPU only")
-    s.add_argument("--seed", type=int, default=SEED, help="seed of the random inputs")
+    s.add_argument("--seed", type=NUMBERS["seed"], default=SEED, help="seed of the random inputs")
     s.add_argument("--no-report", action="store_true", help="write the results file only")
-    s.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+    s.add_argument("--timeout", type=NUMBERS["seconds"], default=DEFAULT_TIMEOUT_S,
                    help="seconds an implementation may take before its worker is killed and it is recorded as "
                    "failed (CPU tier too)")
     s.add_argument("--resume", metavar="FILE",
                    help="continue this results file: skip what is recorded ok, run the rest, append to it")
-    s.add_argument("--gpus", help="'all', a count, or a comma list of GPU indices: one worker per GPU. GPU only")
-    s.add_argument("--shard", metavar="i/n", help="run the i-th of n deterministic parts (merge them with `merge`); "
-                   "the CPU tier is sharded the same way")
+    s.add_argument("--gpus", type=gpus_text, help="'all', a count, or a comma list of GPU indices: one worker per "
+                   "GPU. GPU only")
+    s.add_argument("--shard", metavar="i/n", type=shard_text, help="run the i-th of n deterministic parts (merge "
+                   "them with `merge`); the CPU tier is sharded the same way")
     s.set_defaults(func=cmd_run)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
+    if args.resume:
+        resumed(args)  # the options the file's run was started with, before anything reads them
     gpu = env.has_gpu()
     kernels = kernels_of(args)  # --pair: a user's own pairs, checked before anything runs (cli/pairs.py)
     problems = problems_of(args)  # a malformed --shape is named as such, even where --shape is refused
     refuse_what_cannot_apply(args, gpu, env.gpu_reason())  # before anything runs or is written
     interpreting = env.use_interpreter_without_gpu()
     console = make_console()
-    if args.timeout <= 0:
-        raise UserError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
     if args.regime == "sustained" and args.shard:
         raise UserError("--regime sustained and --shard together: the sustained regime takes the whole run's headline "
                         "rows; give one")
-    if args.rounds is not None and args.rounds < MIN_ROUNDS:
-        raise UserError(f"--rounds {args.rounds}: a call needs at least {MIN_ROUNDS} rounds")
     if args.out:
         output_folder(args.out, "--out")
     if args.profile:
@@ -96,8 +102,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         if not has_tool("ncu"):
             raise UserError("--profile needs Nsight Compute's ncu (on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)")
-    if args.resume:
-        results_in(args.resume, "run", "--resume")  # a file that is not a results file, before anything runs
     if not gpu:
         problems = [p for p in (CPU_SGEMM, CPU_SGEMV) if any(k.op == p.op for k in kernels)]
         gpus: list[str | None] = [None]
@@ -133,8 +137,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                       f"in the interpreter on small odd shapes (numerics only, no timing), beside torch's CPU "
                       f"matmul; then each CUDA source is compiled if this machine can, not run.")
     console.print(f"results: {out_path} (written as each implementation finishes)", markup=False)
-    with Reporter(console) as reporter:
-        failures = session.run(reporter)
+    try:
+        with Reporter(console) as reporter:
+            failures = session.run(reporter)
+    except KeyboardInterrupt:  # what was kept and how to go on, in one line (the workers are ended quietly)
+        print(interrupted(out_path, args.argv), file=sys.stderr)
+        return 130
     from harness.analysis.build import write_beside
     from harness.analysis.measured import Measured
     from harness.records.file import load
@@ -167,8 +175,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             failures += sustained_regime(args, out_path, gpus[0], console)
     if not gpu:
         console.print(compiled_line(reporter.results), markup=False)
-    console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s); results: {out_path}",
-                  markup=False)
+    console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(gpus)} worker(s): {tally(session.results)}; "
+                  f"results: {out_path}", markup=False)
     report: dict[str, float] = {}
     if not args.no_report:
         with timed(report, "report"):
@@ -187,7 +195,40 @@ def cmd_run(args: argparse.Namespace) -> int:
         for rec in failures:
             console.print(f"  {rec.kernel or rec.impl} ({rec.impl}) {rec.problem.label}: {rec.reason}", markup=False)
         return 1
-    return 0
+    return unchecked_pairs(session.results, kernels, console)
+
+
+# The exit code of a run in which nothing failed but a kernel of the user's own was never checked (no GPU).
+UNCHECKED = 3
+
+
+def tally(results: list[Result]) -> str:
+    """What became of a run's implementations, counted from its records; a check that did not run is counted as such,
+    not as passed."""
+    from collections import Counter
+
+    from harness.measure.numerics import NOT_CHECKED_NO_GPU
+    from harness.records.lines import Status
+
+    counts = Counter(r.status for r in results)
+    said = {Status.OK: "ok", Status.FAILED: "failed", Status.SKIPPED: "skipped",
+            Status.COMPILED: NOT_CHECKED_NO_GPU + " (built, not run)"}
+    return ", ".join(f"{counts[s]} {words}" for s, words in said.items() if counts[s]) or "nothing run"
+
+
+def unchecked_pairs(results: list[Result], kernels: list, console) -> int:
+    """0, or UNCHECKED where a user's own CUDA kernel was built and not run: the catalog's kernels are checked on a GPU
+    by the GPU tier and every recorded run, a user's by no run yet, so a CPU run does not pass it."""
+    from harness.records.lines import Status
+
+    yours = {k.id for k in kernels if k.declared}
+    left = sorted({r.kernel for r in results if r.kernel in yours and (r.status is Status.COMPILED or (
+        r.status is Status.SKIPPED and r.reason.startswith("no GPU")))})
+    if not left:
+        return 0
+    console.print(f"[yellow]not checked:[/] the CUDA side of {', '.join(left)} did not run (no GPU): run the same "
+                  f"command on a GPU to check it (exit code {UNCHECKED})", highlight=False)
+    return UNCHECKED
 
 
 def profile_headlines(out_path: Path, analysis: Analysis, console) -> Analysis:

@@ -10,14 +10,16 @@ with the dynamic shared memory, the intensity of the tile that ran (harness/anal
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
-from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
+from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, regions
 from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
+from harness.measure.numerics import NOT_CHECKED_NO_GPU
 from harness.measure.timing import SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.records.lines import Result, Status
 from harness.report import anchors, fmt, wording
@@ -73,12 +75,27 @@ class Metric(Generic[R]):
 # ---------------------------------------------------------------------------------------------- verdict legends
 MARGINS = (f"within ±{MARGIN_SIMT:.0%} (SIMT and bandwidth rows) or ±{MARGIN_TENSOR_CORES:.0%} (a side on the "
            "tensor cores)")
-CALLS = (f"the call: FAST or SLOW where the whole {LEVEL:.0%} interval lies past 1 and the margin, SAME where it lies "
-         f"{MARGINS} (a tie), AMBIGUOUS where it straddles 1 (undecided)")
+
+
+def _speed_region(call: Call, margin: float) -> tuple[float, float]:
+    """The region of a speed ratio (reference time / subject time, as the page prints it) for a call: the time
+    ratio's region (verdicts.regions, the one definition) turned over."""
+    lo, hi = regions(margin)[call]
+    return 1 / hi, (1 / lo if lo else math.inf)
+
+
+# The calls as verdicts.regions defines them, in the speed ratios the page prints: the legend is that definition.
+CALLS = ("the call: the region its whole " + f"{LEVEL:.0%}" + " interval lies in, FAST above "
+         + " or ".join(f"{_speed_region(Call.FAST, m)[0]:.3f} (±{m:.0%})" for m in (MARGIN_SIMT, MARGIN_TENSOR_CORES))
+         + ", SLOW below " + " or ".join(f"{_speed_region(Call.SLOW, m)[1]:.3f}"
+                                         for m in (MARGIN_SIMT, MARGIN_TENSOR_CORES))
+         + f", SAME in between (a tie: a margin of ±{MARGIN_SIMT:.0%} for SIMT and bandwidth rows, "
+         f"±{MARGIN_TENSOR_CORES:.0%} where a side runs on the tensor cores), AMBIGUOUS where it reaches across an "
+         f"edge of the margin or the rounds are too few for a {LEVEL:.0%} interval (undecided)")
 ESTIMATORS = ("a % of a reference is the median over the interleaved rounds of the per-round time ratio (paired), "
-              f"with its {LEVEL:.0%} bootstrap interval; a rate (TFLOP/s, GB/s) is from the row's median time over all "
-              "its runs, so a rate over the reference's rate is the other estimator and may differ by a few tenths of "
-              "a point")
+              f"with its {LEVEL:.0%} order-statistic interval; a rate (TFLOP/s, GB/s) is from the row's median time "
+              "over all its runs, so a rate over the reference's rate is the other estimator and may differ by a few "
+              "tenths of a point")
 
 
 def verdict_text(c: Comparison) -> str:
@@ -110,10 +127,10 @@ def _kernel(m: Measured, r: Result) -> tuple[str, str]:
 
 
 KERNEL: Metric[Result] = Metric("kernel", _kernel, lambda v: v[0], num=False, code=True, sub=_kernel_sub,
-                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True))
+                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True, least=30))
 KERNEL_ID: Metric[Result] = Metric("kernel", lambda m, r: r.kernel or "", num=False, code=True)
 IMPL: Metric[Result] = Metric("implementation", lambda m, r: r.label, num=False,
-                              term=Column("implementation", short="impl"))
+                              term=Column("implementation", short="impl", wrap=14))
 PRECISION: Metric[Result] = Metric("precision", lambda m, r: r.precision, precision_label, num=False,
                                    style=lambda v: "" if v == "fp32" else "warn")
 PROBLEM: Metric[Result] = Metric("problem", lambda m, r: r.problem.shape_label, num=False)
@@ -158,7 +175,7 @@ PCT: Metric[Result] = Metric(
 CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, "cublas") if r.timed else None,
                               lambda c: fmt.call(c.call), num=False, figure=True, sub=lambda m, r: wording.withheld(
                                   m.vs(r, "cublas")),
-                              style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call", drop=8))
+                              style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call"))
 
 
 PEAK: Metric[Result] = Metric(
@@ -195,7 +212,9 @@ def _numerics(r: Result) -> tuple[str, str]:
     if n is None:
         if r.status is Status.FAILED:
             return f"✗ failed: {fmt.first_line(r.reason, 90)}", "bad"
-        return ("not run" if r.status in (Status.COMPILED, Status.SKIPPED) else "—"), "muted"
+        if r.status is Status.COMPILED:  # built without a GPU: the check did not run, and says so where it would stand
+            return NOT_CHECKED_NO_GPU, "warn"
+        return ("not run" if r.status is Status.SKIPPED else "—"), "muted"
     if n.passed:
         text = f"✓ exact · ✓ {fmt.sci(n.random.error if n.random else None)}"
         if n.not_checked:  # an fp32 result held to the class's bounds: the class itself was not checked (a CPU)
@@ -206,10 +225,8 @@ def _numerics(r: Result) -> tuple[str, str]:
         if found is not None and not found.fp32_accurate:
             return f"{text} as {found.text}", "ok nowrap"
         return text, "ok nowrap"
-    for name, layer in (("exact", n.exact), ("random", n.random)):
-        if layer is not None and not layer.passed:
-            return f"✗ {name}: {fmt.first_line(layer.reason or 'failed', 90)}", "bad"
-    return f"✗ beta = 0: {n.beta0.observed if n.beta0 else '?'}", "bad"
+    said = n.failure_reasons()  # the first layer that failed and what it saw, or the beta = 0 test
+    return f"✗ {fmt.first_line(said[0] if said else 'failed', 90)}", "bad"
 
 
 NUMERICS: Metric[Result] = Metric(

@@ -9,6 +9,7 @@ from harness.analysis.measured import Measured
 from harness.analysis.model_or_compiler import SAME_WITHIN, Split
 from harness.analysis.verdicts import LEVEL, Call
 from harness.report import fmt
+from harness.report.ablation import cause_sentence
 from harness.report.columns import verdict_metric
 from harness.report.doc import Table
 from harness.report.metrics import CALLS, Metric
@@ -35,6 +36,8 @@ def closed_text(s: Split) -> str | None:
     if c is None:
         return None
     share = fmt.pct_ci(100 * c.value, *((100 * c.lo, 100 * c.hi) if c.lo is not None and c.hi is not None else ()))
+    if c.lo is not None and c.coverage < LEVEL:   # too few rounds for a 95% interval: their range, said so
+        share += f" (a range, {c.coverage:.1%} coverage)"
     call = s.compiler.call if s.compiler is not None else None
     if call is Call.SAME:
         return f"the whole gap: Gluon and CUDA tie ({share})"
@@ -65,10 +68,15 @@ SPLITS: list[Metric[Split]] = [
     verdict_metric("Gluon / CUDA: the compiler's part", lambda s: s.compiler),
     verdict_metric("Triton / Gluon", lambda s: s.model, sub=lambda m, s: design(s)),
     Metric("gap closed by Gluon", lambda m, s: closed_text(s), num=False,
-           legend="gap closed by Gluon: (T/C − G/C) / (T/C − 1) of the verdicts' time ratios, where the rounds call "
-                  "Triton slower than CUDA, with its percentile bootstrap interval over the rounds the three share "
-                  f"({LEVEL:.0%}): the share of the gap that writing the CUDA kernel's decisions in Gluon removes; "
-                  "the whole gap where Gluon and CUDA tie, more only where the rounds call Gluon faster."),
+           legend="gap closed by Gluon: (T − G) / (T − C) of each round's median times, where the rounds call Triton "
+                  "slower than CUDA, the median over the rounds the three share with the distribution-free "
+                  f"{LEVEL:.0%} interval of a median: the share of the gap that writing the CUDA kernel's decisions "
+                  "in Gluon removes; the whole gap where Gluon and CUDA tie, more only where the rounds call Gluon "
+                  "faster."),
+    Metric("why Gluon trails CUDA, by ablation", lambda m, s: cause_sentence(s.cause, s.problem.M) if s.cause else None,
+           num=False, optional=True,
+           legend="why Gluon trails CUDA: the SIMT summit's ablation beside the run (rosetta ablate), which adds what "
+                  "the Gluon form has more of to CUDA's own cubin and nothing else, with CUDA as the control."),
     Metric("moves with the speed (CUDA / Triton / Gluon)", lambda m, s: discriminates(s), num=False,
            legend="moves with the speed: a compiled quantity (FFMA per 64- or 128-bit shared load and block barriers "
                   "in the static SASS, spilled bytes, issue-active cycles where a profile was given) whose values for "

@@ -202,9 +202,13 @@ class RunSession:
                     if progress:
                         progress(Progress(done, total, starting=what))
 
+            interrupted = threading.Event()
+
             def emit(result: Result) -> None:
                 nonlocal done
                 with lock:
+                    if interrupted.is_set():  # a worker ended by Ctrl-C: not its implementation's fault, nor kept
+                        raise KeyboardInterrupt
                     out.write(result)
                     self.results.append(result)
                     done += 1
@@ -233,8 +237,16 @@ class RunSession:
                 threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
                 for t in threads:
                     t.start()
-                for t in threads:
-                    t.join()
+                try:
+                    for t in threads:
+                        t.join()
+                except KeyboardInterrupt:  # the workers ignore Ctrl-C (worker.quiet_on_interrupt): ended here
+                    interrupted.set()
+                    for w in workers:
+                        w.stop(kill=True)
+                    if precompiler is not None and precompiler.pool is not None:
+                        precompiler.pool.shutdown(wait=False, cancel_futures=True)
+                    raise
             with timed(self.phase_s, "worker stop"):
                 for w in workers:
                     w.stop()
