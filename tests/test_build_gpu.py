@@ -34,8 +34,8 @@ def _subnormal_run(variant: str) -> tuple[torch.Tensor, numerics.Operands, torch
 def test_the_device_gets_its_exact_arch():
     major, minor = torch.cuda.get_device_capability()
     assert nvrtc.device_arch() == nvrtc.arch_for(major, minor)
-    assert nvrtc.module(NAIVE.source).arch == nvrtc.device_arch()
-    assert nvrtc.module(NAIVE.source, variant="cupy").arch == nvrtc.device_arch().removesuffix("a")
+    assert nvrtc.module(NAIVE.source, [NAIVE.symbol]).arch == nvrtc.device_arch()
+    assert nvrtc.module(NAIVE.source, [NAIVE.symbol], variant="cupy").arch == nvrtc.device_arch().removesuffix("a")
 
 
 def test_default_build_keeps_subnormals_on_the_gpu():

@@ -72,7 +72,7 @@ def test_the_worker_reads_the_plans_cuda_compile_records_in_the_background_and_w
 
     monkeypatch.setattr("harness.inspect.resources.kernel_record", record)
     cache = work.ResourceCache(gpu=False)
-    cache.read_ahead(RunSession.cuda_kernels(plan), "sm_90a")
+    cache.read_ahead([BY_ID[k] for k in RunSession.cuda_kernels(plan)], "sm_90a")
     got = cache.of(Impl("cuda", "sgemm", kernel), None)
     again = cache.of(Impl("cuda", "sgemm", kernel), None)
     assert got is again and got.source == "read for sm_90a" and read == [(kernel.id, "sm_90a")]

@@ -77,7 +77,8 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
     gpu = env.has_gpu()
-    kernels = kernels_of(args)  # --pair: a user's own pairs, checked before anything runs (cli/pairs.py)
+    # --pair: a user's own pairs, checked before anything runs and added to the run's catalog (cli/pairs.py)
+    kernels, catalog = kernels_of(args)
     problems = problems_of(args)  # a malformed --shape is named as such, even where --shape is refused
     refuse_what_cannot_apply(args, gpu, env.gpu_reason())  # before anything runs or is written
     interpreting = env.use_interpreter_without_gpu()
@@ -115,7 +116,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     out_path = Path(args.resume) if args.resume else args.results or results_path(out_dir, device_name())
     if out_path.parent == out_dir:  # checked above (or the default, runs/ under the current folder): a new file's home
         out_dir.mkdir(parents=not args.out, exist_ok=True)
-    session = RunSession(kernels, problems, out_path, args.argv, gpus=gpus,
+    session = RunSession(kernels, problems, out_path, args.argv, catalog, gpu, gpus=gpus,
                          rep_ms=args.rep_ms if args.rep_ms is not None else REP_MS, seed=args.seed,
                          timeout_s=args.timeout, shard=shard_spec(args.shard), resume=bool(args.resume),
                          rounds=args.rounds or ROUNDS, aa=burst_aa(args))
@@ -147,7 +148,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = load(out_path)
         analysis = write_beside(out_path, results)
     if args.profile:
-        analysis = profile_headlines(out_path, analysis, console)
+        from harness.run.profile import profile_headlines
+
+        analysis = profile_headlines(out_path, analysis, catalog, console)
         results = load(out_path)
     print_summary(Measured(results, analysis), console)
     for line in aa_lines(analysis):
@@ -187,24 +190,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             console.print(f"  {rec.kernel or rec.impl} ({rec.impl}) {rec.problem.label}: {rec.reason}", markup=False)
         return 1
     return 0
-
-
-def profile_headlines(out_path: Path, analysis: Analysis, console) -> Analysis:
-    """`--profile`: ncu on the records the causes and steps read counters of (analysis/steps.py counter_rows), their
-    counters stored with the records, then the analysis made again with them."""
-    from harness.analysis.build import write_beside
-    from harness.analysis.measured import Measured
-    from harness.analysis.steps import counter_rows
-    from harness.inspect.profile import profile_records
-    from harness.records.file import load
-
-    started = time.perf_counter()
-    targets = counter_rows(Measured(load(out_path), analysis))
-    console.print(f"profile: {len(targets)} records under Nsight Compute", markup=False)
-    profile_records(out_path, targets, out_path.parent, console)
-    again = write_beside(out_path, load(out_path))
-    console.print(f"profile took {time.perf_counter() - started:.0f} s", markup=False)
-    return again
 
 
 def burst_aa(args: argparse.Namespace) -> bool:

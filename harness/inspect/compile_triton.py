@@ -18,6 +18,7 @@ interpreter stays behind that switch.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import json
 import os
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.catalog_types.declared_files import declared_module
 from harness.device.kernel_resources import KernelResources
 from harness.inspect import cache, ttgir
 from harness.inspect.ptxas import parse_ptxas_log, res_usage, reserved_shared
@@ -59,7 +61,9 @@ class TritonRequest:
 
     def to_child(self) -> dict:
         inner = getattr(self.fn, "fn", self.fn)
-        return {"module": inner.__module__, "name": inner.__name__, "signature": dict(self.signature),
+        # a user's file (harness/pairs) is a top-level module: the child imports it from its file
+        file = inspect.getfile(inner) if "." not in inner.__module__ else None
+        return {"module": inner.__module__, "file": file, "name": inner.__name__, "signature": dict(self.signature),
                 "constexprs": dict(self.constexprs), "num_warps": self.num_warps, "num_stages": self.num_stages,
                 "arch": self.arch, "divisible_by_16": None if self.divisible_by_16 is None
                 else list(self.divisible_by_16), "options": dict(self.options)}
@@ -306,7 +310,8 @@ def _child_main() -> None:
     out = []
     for req in json.loads(sys.stdin.read()):
         try:
-            fn = getattr(importlib.import_module(req["module"]), req["name"])
+            module = declared_module(req["file"]) if req.get("file") else importlib.import_module(req["module"])
+            fn = getattr(module, req["name"])
             request = TritonRequest(fn, req["signature"], req["constexprs"], req["num_warps"], req["num_stages"],
                                     req["arch"],
                                     None if req["divisible_by_16"] is None else tuple(req["divisible_by_16"]),

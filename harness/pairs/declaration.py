@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -438,13 +437,6 @@ def _deviations(flat: dict, who: str) -> dict[str, tuple[int, str]]:
                             f"why (value = 16, why = \"...\")")
         out[key] = (dev["value"], dev["why"].strip())
     return out
-
-
-def environment_paths(declarations: list[Declaration]) -> list[str]:
-    """The folders of every Python file the declarations name: where their modules are imported from."""
-    files = [d.triton.file for d in declarations]
-    files += [g.rpartition(":")[0] for d in declarations for g in (d.cuda.grid, d.triton.grid) if g]
-    return list(dict.fromkeys(os.path.dirname(os.path.abspath(f)) for f in files))
 
 
 def markdown() -> str:

@@ -18,11 +18,12 @@ from pathlib import Path
 
 from harness import env
 from harness.baselines import TRITON_BASELINES
+from harness.catalog import CATALOG
+from harness.catalog_types.tables import Catalog
 from harness.identity import CUBLAS_FP32, ImplId
 from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
 from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
 from harness.measure.rounds import REP_MS, ROUNDS
-from harness.pairs.active import header_tables
 from harness.problems import SEED, Problem
 from harness.records.file import ResultsWriter, load
 from harness.records.kernel_facts import KernelFacts
@@ -128,6 +129,8 @@ class RunSession:
     problems: list[Problem]
     out_path: Path
     argv: list[str]
+    catalog: Catalog = CATALOG              # the run's: the catalog and a user's declared pairs
+    gpu: bool = field(default_factory=env.has_gpu)   # False: the CPU tier (the interpreter, compile records)
     gpus: list[str | None] = field(default_factory=lambda: [None])
     rep_ms: float = REP_MS
     seed: int = SEED
@@ -144,10 +147,6 @@ class RunSession:
     phase_s: dict[str, float] = field(default_factory=dict)
     _versions: dict[str, str] | None = field(default=None, repr=False)
 
-    @property
-    def gpu(self) -> bool:
-        return env.has_gpu() and not env.interpreting()
-
     def plan(self) -> Plan:
         plan = gpu_plan(self.kernels, self.problems) if self.gpu else cpu_plan(self.kernels, self.problems)
         if self.shard:
@@ -158,21 +157,22 @@ class RunSession:
         """Run the plan; `progress` (called from the workers' threads) sees every start and every record."""
         plan = self.plan()
         if not self.gpu:
-            _prefetch_cpu_build()
+            _prefetch_cpu_build(self.kernels)
         done: set[tuple] = set()
         if self.resume:
             previous = load(self.out_path)
             done = {r.key for r in previous.results if r.status in (Status.OK, Status.SKIPPED)}
             self.results = [r for r in previous.results if r.key in done]
             plan = without_done(plan, done)
-        options = WorkerOptions(rep_ms=self.rep_ms, seed=self.seed, rounds=self.rounds, aa=self.aa, peaks=self.gpu,
+        options = WorkerOptions(catalog=self.catalog, gpu=self.gpu, rep_ms=self.rep_ms, seed=self.seed,
+                                rounds=self.rounds, aa=self.aa, peaks=self.gpu,
                                 build_variants=self.build_variants(plan), cuda_kernels=tuple(self.cuda_kernels(plan)))
         workers = [Worker(WorkerSpec(gpu=g, measure=self.measure, options=options)) for g in self.gpus]
         lock = threading.Lock()
         with timed(self.phase_s, "worker start"):
             # Triton's compiles and autotuning configurations, in other processes, ahead of the worker
             # (run/precompile.py)
-            precompiler = Precompiler(plan, self.gpus[0]) if self.gpu else None
+            precompiler = Precompiler(plan, self.gpus[0], self.catalog) if self.gpu else None
             _start_all(workers)
             try:
                 self.check_memory(plan, workers)
@@ -247,7 +247,7 @@ class RunSession:
                     for kernel in self.kernels:
                         begin(ImplKey(kernel.id, ImplId("cuda"), kernel.op), compile_problem(kernel),
                               f"compiling {kernel.id}")
-                        emit(compile_record(kernel))
+                        emit(compile_record(kernel, self.catalog))
             failures = [r for r in self.results if r.status is Status.FAILED]
             out.write(RunEnd(now(), len(failures), len(self.results)))
         return failures
@@ -362,7 +362,7 @@ class RunSession:
                          shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s,
                          build=build_description(first.facts.arch),
                          rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu,
-                         pairs=header_tables(self.kernels), power=self.card() if self.gpu else None)
+                         pairs=self.catalog.declared_json(), power=self.card() if self.gpu else None)
 
     def card(self) -> dict:
         """The first GPU's power limits and driver through NVML, which needs no CUDA context
@@ -417,11 +417,13 @@ def compile_problem(kernel: Kernel) -> Problem:
     return seed_problem(kernel)
 
 
-def _prefetch_cpu_build() -> None:
+def _prefetch_cpu_build(kernels: list[Kernel]) -> None:
     """CPU tier: build every CUDA source in the background while the worker runs the Triton interpreter."""
     from harness import nvrtc
+    from harness.registry import build_units
 
-    nvrtc.prefetch(nvrtc.CPU_TIER_ARCH)  # a missing NVRTC surfaces in each compile record, with its reason
+    # a missing NVRTC surfaces in each compile record, with its reason
+    nvrtc.prefetch(build_units(kernels), nvrtc.CPU_TIER_ARCH)
 
 
 def build_description(arch: str | None) -> dict | None:
@@ -434,12 +436,12 @@ def build_description(arch: str | None) -> dict | None:
         return None
 
 
-def compile_record(kernel: Kernel) -> Result:
+def compile_record(kernel: Kernel, catalog: Catalog = CATALOG) -> Result:
     """CPU tier: the CUDA source built by the suite's NVRTC build for sm_90a, its resources recorded (not run)."""
     from harness import nvrtc
 
     rec = Result.of(ImplId("cuda"), compile_problem(kernel), Status.COMPILED, kernel=kernel.id,
-                    precision=kernel.precision, tf32=kernel.precision == "tf32", facts=KernelFacts.of(kernel))
+                    precision=kernel.precision, tf32=kernel.precision == "tf32", facts=KernelFacts.of(kernel, catalog))
     # waiting for the background build of the source (begun as the run started), then reading its ptxas report
     with timed(rec.phase_s, "build"):
         try:
