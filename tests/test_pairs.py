@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from harness import cli, env
-from harness.pairs.declaration import PairError, read
+from harness.pairs.declaration import PairError
 from harness.pairs.pair import build
+from harness.pairs.read import read
 from harness.problems import Problem
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from harness.catalog_types.claim import COMPILER_NAMES
-from harness.claims.compilers import is_tested
 
 # What a predicate's KeyError says when the evidence has no number of that name (catalog_types/evidence.Numbers).
 NO_EVIDENCE = "no evidence named"
@@ -105,6 +104,8 @@ class ProvenMapping:
 def changed_and_false(verdicts: Iterable[Verdict]) -> tuple[list[Verdict], list[Verdict]]:
     """The checks that do not hold, parted: (changed mappings: made by a compiler version the suite is not tested on;
     false claims: on a tested version, or on one the record does not name)."""
+    from harness.claims.compilers import is_tested  # the catalog's claims: not loaded where a page is drawn
+
     changed, false = [], []
     for v in verdicts:
         if not v.holds:

@@ -28,8 +28,8 @@ def kernels_of(args: argparse.Namespace) -> tuple[list[Kernel], Catalog]:
     if not getattr(args, "pair", None):
         return choose(args.only, args.op), CATALOG
     from harness.pairs import checks
-    from harness.pairs.declaration import read
     from harness.pairs.pair import build
+    from harness.pairs.read import read
     from harness.problems import CPU_SGEMM, CPU_SGEMV
     from harness.registry.shapes import cpu_problem
 

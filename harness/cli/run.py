@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import env
+from harness.analysis.relations import Relation
 from harness.cli.console import console as make_console
 from harness.cli.options import (
     DEFAULT_OUT,
@@ -302,7 +303,7 @@ def aa_lines(analysis: Analysis) -> list[str]:
     not, with its call and interval, so that a reader sees which and by how much (nothing for a run without --aa)."""
     from harness.analysis.wording import speed
 
-    controls = [c for c in analysis.where("aa") if c.call is not None]
+    controls = [c for c in analysis.where(Relation.AA) if c.call is not None]
     if not controls:
         return []
     others = [c for c in controls if c.call.value != "SAME"]

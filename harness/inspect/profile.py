@@ -31,6 +31,7 @@ from typing import Any
 
 from harness.baselines import is_triton_baseline
 from harness.catalog_types.tables import kernel_from_json, kernel_json
+from harness.identity import KernelImpl
 from harness.inspect.ncu_csv import METRICS, derive, parse_csv
 from harness.inspect.tools import find_tool, run
 from harness.problems import Problem
@@ -171,7 +172,7 @@ def pin(module: Any, config: dict) -> bool:
 
 def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any,
             on_row: Callable[[ProfileRow], None] | None = None,
-            configs: dict[tuple[str | None, str], dict] | None = None,
+            configs: dict[KernelImpl, dict] | None = None,
             baselines: bool = False, impls: list[str] | None = None) -> list[ProfileRow]:
     """Every implementation of every kernel under ncu on `problem`; writes profile-<time>.json in out_dir.
     With `baselines`, the problem's baselines too (cuBLAS in each class, the Triton tutorial GEMM in each class),
@@ -196,7 +197,7 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
     if impls is not None:  # a profile cut short is taken up where it stopped, one model at a time
         todo = [(kernel, impl) for kernel, impl in todo if impl in impls]
     for kernel, impl in todo:
-        row = profile_one(kernel, impl, problem, (configs or {}).get((kernel.id if kernel else None, impl)))
+        row = profile_one(kernel, impl, problem, (configs or {}).get(KernelImpl(kernel.id if kernel else None, impl)))
         rows.append(row)
         m = row.metrics
         said = row.error or (f"FMA pipe {m.get('fma_pipe_pct', float('nan')):.1f}%, tensor pipe "

@@ -18,6 +18,7 @@ from harness.analysis.build import write_beside
 from harness.analysis.measured import Measured
 from harness.analysis.record import Analysis
 from harness.catalog_types.tables import Catalog
+from harness.identity import KernelImpl, RecordKey
 from harness.inspect import profile
 from harness.problems import Problem
 from harness.records.file import attach_profiles, autotuned_configs, load
@@ -36,10 +37,10 @@ def profile_records(results: Path, targets: list[tuple[Problem, str | None, str]
     rows: list[profile.ProfileRow] = []
     for problem, kernel_id, impl in targets:
         kernel = catalog.kernel(kernel_id) if kernel_id else None
-        row = profile.profile_one(kernel, impl, problem, configs[problem.key].get((kernel_id, impl)))
+        row = profile.profile_one(kernel, impl, problem, configs[problem.key].get(KernelImpl(kernel_id, impl)))
         rows.append(row)
         if row.metrics and not row.error:
-            attach_profiles(results, {(kernel_id, impl, problem.key): row.metrics})
+            attach_profiles(results, {RecordKey.of(kernel_id, impl, problem): row.metrics})
         console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel_id or impl} [{impl}] {problem.shape_label}"
                       + (f": {row.error}" if row.error else ""), markup=False)
         path.write_text(json.dumps({"started": stamp, "results": str(results), "metrics": profile.asked_metrics(),

@@ -306,15 +306,6 @@ def _start_all(workers: list[Worker]) -> None:
         raise errors[0]
 
 
-def _prefetch_cpu_build(kernels: list[Kernel]) -> None:
-    """CPU tier: build every CUDA source in the background while the worker runs the Triton interpreter."""
-    from harness import nvrtc
-    from harness.registry import build_units
-
-    # a missing NVRTC surfaces in each compile record, with its reason
-    nvrtc.prefetch(build_units(kernels), nvrtc.CPU_TIER_ARCH)
-
-
 def build_description(arch: str | None) -> dict | None:
     """The CUDA build a run used (compiler, arch, variants), for its header; None where NVRTC is missing."""
     from harness import nvrtc
