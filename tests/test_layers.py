@@ -28,7 +28,7 @@ PARTS: dict[str, tuple[str, ...]] = {
                 "harness.baselines"),
     "Build": ("harness.nvrtc", "harness.env"),
     "Device": ("harness.device",),
-    "Basics": ("harness.problems", "harness.preconditions", "harness.term_table"),
+    "Basics": ("harness.problems", "harness.term_table"),
     "Kernels": ("kernels_cuda", "kernels_triton", "kernels_gluon"),
 }
 # What each part may import. The house's drawing names the arrows between the parts it draws; what it leaves on no

@@ -35,7 +35,7 @@ HARNESS = Path(__file__).resolve().parents[1] / "harness"
 
 def test_the_run_seed_is_written_in_one_module_of_the_harness() -> None:
     found = sorted(str(p.relative_to(HARNESS)) for p in HARNESS.rglob("*.py") if str(SEED) in p.read_text())
-    assert found == ["problems.py"]
+    assert found == ["problems/__init__.py"]
 
 
 def test_every_default_of_a_run_is_the_one_home_s() -> None:

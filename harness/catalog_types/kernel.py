@@ -15,8 +15,8 @@ from typing import Literal
 
 from harness.catalog_types.declared_files import declared_function
 from harness.catalog_types.gluon import GluonCounterpart
-from harness.preconditions import Precondition, indices_fit_int32, unmet
 from harness.problems import Op, Problem
+from harness.problems.preconditions import Precondition, indices_fit_int32, unmet
 
 # fp32: FFMA (Triton input_precision="ieee"); tf32: tensor cores, inputs cut to 10 mantissa bits (rounded or
 # truncated, per implementation: TF32_CONVERSION_TEXT);

@@ -24,7 +24,7 @@ from harness.catalog_types.kernel import (
     Role,
     Seed,
 )
-from harness.preconditions import Precondition
+from harness.problems.preconditions import Precondition
 
 
 @dataclass(frozen=True)

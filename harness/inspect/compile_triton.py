@@ -10,9 +10,9 @@ Triton prints with TRITON_DUMP_PTXAS_LOG; if that log is missing they are 0 and
 ``sass["LDL"]``/``sass["STL"]`` tell the story. The ttgir facts (shared allocations, async copies,
 dots, layouts) come with every report: the mapping claims are proven on them.
 
-Under TRITON_INTERPRET=1 (the CPU tier) the kernels' helpers are interpreter objects the compiler
-cannot lower, so compiles run in one child process with the interpreter off; everything about the
-interpreter stays behind that switch.
+Under TRITON_INTERPRET=1 (the CPU tier) a Triton kernel and its helpers are interpreter objects the compiler
+cannot lower, so such compiles run in one child process with the interpreter off; each request's kernel says
+whether it is one.
 """
 
 from __future__ import annotations
@@ -69,8 +69,18 @@ class TritonRequest:
                 else list(self.divisible_by_16), "options": dict(self.options)}
 
 
-def _interpreting() -> bool:
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+def _interpreted(request: TritonRequest) -> bool:
+    """Was the request's kernel defined under Triton's interpreter (an InterpretedFunction: the CPU tier, where Triton
+    read TRITON_INTERPRET as the kernel was defined)? Its helpers are then interpreter objects this process's
+    compiler cannot lower: the compile runs in a child with the interpreter off. The kernel says so itself."""
+    from triton.runtime.interpreter import InterpretedFunction
+
+    fn = request.fn
+    for _ in range(8):
+        if isinstance(fn, InterpretedFunction):
+            return True
+        fn = getattr(fn, "fn", None)
+    return False
 
 
 def _as_jit(fn: Any) -> Any:
@@ -236,7 +246,7 @@ def triton_resources_many(requests: Sequence[TritonRequest],
             found.append(e)
     missing = [i for i, r in enumerate(found) if r is None]
     if missing:
-        compiled = (_in_child([requests[i] for i in missing]) if _interpreting()
+        compiled = (_in_child([requests[i] for i in missing]) if any(_interpreted(requests[i]) for i in missing)
                     else [_compile_or_error(requests[i]) for i in missing])
         for i, r in zip(missing, compiled, strict=True):
             found[i] = r

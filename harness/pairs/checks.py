@@ -26,8 +26,8 @@ from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel
 from harness.launch.declared import DeclaredForm, one_line
 from harness.pairs.declaration import POINTERS, PairError
 from harness.pairs.pair import Pair
-from harness.preconditions import unmet
 from harness.problems import Problem
+from harness.problems.preconditions import unmet
 
 TENSOR_CORE_SASS = ("HMMA", "HGMMA")
 

@@ -33,7 +33,8 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from harness.catalog_types.kernel import Precision
-from harness.preconditions import (
+from harness.problems import Op
+from harness.problems.preconditions import (
     Precondition,
     dims_fit_int32,
     indices_fit_int32,
@@ -41,7 +42,6 @@ from harness.preconditions import (
     product_only,
     square,
 )
-from harness.problems import Op
 
 
 class PairError(ValueError):

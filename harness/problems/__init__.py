@@ -1,4 +1,5 @@
-"""Problems (op, shape, alpha, beta) and the shapes the suite runs by default."""
+"""What a kernel is asked to compute: problems (op, shape, alpha, beta), the shapes the suite runs by default, each op's
+headline problem and the run's seed (here); what a kernel needs of a problem (preconditions.py)."""
 
 from __future__ import annotations
 
