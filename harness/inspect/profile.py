@@ -183,10 +183,6 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
     counterparts to the configuration their timed run chose. The JSON is rewritten after every implementation (and
     `on_row` called), so a profile cut short keeps every counter it read.
     """
-    rows: list[ProfileRow] = []
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    path = out_dir / f"profile-{stamp}.json"
     todo: list[tuple[Kernel | None, str]] = [(k, impl) for k in kernels if k.op == problem.op
                                              for impl in ["cuda", *(f"triton:{c.name}" for c in k.counterparts),
                                                           *(f"gluon:{g.name}" for g in k.gluon)]]
@@ -196,8 +192,21 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
         todo += [(None, impl.name) for impl in of_op(problem.op)]
     if impls is not None:  # a profile cut short is taken up where it stopped, one model at a time
         todo = [(kernel, impl) for kernel, impl in todo if impl in impls]
-    for kernel, impl in todo:
-        row = profile_one(kernel, impl, problem, (configs or {}).get(KernelImpl(kernel.id if kernel else None, impl)))
+    return profile_each([(k, impl, problem, (configs or {}).get(KernelImpl(k.id if k else None, impl)))
+                         for k, impl in todo], out_dir, console, on_row, {"problem": problem.to_json()})
+
+
+def profile_each(todo: list[tuple[Kernel | None, str, Problem, dict | None]], out_dir: Path, console: Any,
+                 on_row: Callable[[ProfileRow], None] | None = None, about: dict | None = None) -> list[ProfileRow]:
+    """Each (kernel, implementation, problem, configuration to pin) under ncu in turn, a line each; profile-<time>.json
+    in out_dir (with `about`: what was profiled) is rewritten after every one and `on_row` called, so that a profile
+    cut short keeps every counter it read."""
+    rows: list[ProfileRow] = []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = out_dir / f"profile-{stamp}.json"
+    for kernel, impl, problem, config in todo:
+        row = profile_one(kernel, impl, problem, config)
         rows.append(row)
         m = row.metrics
         said = row.error or (f"FMA pipe {m.get('fma_pipe_pct', float('nan')):.1f}%, tensor pipe "
@@ -207,9 +216,8 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
                              f"{m.get('issue_active_pct', float('nan')):.1f}%, other instructions per FFMA "
                              f"{m.get('other_per_ffma', float('nan')):.3f}")
         console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel.id if kernel else impl}"
-                      f"{f' [{impl}]' if kernel else ''} {problem.shape_label}: {said}",
-                      markup=False)
-        path.write_text(json.dumps({"started": stamp, "problem": problem.to_json(), "metrics": asked_metrics(),
+                      f"{f' [{impl}]' if kernel else ''} {problem.shape_label}: {said}", markup=False)
+        path.write_text(json.dumps({"started": stamp, **(about or {}), "metrics": asked_metrics(),
                                     "not_known_to_ncu": sorted(set(METRICS) - set(asked_metrics())),
                                     "rows": [asdict(r) for r in rows]}, indent=1))
         if on_row is not None:

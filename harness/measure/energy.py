@@ -8,8 +8,7 @@ What NVML's reference says, and what it leaves open:
   move about every 100 ms.
   So the suite does not assume a period: `resolution()` watches the counter while the GPU is busy and records how
   often it changed and by how much, and every energy figure is taken in windows that the measured period can
-  resolve (harness/measure/rounds.py for the bursts, harness/measure/sustained.py for the sustained regime); what a
-  record keeps of them is harness/measure/energy_record.py.
+  resolve (measure/rounds.py for bursts, measure/sustained.py for the sustained regime; energy_record.py keeps it).
 - nvmlDeviceGetPowerUsage: milliwatts; on Ampere (but GA100) and newer, the mean of the last second. The field
   NVML_FI_DEV_POWER_INSTANT (nvmlDeviceGetFieldValues) is the instantaneous reading where the driver has it, and
   is what a Meter reads for power; `power_source` says which it got.

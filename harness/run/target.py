@@ -5,33 +5,15 @@ once the workers know the device."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-from harness.problems import Problem
 from harness.records.file import load
 from harness.records.lines import RunHeader
 
-if TYPE_CHECKING:
-    from harness.run.plan import Plan
-
 
 class Target:
-    """The checks of a run session's results file (harness/run/session.py RunSession holds what they compare)."""
-
-    out_path: Path
-    resume: bool
-    gpu: bool
-    argv: list[str]
-    seed: int
-    shard: tuple[int, int] | None
-    rep_ms: float
-    rounds: int
-    aa: bool
-
-    def versions(self) -> dict[str, str]: ...
-    def plan(self) -> Plan: ...
-    def planned_problems(self, plan: Plan) -> list[Problem]: ...
+    """The checks of a run session's results file: a mixin of harness/run/session.py RunSession, whose settings
+    (out_path, resume, gpu, argv, seed, shard, rep_ms, rounds, aa), versions(), plan() and planned_problems() they
+    compare."""
 
     def check_target(self, device: str | None = None) -> None:
         """Refuse, before anything is written, a results file this run may not write: a folder, a place that cannot
