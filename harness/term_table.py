@@ -60,6 +60,7 @@ class Column:
     wrap: int | None = None     # free text: may wrap at word boundaries down to this width
     short: str | None = None    # a shorter header, used when the table is too wide
     elide: bool = False         # ids that may be shortened (see the module), never below what tells them apart
+    least: int = MIN_ELIDED     # nor below this: an id's origin and the arguments that tell it apart stay readable
 
 
 @dataclass
@@ -174,8 +175,8 @@ def shorten(text: str, width: int, among: tuple[str, ...] | list[str] = ()) -> s
     reads as no other id of `among` (reads_as) is taken; an id with no form that fits is cut, with an ellipsis."""
     forms = _forms(text, width)
     for form in forms:
-        if not any(reads_as(form, other) for other in among if other != text):
-            return form
+        if form == text or not any(reads_as(form, other) for other in among if other != text):
+            return form  # a whole id is itself, whatever longer id holds it ("cublas" beside "cublas-tf32")
     return forms[0] if forms else text[: max(width - 1, 1)] + ELLIPSIS
 
 
@@ -186,7 +187,7 @@ def least_unique(cells: list[str], floor: int) -> int:
     high = max([floor, *(len(c) for c in cells)])
 
     def unique(width: int) -> bool:
-        return all(any(not any(reads_as(f, o) for o in distinct if o != c) for f in _forms(c, width))
+        return all(any(f == c or not any(reads_as(f, o) for o in distinct if o != c) for f in _forms(c, width))
                    for c in distinct)
 
     low = floor
@@ -225,7 +226,7 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
     def least(i: int) -> int:
         w = natural(i)
         if columns[i].elide:
-            w = min(w, least_unique(cells[i], max(MIN_ELIDED, len(headers[i]))))
+            w = min(w, least_unique(cells[i], max(columns[i].least, len(headers[i]))))
         if columns[i].wrap is not None:
             w = min(w, max(MIN_WRAP, columns[i].wrap, len(headers[i]), longest_word[i]))
         return w

@@ -12,6 +12,7 @@ import pytest
 from harness import cli, env
 from harness.cli import progress as cli_progress
 from harness.cli import run as cli_run
+from harness.cli import run_lines
 from harness.cli.options import GPU_ONLY
 from harness.problems import Problem
 from harness.records.lines import Result, Status
@@ -46,8 +47,6 @@ def test_a_gpu_only_option_is_refused_without_a_gpu_before_anything_runs(flag, n
 
 @pytest.mark.parametrize("args,named", [
     (["--shape", "64x64x64", "--sweep"], "--shape and --sweep"),
-    (["--resume", "x.jsonl", "--results", "y.jsonl"], "--resume and --results"),
-    (["--resume", "x.jsonl", "--out", "elsewhere"], "--resume and --out"),
     (["--results", "y.jsonl", "--out", "elsewhere"], "--results and --out"),
 ])
 def test_options_that_would_silently_override_each_other_are_refused(args, named, monkeypatch, capsys) -> None:
@@ -129,10 +128,10 @@ def test_the_cuda_line_counts_what_was_compiled_rather_than_promising_it() -> No
     rs = [record("cuda", "cpu", Status.COMPILED, kernel="a", reason="no GPU: compiled for sm_90a, not run"),
           record("cuda", "cpu", Status.SKIPPED, kernel="b", reason="no compiler"),
           record("cuda", "cpu", Status.FAILED, kernel="c", reason="compile: NVRTCError: boom")]
-    line = cli_run.compiled_line(rs)
+    line = run_lines.compiled_line(rs)
     assert line.startswith("CUDA sources: 3 in this run, 1 compiled (no GPU: compiled for sm_90a, not run)")
     assert "1 skipped (no compiler)" in line and "1 failed (compile)" in line
-    nothing = cli_run.compiled_line([record("cuda", "cpu", Status.SKIPPED, kernel="a", reason="no compiler")])
+    nothing = run_lines.compiled_line([record("cuda", "cpu", Status.SKIPPED, kernel="a", reason="no compiler")])
     assert "compiled" not in nothing.replace("0 compiled", "")
 
 

@@ -19,12 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.analysis import fmt
 from harness.analysis.record import Analysis, across, analyse
 from harness.analysis.record import Comparison as Verdicted
 from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
-from harness.analysis.wording import verdict_speed
 from harness.identity import KernelImpl
 from harness.records.file import Results, load
 from harness.records.lines import Result
@@ -96,9 +94,14 @@ class Held:
 class RankChange:
     idea: str
     problem: str
-    impl: str
+    kernel: str
+    label: str            # the implementation as tables name it
     rank_a: int
     rank_b: int
+
+    @property
+    def impl(self) -> str:
+        return f"{self.kernel} [{self.label}]"
 
 
 @dataclass
@@ -200,7 +203,7 @@ def rank_changes(rows: list[Row]) -> list[RankChange]:
         rank_b = {id(r): i for i, r in enumerate(sorted(group, key=lambda r: r.b.timing.median_ms), 1)}
         for r in group:
             if rank_a[id(r)] != rank_b[id(r)]:
-                out.append(RankChange(idea, problem, f"{r.kernel} [{r.label}]", rank_a[id(r)], rank_b[id(r)]))
+                out.append(RankChange(idea, problem, r.kernel, r.label, rank_a[id(r)], rank_b[id(r)]))
     return out
 
 
@@ -242,22 +245,3 @@ def headlines(cmp: Comparison) -> list[str]:
 
 def headline(cmp: Comparison) -> str:
     return "; ".join(headlines(cmp)) if cmp.rows else "no implementation was timed on the same problem in both files"
-
-
-def _pct(v: float | None) -> str:
-    return "-" if v is None else f"{v:.1f}%"
-
-
-def _speed(r: Row) -> str:
-    v = r.verdict.verdict
-    return fmt.ratio_ci(r.speedup) if v is None else verdict_speed(v)
-
-
-def table_rows(cmp: Comparison) -> list[list[str]]:
-    return [[r.problem, r.kernel or "baseline", r.label, f"{r.a.timing.median_ms:.4g}", f"{r.b.timing.median_ms:.4g}",
-             _speed(r), r.call.value if r.call else "-", _pct(r.pct_a), _pct(r.pct_b)]
-            for r in cmp.rows]
-
-
-HEADERS = ["problem", "kernel", "implementation", "A ms", "B ms", "B speed / A", "call", "A % cuBLAS",
-           "B % cuBLAS"]

@@ -17,6 +17,7 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from harness.analysis import anchors, fmt, wording
+from harness.analysis.ablation import cause_sentence as ablation_cause
 from harness.analysis.cause_words import NO_CAUSE, said
 from harness.analysis.causes import stated
 from harness.analysis.claims import Claim, claims_table, doc_figure, stride_occupancy, stride_sweep, unroll_check
@@ -923,10 +924,15 @@ class ModelOrCompiler(Found):
         assert s is not None
         tri = rec(m, s.triton)
         closed = "" if s.closed is None else f"; the Gluon column closes {closed_text(s.closed)}"
-        return [Mono(s.kernel), f" on {s.problem.label}: ", between_text(m, s.gap, tri.label, "the CUDA kernel"),
-                "; the compiler's part, the CUDA kernel's decisions in Gluon: ",
-                between_text(m, s.compiler, "Gluon", "the CUDA kernel"), "; the model's part, the same tile: ",
-                between_text(m, s.model, tri.label, "Gluon"), f"{closed}; {self.moves()}."]
+        out: list[Inline] = [
+            Mono(s.kernel), f" on {s.problem.label}: ", between_text(m, s.gap, tri.label, "the CUDA kernel"),
+            "; the compiler's part, the CUDA kernel's decisions in Gluon: ",
+            between_text(m, s.compiler, "Gluon", "the CUDA kernel"), "; the model's part, the same tile: ",
+            between_text(m, s.model, tri.label, "Gluon"), f"{closed}; {self.moves()}."]
+        if s.cause is not None:  # the compiler's part's cause, by the ablation beside the file
+            out.append(f" Why Gluon trails CUDA, by ablation with CUDA as the control: "
+                       f"{ablation_cause(s.cause, s.problem.M)}")
+        return out
 
     def evidence(self, m: Measured) -> Link:
         return idea_link(m.catalog, self.idea)

@@ -21,6 +21,7 @@ from harness.analysis.record import Comparison
 from harness.analysis.relations import Relation
 from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
 from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
+from harness.measure.numerics import NOT_CHECKED_NO_GPU
 from harness.measure.timing import SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.records.lines import Result, Status
 from harness.term_table import Column
@@ -111,10 +112,10 @@ def _kernel(m: Measured, r: Result) -> tuple[str, str]:
 
 
 KERNEL: Metric[Result] = Metric("kernel", _kernel, lambda v: v[0], num=False, code=True, sub=_kernel_sub,
-                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True))
+                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True, least=30))
 KERNEL_ID: Metric[Result] = Metric("kernel", lambda m, r: r.kernel or "", num=False, code=True)
 IMPL: Metric[Result] = Metric("implementation", lambda m, r: r.label, num=False,
-                              term=Column("implementation", short="impl"))
+                              term=Column("implementation", short="impl", wrap=14))
 PRECISION: Metric[Result] = Metric("precision", lambda m, r: r.precision, precision_label, num=False,
                                    style=lambda v: "" if v == "fp32" else "warn")
 PROBLEM: Metric[Result] = Metric("problem", lambda m, r: r.problem.shape_label, num=False)
@@ -194,7 +195,9 @@ def _numerics(r: Result) -> tuple[str, str]:
     if n is None:
         if r.status is Status.FAILED:
             return f"✗ failed: {fmt.first_line(r.reason, 90)}", "bad"
-        return ("not run" if r.status in (Status.COMPILED, Status.SKIPPED) else "—"), "muted"
+        if r.status is Status.COMPILED:  # built without a GPU: the check did not run, and says so where it would stand
+            return NOT_CHECKED_NO_GPU, "warn"
+        return ("not run" if r.status is Status.SKIPPED else "—"), "muted"
     if n.passed:
         text = f"✓ exact · ✓ {fmt.sci(n.random.error if n.random else None)}"
         if n.not_checked:  # an fp32 result held to the class's bounds: the class itself was not checked (a CPU)
@@ -205,10 +208,8 @@ def _numerics(r: Result) -> tuple[str, str]:
         if found is not None and not found.fp32_accurate:
             return f"{text} as {found.text}", "ok nowrap"
         return text, "ok nowrap"
-    for name, layer in (("exact", n.exact), ("random", n.random)):
-        if layer is not None and not layer.passed:
-            return f"✗ {name}: {fmt.first_line(layer.reason or 'failed', 90)}", "bad"
-    return f"✗ beta = 0: {n.beta0.observed if n.beta0 else '?'}", "bad"
+    said = n.failure_reasons()  # the first layer that failed and what it saw, or the beta = 0 test
+    return f"✗ {fmt.first_line(said[0] if said else 'failed', 90)}", "bad"
 
 
 NUMERICS: Metric[Result] = Metric(

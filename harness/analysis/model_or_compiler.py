@@ -10,7 +10,8 @@ compilers' never-executed `@!PT LDS` padding), registers, spilled bytes and bloc
 `rosetta profile` file is given, the share of cycles an SM issues an instruction (issue active, ncu). A quantity
 "moves" between Triton and Gluon when it differs, and is named as moving with the speed when the faster of the two
 has the better value (more FFMA per shared load, fewer spills, fewer barriers, more issue-active cycles); registers
-have no better side and are shown as context.
+have no better side and are shown as context. Where the SIMT summit's ablation lies beside the results file
+(harness/analysis/ablation.py), the compiler's part of that rung carries its cause, measured with CUDA as the control.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.analysis import ablation
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, RowKey
 from harness.analysis.relations import Relation
@@ -74,6 +76,7 @@ class Split:
     model: Comparison | None      # Triton against Gluon
     compiler: Comparison | None   # Gluon against CUDA
     quantities: tuple[Quantity, ...]
+    cause: ablation.Cause | None = None   # why Gluon trails CUDA, by the ablation beside the file (same problem)
 
     @property
     def closed(self) -> float | None:
@@ -143,6 +146,7 @@ def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Sp
     """Every rung with a timed CUDA kernel, plain Triton counterpart and Gluon mirror on one problem, in the file's
     order: each with its three verdicts and its quantities."""
     issue = issue_active(profile)
+    found = ablation.read_beside(m.file.path) if m.file.path.suffix == ".jsonl" else None
     out: list[Split] = []
     for kernel in m.kernels:
         plain = [c.name for c in kernel.counterparts if c.role is Role.PLAIN]
@@ -153,9 +157,11 @@ def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Sp
             c, t, g = rows.get("cuda"), rows.get(f"triton:{plain[0]}"), rows.get(f"gluon:{GLUON_MIRROR}")
             if c is None or t is None or g is None:
                 continue
+            at = found.at(problem.M) if found is not None and found.kernel == kernel.id and \
+                problem.M == problem.N == problem.K else None
             out.append(Split(kernel.id, problem, c.key, t.key, g.key, m.vs(t, Relation.COUNTERPART) or m.between(t, c),
                              m.vs(t, Relation.MODEL) or m.between(t, g), m.vs(g, Relation.GLUON) or m.between(g, c),
-                             _quantities(c, t, g, issue)))
+                             _quantities(c, t, g, issue), at.cause if at is not None else None))
     return out
 
 
@@ -182,6 +188,9 @@ def lines(found: list[Split]) -> list[str]:
             values = " / ".join("-" if v is None else f"{v:.3g}" for v in (q.cuda, q.triton, q.gluon))
             out.append(f"    {q.name} (CUDA / Triton / Gluon): {values}")
         out.append(f"    moves with the speed between Triton and Gluon: {moving}")
+        if s.cause is not None:
+            out.append(f"    why Gluon trails CUDA (the ablation, CUDA as the control): "
+                       f"{ablation.cause_sentence(s.cause, s.problem.M)}")
     return out
 
 

@@ -32,19 +32,21 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise UserError("give --csv FILE, --samples FILE or both ('-' writes to standard output)")
     if args.csv == "-" and args.samples == "-":
         raise UserError("--csv - and --samples -: one table to standard output at a time")
-    from harness.analysis.export import COLUMNS, SAMPLE_COLUMNS, rows, sample_rows
+    from harness.analysis.export import SAMPLE_COLUMNS, columns_of, rows, sample_rows
     from harness.analysis.measured import Measured
     from harness.analysis.record import read_beside
-    from harness.cli.paths import output_file, results_in
+    from harness.cli.paths import apart, output_file, results_in
 
-    # every path checked before anything is written: the results file, then each file to write
+    # every path checked before anything is written: no file named twice, the results file, then each file to write
+    apart((str(args.results), args.results), (f"--csv {args.csv}", args.csv),
+          (f"--samples {args.samples}", args.samples))
     results = results_in(args.results, "export")
     for flag, target in (("--csv", args.csv), ("--samples", args.samples)):
         if target and target != "-":
             output_file(target, flag)
     # the file's analysis record (the verdicts its page shows); made now, the same way, where it is missing or stale
     m = Measured(results, read_beside(Path(args.results)))
-    for target, names, table in ((args.csv, [c.name for c in COLUMNS], rows),
+    for target, names, table in ((args.csv, [c.name for c in columns_of(m)], rows),
                                  (args.samples, [n for n, _ in SAMPLE_COLUMNS], sample_rows)):
         if target:
             count = write(target, names, table(m))

@@ -4,30 +4,36 @@ printed by progress."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import env
-from harness.analysis.relations import Relation
 from harness.cli.console import console as make_console
 from harness.cli.options import (
     DEFAULT_OUT,
+    NUMBERS,
     UserError,
     add_only,
     device_name,
     gpu_list,
+    gpus_text,
+    interrupted,
     problems_of,
     refuse_what_cannot_apply,
     report_dir,
     results_path,
+    resumed,
+    shape_text,
     shard_spec,
+    shard_text,
 )
 from harness.cli.pairs import add_pair, kernels_of
-from harness.cli.paths import output_folder, results_in
+from harness.cli.paths import output_folder
 from harness.cli.progress import Reporter
+from harness.cli.run_lines import SUMMARY, tally, unchecked_pairs
 from harness.measure.rounds import MIN_ROUNDS, REP_MS, ROUNDS
 from harness.problems import CPU_SGEMM, CPU_SGEMV, SEED
 from harness.records.file import load
@@ -50,15 +56,15 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     add_only(s, "run")
     add_pair(s)
     s.add_argument("--op", choices=("sgemm", "sgemv"), help="this operation's kernels only")
-    s.add_argument("--shape", nargs="+", help="MxNxK (sgemm) or MxN (sgemv). GPU only: the CPU tier picks the "
-                   "small odd shape each tile calls for")
+    s.add_argument("--shape", nargs="+", type=shape_text, help="MxNxK (sgemm) or MxN (sgemv). GPU only: the CPU "
+                   "tier picks the small odd shape each tile calls for")
     s.add_argument("--sweep", action="store_true", help="sgemm at 256..8192 and LLM-shaped problems. GPU only")
     s.add_argument("--out", help=f"folder for a new results file and its report (default: {DEFAULT_OUT}/)")
     s.add_argument("--results", type=Path, help="append to this results file instead of a new one")
-    s.add_argument("--rep-ms", type=float, help=f"measured time per implementation (ms, default {REP_MS:g}). "
-                   "GPU only: the CPU tier does not time")
-    s.add_argument("--rounds", type=int, help=f"interleaved timing rounds per problem (default {ROUNDS}; at "
-                   f"least {MIN_ROUNDS} for a call). GPU only")
+    s.add_argument("--rep-ms", type=NUMBERS["milliseconds"], help=f"measured time per implementation (ms, default "
+                   f"{REP_MS:g}). GPU only: the CPU tier does not time")
+    s.add_argument("--rounds", type=NUMBERS["rounds"], help=f"interleaved timing rounds per problem (default "
+                   f"{ROUNDS}; at least {MIN_ROUNDS} for a call). GPU only")
     s.add_argument("--aa", action="store_true", help="the A/A control: time every implementation twice, as two "
                    "entries of the same rounds; their calls must be SAME. GPU only")
     s.add_argument("--profile", action="store_true", help="after timing, Nsight Compute's counters of each idea's "
@@ -69,16 +75,17 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                    "implementations again, each back to back to a detected steady state after an idle gap, with "
                    "clock, power and energy per GEMM, in a results file of its own beside the run's "
                    "(<run>-sustained.jsonl). GPU only")
-    s.add_argument("--seed", type=int, default=SEED, help="seed of the random inputs")
+    s.add_argument("--seed", type=NUMBERS["seed"], default=SEED, help="seed of the random inputs")
     s.add_argument("--no-report", action="store_true", help="write the results file only")
-    s.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+    s.add_argument("--timeout", type=NUMBERS["seconds"], default=DEFAULT_TIMEOUT_S,
                    help="seconds an implementation may take before its worker is killed and it is recorded as "
                    "failed (CPU tier too)")
     s.add_argument("--resume", metavar="FILE",
                    help="continue this results file: skip what is recorded ok, run the rest, append to it")
-    s.add_argument("--gpus", help="'all', a count, or a comma list of GPU indices: one worker per GPU. GPU only")
-    s.add_argument("--shard", metavar="i/n", help="run the i-th of n deterministic parts (merge them with `merge`); "
-                   "the CPU tier is sharded the same way")
+    s.add_argument("--gpus", type=gpus_text, help="'all', a count, or a comma list of GPU indices: one worker per "
+                   "GPU. GPU only")
+    s.add_argument("--shard", metavar="i/n", type=shard_text, help="run the i-th of n deterministic parts (merge "
+                   "them with `merge`); the CPU tier is sharded the same way")
     s.set_defaults(func=cmd_run)
 
 
@@ -98,10 +105,14 @@ class Run:
 def cmd_run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
     run = prepare(args)
-    perform(STAGES, run, run.session.phase_s)
+    try:
+        perform(STAGES, run, run.session.phase_s)
+    except KeyboardInterrupt:  # what was kept and how to go on, in one line (the workers are ended quietly)
+        print(interrupted(run.session.out_path, args.argv), file=sys.stderr)
+        return 130
     console, session = run.console, run.session
-    console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(session.gpus)} worker(s); results: "
-                  f"{session.out_path}", markup=False)
+    console.print(f"run took {time.perf_counter() - wall:.1f} s on {len(session.gpus)} worker(s): "
+                  f"{tally(session.results)}; results: {session.out_path}", markup=False)
     # One line in a log however long (a pipe has no width to fold it to)
     console.print(phases_line(run.written, session.phase_s, time.perf_counter() - wall, len(session.gpus)),
                   markup=False, soft_wrap=True)
@@ -110,11 +121,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         for rec in run.failures:
             console.print(f"  {rec.kernel or rec.impl} ({rec.impl}) {rec.problem.label}: {rec.reason}", markup=False)
         return 1
-    return 0
+    return unchecked_pairs(session.results, session.kernels, console)
 
 
 def prepare(args: argparse.Namespace) -> Run:
     """Every check of what was asked, before anything runs or is written, and the session that will run it."""
+    if args.resume:
+        resumed(args)  # the options the file's run was started with, before anything reads them
     gpu = env.has_gpu()
     # --pair: a user's own pairs, checked before anything runs and added to the run's catalog (cli/pairs.py)
     kernels, catalog = kernels_of(args)
@@ -157,14 +170,10 @@ def prepare(args: argparse.Namespace) -> Run:
 
 
 def check_options(args: argparse.Namespace) -> None:
-    """The options' values and the tools they need, each refused in one line."""
-    if args.timeout <= 0:
-        raise UserError(f"--timeout {args.timeout:g}: must be a positive number of seconds")
+    """The options that cannot go together and the tools they need, each refused in one line."""
     if args.regime == "sustained" and args.shard:
         raise UserError("--regime sustained and --shard together: the sustained regime takes the whole run's headline "
                         "rows; give one")
-    if args.rounds is not None and args.rounds < MIN_ROUNDS:
-        raise UserError(f"--rounds {args.rounds}: a call needs at least {MIN_ROUNDS} rounds")
     if args.out:
         output_folder(args.out, "--out")
     if args.profile:
@@ -172,8 +181,6 @@ def check_options(args: argparse.Namespace) -> None:
 
         if not has_tool("ncu"):
             raise UserError("--profile needs Nsight Compute's ncu (on PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)")
-    if args.resume:
-        results_in(args.resume, "run", "--resume")  # a file that is not a results file, before anything runs
 
 
 def opening_lines(gpu: bool) -> list[str]:
@@ -219,7 +226,7 @@ def summary(run: Run) -> None:
 
     print_summary(Measured(load(run.session.out_path), run.analysis), run.console)
     for lines in SUMMARY:
-        for line in lines(run):
+        for line in lines(run.session, run.analysis, run.written):
             run.console.print(line, markup=False)
 
 
@@ -277,66 +284,3 @@ def burst_aa(args: argparse.Namespace) -> bool:
     if args.resume and args.regime == "sustained":
         return load(Path(args.resume)).header.aa
     return args.aa
-
-
-def compiled_line(results: list[Result]) -> str:
-    """What became of the CUDA sources in a run without a GPU, counted from the records it wrote."""
-    from harness.records.lines import Status
-
-    cuda = [r for r in results if r.impl_id.is_cuda]
-    if not cuda:
-        return "CUDA sources: none in this run"
-    by_status: dict[str, list[Result]] = {}
-    for r in cuda:
-        by_status.setdefault(r.status.value, []).append(r)
-    parts = []
-    for status in (Status.COMPILED, Status.SKIPPED, Status.FAILED):
-        rs = by_status.get(status.value, [])
-        if rs:
-            reasons = sorted({r.reason.split(":", 1)[0] if status is Status.FAILED else r.reason for r in rs})
-            parts.append(f"{len(rs)} {status.value}" + (f" ({'; '.join(reasons)})" if any(reasons) else ""))
-    return f"CUDA sources: {len(cuda)} in this run, " + ", ".join(parts)
-
-
-def aa_lines(analysis: Analysis) -> list[str]:
-    """The A/A control in the terminal: how many implementations timed twice were called SAME, then each one that was
-    not, with its call and interval, so that a reader sees which and by how much (nothing for a run without --aa)."""
-    from harness.analysis.wording import speed
-
-    controls = [c for c in analysis.where(Relation.AA) if c.call is not None]
-    if not controls:
-        return []
-    others = [c for c in controls if c.call.value != "SAME"]
-    same = len(controls) - len(others)
-    return [f"A/A control: {same} of {len(controls)} implementations timed twice called SAME "
-            f"({100 * same / len(controls):.1f}%)",
-            *(f"  {c.call.value}: {c.subject[0] or c.subject[1]} [{c.subject[1]}] on {c.problem.label}, second entry "
-              f"against first {speed(c)}" for c in others)]
-
-
-def energy_lines(run: Run) -> list[str]:
-    """Joules and gigaflops per joule of the run's timed records (a GPU run)."""
-    if not run.session.gpu:
-        return []
-    from harness.analysis.energy import file_energy
-
-    return [file_energy(run.session.results).line()]
-
-
-def gluon_split_lines(run: Run) -> list[str]:
-    """The model-or-compiler split of each rung the run timed in all three models."""
-    if not any(r.model == "gluon" for r in run.session.results):
-        return []
-    from harness.cli.gluon import gluon_lines
-
-    return gluon_lines(run.session.out_path)
-
-
-def compiled_lines(run: Run) -> list[str]:
-    return [] if run.session.gpu else [compiled_line(run.written)]
-
-
-# The lines beneath the run's table, each where the run's records call for it
-SUMMARY: tuple[Callable[[Run], list[str]], ...] = (
-    lambda run: aa_lines(run.analysis) if run.analysis is not None else [], energy_lines, gluon_split_lines,
-    compiled_lines)

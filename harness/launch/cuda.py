@@ -66,18 +66,19 @@ def check_launch(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float 
 
 
 def bind(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
-         beta: float = 0.0, variant: str = "default") -> Callable[[], None]:
+         beta: float = 0.0, variant: str = "default", cubin: tuple[str, str] | None = None) -> Callable[[], None]:
     """Check, then return a zero-argument launch of `kernel` on these tensors (nothing else in it).
 
     `variant` names a build of harness/nvrtc/options.py: "default" for every measurement, "cupy" for the study of
-    CuPy's default flags.
+    CuPy's default flags. `cubin` (path, entry name) launches a cubin made elsewhere instead, in the same way (an
+    ablation's: harness/run/ablation.py).
     """
     import cupy as cp
 
     problem = check_launch(kernel, tensors, alpha, beta)
     if kernel.b_layout == "kmajor":
         tensors = pack_b(tensors)
-    fn = function(kernel, variant)
+    fn = function(kernel, variant) if cubin is None else cp.RawModule(path=cubin[0]).get_function(cubin[1])
     smem = kernel.dynamic_smem
     if smem > 48 * 1024:  # past the default per-block limit the function must opt in, once
         fn.max_dynamic_shared_size_bytes = smem

@@ -16,7 +16,7 @@ from enum import Enum
 from harness.device.kernel_resources import Resources  # the record's field type, defined beside what it is read from
 from harness.device.roofline import Peaks
 from harness.identity import ImplId, KernelImpl, RecordKey
-from harness.measure.numerics import Verdict
+from harness.measure.numerics import Verdict, failure
 from harness.measure.regime import Regime
 from harness.measure.timing import Timing
 from harness.problems import Problem
@@ -85,8 +85,7 @@ class Numerics:
         return {name: v for name, v in found.items() if v is not None}
 
     def failure_reasons(self) -> list[str]:
-        out = [v.reason for v in (self.exact, self.random, self.subnormal, self.scaled)
-               if v is not None and not v.passed and v.reason]
+        out = failure(self.layers)  # what the layers saw, a cause only where they tell it (harness/measure/numerics)
         if self.beta0 is not None and not self.beta0.agrees:
             out.append(f"beta == 0: {self.beta0.observed}, declared {self.beta0.declared}")
         return out

@@ -8,40 +8,51 @@ import base64
 from pathlib import Path
 
 from harness.analysis import fmt
-from harness.analysis.compare import HEADERS, Comparison, Row, headline, headlines, table_rows
+from harness.analysis.compare import Comparison, Row, headline, headlines
+from harness.analysis.metrics import Metric
 from harness.analysis.verdicts import Call
-from harness.analysis.wording import INTERVAL
+from harness.analysis.wording import INTERVAL, verdict_speed
+from harness.term_table import Column
+
+
+def _speed(r: Row) -> str:
+    return fmt.ratio_ci(r.speedup) if r.verdict.verdict is None else verdict_speed(r.verdict.verdict)
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}%"
+
+
+# The columns of a record timed in both files, declared once: the page prints them all, the terminal those with a
+# terminal column. Both runs' times and the call are never left out; the interval goes first at a narrow width, then
+# both runs' % of cuBLAS (one column, so that neither run's is shown without the other's).
+COLUMNS: list[Metric[Row]] = [
+    Metric("problem", lambda c, r: r.problem, num=False),
+    Metric("kernel", lambda c, r: r.kernel or "baseline", num=False, code=True, term=Column("kernel", elide=True)),
+    Metric("implementation", lambda c, r: r.label, num=False,
+           term=Column("implementation", wrap=14, short="impl")),
+    Metric("A ms", lambda c, r: r.a.timing.median_ms, lambda v: f"{v:.4g}", term=Column("A ms", right=True)),
+    Metric("B ms", lambda c, r: r.b.timing.median_ms, lambda v: f"{v:.4g}", term=Column("B ms", right=True)),
+    Metric("B speed / A", lambda c, r: r, _speed, style=lambda r: {Call.FAST: "faster", Call.SLOW: "slower"}.get(
+        r.call, "same"), term=Column("B speed / A", drop=1, short="B/A")),
+    Metric("call", lambda c, r: r.call, lambda v: v.value, num=False, term=Column("call")),
+    Metric("% cuBLAS A → B", lambda c, r: (r.pct_a, r.pct_b), lambda v: f"{_pct(v[0])} → {_pct(v[1])}",
+           term=Column("% cuBLAS A → B", drop=2, right=True, short="%cuBLAS A→B")),
+]
 
 
 def print_compare(cmp: Comparison, console) -> None:
-    from harness.term_table import Column, print_table
+    """The comparison in the terminal, fitted to its width (harness.term_table): a table per problem (its title names
+    it) of COLUMNS; the ids are shortened (never left out) and the implementation's name wraps to keep the figures."""
+    from harness.term_table import print_table
 
     console.print(f"A: {cmp.name_a}\nB: {cmp.name_b}\n{headline(cmp)}", markup=False)
-    # Fitted to the console (harness.term_table): the numbers before the names. The times go first, then the
-    # interval; the call and both % of cuBLAS stay, with the ids shortened (never left out) to make room for them.
-    drops = {"A ms": 1, "B ms": 2, "B speed / A": 3, "call": 4, "A % cuBLAS": 5, "B % cuBLAS": 6}
-    shorts = {"implementation": "impl", "B speed / A": "B/A", "A % cuBLAS": "A %cuB", "B % cuBLAS": "B %cuB"}
-    columns = [Column(h, drop=drops.get(h), right=h in drops, short=shorts.get(h), wrap=14 if h == "problem" else None,
-                      elide=h == "kernel") for h in HEADERS]
-    # The op is read from the shape (MxNxK or MxN): six characters more for the ids.
-    rows = [[row[0].split(" ", 1)[-1], *row[1:]] for row in table_rows(cmp)]
-    print_table(console, "per implementation and problem (MxNxK: sgemm, MxN: sgemv)", columns, rows,
-                "the HTML page has them")
-    if cmp.rank_changes:
-        print_table(console, "rank changes within an idea (1 = fastest)",
-                    [Column("idea", drop=2), Column("problem", drop=1), Column("implementation"),
-                     Column("rank in A", right=True), Column("rank in B", right=True)],
-                    [[c.idea, c.problem, c.impl, str(c.rank_a), str(c.rank_b)] for c in cmp.rank_changes])
-    changed = [[h.relation, h.problem, h.subject, h.reference, h.call_a.value, h.call_b.value if h.call_b else "-",
-                h.outcome] for h in cmp.held if h.outcome != "repeated"]
-    if changed:
-        print_table(console, "A's FAST and SLOW calls that B does not repeat",
-                    [Column(h, drop={"problem": 1, "comparison": 2}.get(h)) for h in
-                     ("comparison", "problem", "subject", "against", "call in A", "call in B", "outcome")], changed)
-    if cmp.only_a or cmp.only_b:
-        console.print(f"timed in one file only: {len(cmp.only_a)} in A, {len(cmp.only_b)} in B")
-
-
+    shown = [c for c in COLUMNS if c.term]
+    for problem in dict.fromkeys(r.problem for r in cmp.rows):
+        console.print()
+        print_table(console, f"{problem}: B against A", [c.term for c in shown],
+                    [[c.text(cmp, r) for c in shown] for r in cmp.rows if r.problem == problem],
+                    "the HTML page has them")
 _CSS = """body{font-family:system-ui,"Noto Sans","Noto Sans CJK SC",sans-serif;max-width:1400px;margin:2em auto;
 padding:0 1em;color:#222}table{border-collapse:collapse;font-size:14px;margin:1em 0;max-width:100%}th,td{border-bottom:
 1px solid #ddd;padding:4px 8px;text-align:left;overflow-wrap:break-word}td.n{text-align:right;
@@ -84,20 +95,13 @@ def ratio_plot(cmp: Comparison) -> bytes | None:
         return png(fig)
 
 
-def _verdict(r: Row) -> str:
-    return {Call.FAST: "faster", Call.SLOW: "slower"}.get(r.call, "same")
-
-
 def render_compare(cmp: Comparison, out: Path) -> Path:
     """A self-contained HTML page of the comparison: a headline per op, the ratios plotted, every shared record."""
     e = fmt.esc
-    numeric = {"A ms", "B ms", "B speed / A", "A % cuBLAS", "B % cuBLAS"}
-    head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
-    body = "".join(
-        "<tr>" + "".join(f'<td class="{"n " if h in numeric else ""}{_verdict(r) if h == "B speed / A" else ""}">'
-                         f"{e(v)}</td>" for h, v in zip(HEADERS, row, strict=True)) + "</tr>"
-        for r, row in zip(cmp.rows, table_rows(cmp), strict=True))
-    ranks = "".join(f"<tr><td>{e(c.idea)}</td><td>{e(c.problem)}</td><td><code>{e(c.impl)}</code></td>"
+    head = "".join(f"<th>{e(c.name)}</th>" for c in COLUMNS)
+    body = "".join("<tr>" + "".join(f'<td class="{"n " if cell.num else ""}{cell.cls}">{e(cell.text)}</td>'
+                                    for cell in (c.cell(cmp, r) for c in COLUMNS)) + "</tr>" for r in cmp.rows)
+    ranks = "".join(f"<tr><td>{e(c.idea)}</td><td>{e(c.problem)}</td><td><code>{e(c.kernel)} [{e(c.label)}]</code></td>"
                     f'<td class="n">{c.rank_a}</td><td class="n">{c.rank_b}</td></tr>' for c in cmp.rank_changes)
     heads = "".join(f"<li>{e(h)}</li>" for h in headlines(cmp))
     data = ratio_plot(cmp)

@@ -64,6 +64,9 @@ _PART = [0, 1]
 
 
 def _init(gpu: str | None) -> None:
+    from harness.run.worker import quiet_on_interrupt
+
+    quiet_on_interrupt()
     if gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu
     _force_warmup()

@@ -91,6 +91,7 @@ class RunSession(Target):
     _started: dict[tuple, float] = field(default_factory=dict, repr=False)
     _done: int = field(default=0, repr=False)
     _errors: list[BaseException] = field(default_factory=list, repr=False)
+    _interrupted: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def plan(self) -> Plan:
         plan = gpu_plan(self.kernels, self.problems) if self.gpu else cpu_plan(self.kernels, self.problems)
@@ -165,8 +166,16 @@ class RunSession(Target):
         threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in self.workers]
         for t in threads:
             t.start()
-        for t in threads:
-            t.join()
+        try:
+            for t in threads:
+                t.join()
+        except KeyboardInterrupt:  # the workers ignore Ctrl-C (worker.quiet_on_interrupt): ended here
+            self._interrupted.set()
+            for w in self.workers:
+                w.stop(kill=True)
+            if self.precompiler is not None and self.precompiler.pool is not None:
+                self.precompiler.pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
     def stop(self) -> None:
         """The workers and the precompile pool (waiting for the compiles under way); what a worker's thread raised is
@@ -217,6 +226,8 @@ class RunSession(Target):
 
     def _emit(self, result: Result) -> None:
         with self._lock:
+            if self._interrupted.is_set():  # a worker ended by Ctrl-C: not its implementation's fault, nor kept
+                raise KeyboardInterrupt
             assert self.writer is not None
             self.writer.write(result)
             self.results.append(result)

@@ -35,7 +35,8 @@ from harness.measure.sustained import ROUNDS
 from harness.records.file import Results, load
 from harness.records.lines import Result, RunHeader
 from harness.run.messages import ImplKey
-from harness.run.session import Plan, Progress, RunSession
+from harness.run.plan import Plan
+from harness.run.session import Progress, RunSession
 
 MEASURE = "harness.run.sustained_work:measure_one"
 

@@ -78,6 +78,7 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
     problem's interleaved rounds (a Started with its round before each burst, so that the parent can blame a crash or
     a hang on the burst that was running), and its Finished follows the rounds.
     """
+    quiet_on_interrupt()
     if spec.gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = spec.gpu
     os.environ.update(spec.env)
@@ -115,6 +116,15 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
                 _send_result(conn, result, state)
         conn.send(Done())
     conn.close()
+
+
+def quiet_on_interrupt() -> None:
+    """A child of the run ignores Ctrl-C: the terminal sends it to the whole process group, and the parent, which
+    keeps what was measured and says how to resume, ends its children (a child's own KeyboardInterrupt would print
+    its traceback over that line)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _send_result(conn: Connection, result: Result, state: WorkerState) -> None:
