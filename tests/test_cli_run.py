@@ -28,7 +28,7 @@ def no_gpu(monkeypatch):
 
 
 GPU_ONLY_ARGS = {"--shape": ["--shape", "64x64x64"], "--sweep": ["--sweep"], "--gpus": ["--gpus", "2"],
-                 "--rep-ms": ["--rep-ms", "100"], "--rounds": ["--rounds", "5"], "--aa": ["--aa"],
+                 "--rep-ms": ["--rep-ms", "100"], "--rounds": ["--rounds", "8"], "--aa": ["--aa"],
                  "--profile": ["--profile"], "--regime": ["--regime", "sustained"]}
 
 

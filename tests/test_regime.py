@@ -17,6 +17,7 @@ from harness.identity import ImplId
 from harness.measure.energy import COUNTER
 from harness.measure.energy_record import Energy
 from harness.measure.regime import RULE, Regime, Rule, SteadyRound, steady_at, window_means
+from harness.measure.sustained import ROUNDS as SUSTAINED_ROUNDS
 from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.file import ResultsWriter, load
@@ -81,7 +82,7 @@ def test_the_rule_says_itself_from_its_values() -> None:
 
 # ---------------------------------------------------------------------------------------------------- made-up rounds
 PROBLEM = Problem("sgemm", 4096, 4096, 4096)
-ROUNDS = 4
+ROUNDS = SUSTAINED_ROUNDS   # the sustained pass's rounds: the fewest that give a 95% interval
 
 
 def rounds_of(ms: float, mhz: float, jitter: float, *, runs: int, batch: str, joules: float | None = None,
@@ -330,3 +331,21 @@ def test_a_run_of_bursts_whose_counter_resolved_them_shows_energy_per_launch_and
     assert "0.285 [" in text and "0.300 [" in text and "more energy" in text and "SAME" in text
     section = regimes_section(m, [])
     assert section is not None and "2 of 2 timed records resolved" in section.blocks[0].parts[0]
+
+
+def test_the_committed_four_round_sustained_files_intervals_are_said_as_ranges_and_make_no_call() -> None:
+    """Four rounds cover a median with 87.5% at most: cuBLAS fp32's 691 W [688-697] was the min and max of its four
+    rounds, labelled a 95% interval. It is said as the range it is, and no call rests on four rounds."""
+    from harness.analysis.regimes import interval_text, speed_text, study
+    from harness.records.file import load
+    from tests.recorded import REPO
+
+    s = study(load(REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T230158Z-sustained.jsonl"))
+    assert s is not None and s.rows
+    for row in s.rows:
+        assert row.energy is not None and row.energy.watts is not None
+        watts = row.energy.watts
+        assert watts.rounds == 4 and watts.coverage == 0.875 and not watts.at_level
+        assert interval_text(watts, ".0f") == f"{watts.value:.0f} (range {watts.lo:.0f}–{watts.hi:.0f} of 4 rounds)"
+        assert "range of too few rounds, 87.5% coverage" in speed_text(row.change)
+    assert all(v.call.value == "AMBIGUOUS" for c in s.calls for v in (c.burst, c.sustained) if v is not None)

@@ -68,9 +68,11 @@ def test_no_threshold_level_or_class_name_is_restated_in_the_report_sources() ->
     assert restated == []
 
 
-def test_the_report_package_stays_under_three_thousand_lines() -> None:
+def test_the_report_package_stays_under_its_line_budget() -> None:
+    """2,992 lines at 06dfa6e; 3,114 with the clock probe's status and the peak's clock said on the page, value labels
+    kept off the reference lines and points kept in sight on the charts (harness/report/plots/common.py)."""
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in REPORT.rglob("*.py"))
-    assert lines <= 3000, lines
+    assert lines <= 3120, lines
 
 
 # ------------------------------------------------------------------------------------------- metrics
@@ -139,8 +141,9 @@ def test_every_comparison_a_finding_makes_carries_its_call_and_interval(m) -> No
     assert rank.broken and all(o.speed.verdict is not None and o.speed.call is not Call.FAST for o in rank.broken)
     for o in rank.broken[:3]:
         assert wording.speed(o.speed) in said
-    # seed 000's v4 against v3: 53.2% against 54.1%, a call of SLOW with its interval, not "a tie"
-    assert re.search(r"the first is slower than the second \(0\.98x \[0\.97–0\.98\]\)", said), said
+    # seed 000's v4 against v3: 53.2% against 54.1%, an interval that reaches inside the 2% margin: undecided, with
+    # its interval, neither "slower" (by a margin it does not clear) nor "a tie"
+    assert re.search(r"the first against the second is undecided \(0\.98x \[0\.97–0\.98\]\)", said), said
     for f in findings(m):
         text = plain(f.words(m))
         for clause in re.split(r"; ", text):
@@ -190,11 +193,13 @@ def test_a_clock_that_made_a_difference_names_the_other_side_when_the_reference_
     assert wording.clock_clause(_comparison((1.05, Call.SLOW), (1.04, Call.SLOW)), "a", "b") == ""
 
 
-def test_the_hopper_sentence_of_the_committed_run_says_the_clock_hid_a_code_difference(m) -> None:
+def test_the_hopper_sentence_of_the_committed_run_makes_no_cycles_call_on_an_unmeasured_probe(m) -> None:
+    """The run did not measure its clock probe's error: the tie in time stands, and no sentence says what the clock
+    hid (it said "in cycles it is slower (0.96x [0.95-0.96])" on a probe error of 0.00% by construction)."""
     from harness.report.sections import measured_paragraph
 
     idea, kernels = next((i, ks) for i, ks in m.ideas if i.key == "wgmma")
     said = plain(measured_paragraph(m, idea, kernels))
-    assert re.search(r"Triton persistent and the CUDA kernel tie \(0\.98x \[0\.98–0\.98\], within the 3% margin\); "
-                     r"in cycles it is slower \(0\.96x \[0\.95–0\.96\]\): Triton persistent ran at the higher SM "
-                     r"clock \(median 1696 against 1651 MHz\), which hid a difference in the code", said), said
+    assert re.search(r"Triton persistent and the CUDA kernel tie \(0\.98x \[0\.98–0\.98\], within the 3% margin\)",
+                     said), said
+    assert "in cycles" not in said and "higher SM clock" not in said

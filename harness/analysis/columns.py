@@ -88,8 +88,8 @@ def _in_cycles(c: Any) -> str:
     """Where cycles call it otherwise than time: the clock decided the time call (the sections say which way); where
     the cycles call was withheld, that."""
     v = c.verdict if c is not None else None
-    if v is not None and v.cycles_gated:
-        return f"; {wording.withheld(c)}"
+    if v is not None and (withheld := wording.withheld(c)):
+        return f"; {withheld}"
     return f"; in cycles {wording.relation_of(v.cycles.call)}" if v is not None and v.clock_differs else ""
 
 

@@ -10,39 +10,39 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-import numpy as np
-
-from harness.analysis.verdicts import LEVEL, RESAMPLES
+from harness.analysis.verdicts import LEVEL
+from harness.analysis.verdicts import median_interval as order_interval
 from harness.measure.energy import NONE, RESOLVED_PERIODS
-from harness.measure.rounds import MIN_ROUNDS
 from harness.measure.timing import Samples
 from harness.records.lines import Result
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A median over rounds with its 95% interval (lo, hi None: fewer than MIN_ROUNDS rounds)."""
+    """A median over rounds with its interval (lo, hi None: one round) and the interval's coverage: at least LEVEL
+    where the rounds give a 95% interval, else that of their range (4 rounds: 87.5%), said as a range."""
 
     value: float
     lo: float | None
     hi: float | None
     rounds: int
+    coverage: float = LEVEL
+
+    @property
+    def at_level(self) -> bool:
+        return self.lo is not None and self.coverage >= LEVEL
 
 
-def median_interval(values: list[float], seed: int = 0) -> Interval | None:
-    """The median of per-round values with a percentile-bootstrap interval over the rounds (the verdicts' resamples
-    and level); None for no value."""
+def median_interval(values: list[float]) -> Interval | None:
+    """The median of per-round values with the verdicts' distribution-free interval of a median over the rounds
+    (harness/analysis/verdicts.py median_interval); None for no value."""
     if not values:
         return None
     point = float(statistics.median(values))
-    if len(values) < MIN_ROUNDS:
+    if len(values) < 2:
         return Interval(point, None, None, len(values))
-    arr = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    boot = np.median(arr[rng.integers(0, len(arr), size=(RESAMPLES, len(arr)))], axis=1)
-    tail = (1 - LEVEL) / 2
-    lo, hi = np.quantile(boot, [tail, 1 - tail])
-    return Interval(point, float(lo), float(hi), len(values))
+    lo, hi, coverage = order_interval(values)
+    return Interval(point, lo, hi, len(values), coverage)
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class EnergyFigure:
         e = samples.energy
         watts = [m / 1e3 / s for m, s, j in zip(e.mj, e.window_s, e.joules, strict=True) if m and s and j]
         return cls(joules, Interval(flops / joules.value / 1e9, flops / joules.hi / 1e9 if joules.hi else None,
-                                    flops / joules.lo / 1e9 if joules.lo else None, joules.rounds),
+                                    flops / joules.lo / 1e9 if joules.lo else None, joules.rounds, joules.coverage),
                    median_interval(watts), e.method)
 
 

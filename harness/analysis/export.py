@@ -128,8 +128,8 @@ def _verdict_columns(prefix: str) -> list[Column]:
                       "file of single bursts)", part(lambda c: c.call.value if c.call else None), optional))
     if prefix != "cublas_packed":  # no cycles there: the pack ran outside the clocked windows (record.packed)
         out.append(Column(f"{prefix}_cycles_call", "the same call made in SM cycles; `clock error` where both clocks "
-                          "were read but the probe's error their samples prove is not below the call's margin, so "
-                          "that no call in cycles is made (`clock_error`); empty where no clock was read",
+                          "were read but the probe's error was not measured by the run or is not below the call's "
+                          "margin, so that no call in cycles is made; empty where no clock was read",
                           part(_cycles_call), optional))
     if prefix in ("cublas", "step", "beside"):
         out.append(Column(f"{prefix}_reference", "the row it is compared with: kernel [implementation], or the "

@@ -90,7 +90,7 @@ def _encode(v: Any) -> Any:
         return [_encode(x) for x in v]
     if isinstance(v, dict):
         return {k: _encode(x) for k, x in v.items()}
-    return float(f"{v:.6g}") if isinstance(v, float) else v
+    return float(v) if isinstance(v, float) else v   # every digit: a figure read back prints as it was made
 
 
 def _decode(tp: Any, data: Any) -> Any:

@@ -210,7 +210,7 @@ class Measured:
                 continue
             if (clock := s.mean_mhz) is not None:
                 found.append(TensorRoof(r.figures.tflops, clock, s.max_mhz, sms, f"{r.label} on {r.problem.label}"))
-        return max(found, key=lambda t: t.at_max_clock, default=None)
+        return max(found, key=lambda t: t.flop_per_sm_cycle, default=None)
 
     def record(self, key: RowKey) -> Result:
         """The record of a row key (Result.key), as a finding names it."""

@@ -10,6 +10,7 @@ with the dynamic shared memory, the intensity of the tile that ran (harness/anal
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -19,7 +20,7 @@ from harness.analysis.fmt import Cell
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
 from harness.analysis.relations import Relation
-from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
+from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, regions
 from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
 from harness.measure.numerics import NOT_CHECKED_NO_GPU
 from harness.measure.timing import SPREAD_LIMIT, THROTTLE_FRACTION
@@ -75,12 +76,27 @@ class Metric(Generic[R]):
 # ---------------------------------------------------------------------------------------------- verdict legends
 MARGINS = (f"within ±{MARGIN_SIMT:.0%} (SIMT and bandwidth rows) or ±{MARGIN_TENSOR_CORES:.0%} (a side on the "
            "tensor cores)")
-CALLS = (f"the call: FAST or SLOW where the whole {LEVEL:.0%} interval lies past 1 and the margin, SAME where it lies "
-         f"{MARGINS} (a tie), AMBIGUOUS where it straddles 1 (undecided)")
+
+
+def _speed_region(call: Call, margin: float) -> tuple[float, float]:
+    """The region of a speed ratio (reference time / subject time, as the page prints it) for a call: the time
+    ratio's region (verdicts.regions, the one definition) turned over."""
+    lo, hi = regions(margin)[call]
+    return 1 / hi, (1 / lo if lo else math.inf)
+
+
+# The calls as verdicts.regions defines them, in the speed ratios the page prints: the legend is that definition.
+CALLS = ("the call: the region its whole " + f"{LEVEL:.0%}" + " interval lies in, FAST above "
+         + " or ".join(f"{_speed_region(Call.FAST, m)[0]:.3f} (±{m:.0%})" for m in (MARGIN_SIMT, MARGIN_TENSOR_CORES))
+         + ", SLOW below " + " or ".join(f"{_speed_region(Call.SLOW, m)[1]:.3f}"
+                                         for m in (MARGIN_SIMT, MARGIN_TENSOR_CORES))
+         + f", SAME in between (a tie: a margin of ±{MARGIN_SIMT:.0%} for SIMT and bandwidth rows, "
+         f"±{MARGIN_TENSOR_CORES:.0%} where a side runs on the tensor cores), AMBIGUOUS where it reaches across an "
+         f"edge of the margin or the rounds are too few for a {LEVEL:.0%} interval (undecided)")
 ESTIMATORS = ("a % of a reference is the median over the interleaved rounds of the per-round time ratio (paired), "
-              f"with its {LEVEL:.0%} bootstrap interval; a rate (TFLOP/s, GB/s) is from the row's median time over all "
-              "its runs, so a rate over the reference's rate is the other estimator and may differ by a few tenths of "
-              "a point")
+              f"with its {LEVEL:.0%} order-statistic interval; a rate (TFLOP/s, GB/s) is from the row's median time "
+              "over all its runs, so a rate over the reference's rate is the other estimator and may differ by a few "
+              "tenths of a point")
 
 
 def verdict_text(c: Comparison) -> str:
@@ -158,7 +174,7 @@ PCT: Metric[Result] = Metric(
 CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, Relation.CUBLAS) if r.timed else None,
                               lambda c: fmt.call(c.call), num=False, figure=True, sub=lambda m, r: wording.withheld(
                                   m.vs(r, Relation.CUBLAS)),
-                              style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call", drop=8))
+                              style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call"))
 
 
 PEAK: Metric[Result] = Metric(

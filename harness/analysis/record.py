@@ -22,13 +22,14 @@ from pathlib import Path
 
 from harness.analysis.proven import ProvenMapping
 from harness.analysis.relations import Relation
-from harness.analysis.verdicts import Call, Verdict, compare, margin_for
+from harness.analysis.verdicts import METHOD, Call, Verdict, compare, margin_for
 from harness.baselines import cublas_of, triton_baseline_of
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.tables import Catalog, Ladder
 from harness.identity import KernelImpl, RecordKey
 from harness.measure.timing import Samples
 from harness.problems import Problem
+from harness.records.file import load
 from harness.records.lines import Result, RunHeader
 
 RowKey = RecordKey   # (kernel id or None, impl, problem key): Result.key, made by RecordKey.of
@@ -56,15 +57,16 @@ class Comparison:
         return RecordKey.of(*self.reference, self.problem)
 
     def pct(self) -> tuple[float, float | None, float | None]:
-        """The subject's speed as % of the reference's, with the interval (None, None without a verdict)."""
-        if self.verdict is None:
+        """The subject's speed as % of the reference's, with its 95% interval (None, None without a verdict, or where
+        the rounds were too few for a 95% interval: the verdict's cell says their range as such)."""
+        if self.verdict is None or not self.verdict.time.at_level:
             return 100.0 / self.ratio, None, None
         t = self.verdict.time
         return 100.0 / t.ratio, 100.0 / t.hi, 100.0 / t.lo
 
     def to_json(self) -> dict:
         return {"relation": self.relation, "problem": self.problem.to_json(), "subject": list(self.subject),
-                "reference": list(self.reference), "ratio": float(f"{self.ratio:.6g}"),
+                "reference": list(self.reference), "ratio": float(self.ratio),
                 "verdict": self.verdict.to_json() if self.verdict else None}
 
     @classmethod
@@ -124,6 +126,7 @@ class Analysis:
     # None: a record from before findings were recorded
     findings: list | None = None
     catalog: Catalog | None = None                # the catalog it was analysed with (None: before records kept it)
+    method: str | None = METHOD                   # the verdicts' method that made it (None: before records kept it)
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -147,7 +150,7 @@ class Analysis:
                 "mapping": self.mapping.to_json() if self.mapping is not None else None,
                 "findings": [f if isinstance(f, dict) else f.to_json() for f in self.findings]
                 if self.findings is not None else None,
-                "catalog": self.catalog.to_json() if self.catalog is not None else None}
+                "catalog": self.catalog.to_json() if self.catalog is not None else None, "method": self.method}
 
     @classmethod
     def from_json(cls, data: dict) -> Analysis:
@@ -157,7 +160,7 @@ class Analysis:
                    data.get("source_bytes"),
                    ProvenMapping.from_json(data["mapping"]) if data.get("mapping") is not None else None,
                    list(data["findings"]) if data.get("findings") is not None else None,
-                   Catalog.from_json(data["catalog"]) if data.get("catalog") else None)
+                   Catalog.from_json(data["catalog"]) if data.get("catalog") else None, data.get("method"))
 
     def write(self, path: Path) -> Path:
         path.write_text(json.dumps(self.to_json(), indent=None, separators=(",", ":")) + "\n")
@@ -177,7 +180,15 @@ def read_beside(results_path: Path) -> Analysis | None:
         an = Analysis.from_json(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, KeyError, TypeError):
         return None
-    return an if an.source_bytes == results_path.stat().st_size else None
+    if an.source_bytes != results_path.stat().st_size:
+        return None
+    if an.method != METHOD:
+        # made by verdicts of another method: its comparisons and findings are made again, its proof of the mapping
+        # (which no verdict enters) and the catalog it was analysed with stand
+        fresh = analyse(load(results_path).results, an.source, an.catalog)
+        fresh.source_bytes, fresh.mapping = an.source_bytes, an.mapping
+        return fresh
+    return an
 
 
 def pair(relation: Relation, subject: Result, reference: Result) -> Comparison | None:

@@ -272,18 +272,26 @@ RELATION_TEXT = {Relation.TRITON_VS_CUDA: "best Triton against best CUDA", Relat
 
 
 def interval_text(i: Interval | None, digits: str = "#.3g") -> str:
+    """A median with its 95% interval in brackets, or, where the rounds are too few for one, their range said so."""
     if i is None:
         return "—"
     if i.lo is None or i.hi is None:
         return f"{i.value:{digits}}"
+    if not i.at_level:
+        return f"{i.value:{digits}} (range {i.lo:{digits}}–{i.hi:{digits}} of {i.rounds} rounds)"
     return f"{i.value:{digits}} [{i.lo:{digits}}–{i.hi:{digits}}]"
+
+
+def range_note(e: Estimate) -> str:
+    """' (a range, 87.5% coverage)' after an interval of too few rounds for a 95% one; '' after a 95% interval."""
+    return "" if e.at_level else f" (a range of too few rounds, {e.coverage:.1%} coverage)"
 
 
 def speed_text(e: Estimate | None) -> str:
     """A time estimate as a speed ratio with its interval and call: '0.90x [0.89–0.91] SLOW'."""
     if e is None:
         return "—"
-    return f"{fmt.ratio_ci(1 / e.ratio, 1 / e.hi, 1 / e.lo)} {e.call.value}"
+    return f"{fmt.ratio_ci(1 / e.ratio, 1 / e.hi, 1 / e.lo)}{range_note(e)} {e.call.value}"
 
 
 def energy_text(v: Verdict | None) -> str:
@@ -291,7 +299,7 @@ def energy_text(v: Verdict | None) -> str:
     if v is None or v.energy is None:
         return "—"
     e = v.energy
-    return f"{e.ratio:.3f}x [{e.lo:.3f}–{e.hi:.3f}] {ENERGY_WORDS[e.call.value]}"
+    return f"{e.ratio:.3f}x [{e.lo:.3f}–{e.hi:.3f}]{range_note(e)} {ENERGY_WORDS[e.call.value]}"
 
 
 def time_text(v: Verdict | None) -> str:

@@ -84,7 +84,9 @@ def speed(c: Comparison | None) -> str:
 def verdict_speed(v: Verdict) -> str:
     """A verdict's speed ratio (reference time / subject time) with its 95% interval: '1.25x [1.23–1.27]'."""
     t = v.time
-    return fmt.ratio_ci(1 / t.ratio, 1 / t.hi, 1 / t.lo)
+    text = fmt.ratio_ci(1 / t.ratio, 1 / t.hi, 1 / t.lo)
+    # too few rounds for a 95% interval: the range is said as what it is
+    return text if t.at_level else f"{text} (range of {min(v.rounds)} rounds, {t.coverage:.1%} coverage)"
 
 
 def relation_of(call: Call) -> str:
@@ -146,12 +148,12 @@ def clock_clause(c: Comparison | None, subject: str, reference: str, mhz: Clocks
 
 
 def withheld(c: Comparison | None) -> str:
-    """Where the cycles call was withheld (the clock probe's measured error is not below the margin: Verdict.
-    cycles_gated), that said with both figures; else ""."""
+    """Where the cycles call was withheld because the clock probe's error, measured, is not below the margin
+    (Verdict.cycles_gated), that said with both figures; else "". A run that did not measure it makes no cycles call
+    at all, said once for the page (harness/report/method.py probe_sentence), not in every cell."""
     v = c.verdict if c is not None else None
-    if v is None or not v.cycles_gated:
+    if v is None or not v.cycles_gated or v.clock_error is None:
         return ""
-    assert v.clock_error is not None
     return f"no cycles call: the clock probe's error ({v.clock_error:.1%}) is not below the ±{v.margin:.0%} margin"
 
 

@@ -115,6 +115,10 @@ class Samples:
     max_mhz: float | None = None   # the GPU's maximum SM clock: the reference of the throttle threshold
     energy: Energy | None = None   # one value per round
     launches: int = 1              # launches each sample stands for
+    # the probe's error as measured on the GPU that took these samples, by window length (ms -> relative error): its
+    # run header keeps it with the peaks (harness/run/peaks.py), and loading the file hands it to every record's
+    # samples (harness/records/file.py); never written here. None: not measured
+    probe_error: dict[float, float] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.mhz) != len(self.ms) or sum(self.per_round) != len(self.ms) or not self.ms:

@@ -147,6 +147,10 @@ def load(path: str | Path) -> Results:
         except (ValueError, TypeError, KeyError) as e:
             raise ValueError(f"{path}, line {lineno}: {e}") from None
     assert header is not None  # the first non-empty line was read or raised
+    if (probe := header.probe_error) is not None:  # the clock readings of every record were taken by that probe
+        for r in results:
+            for samples in r.samples():
+                samples.probe_error = probe
     if end is None:
         notes.append("the run did not finish: this file holds what it measured before it stopped")
     return Results(path, header, results, end, notes)

@@ -21,7 +21,6 @@ from harness.analysis.steps import chains, ladder_rungs, rung_name
 from harness.analysis.wording import INTERVAL, PRECISION_TEXT, baseline_label
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS, precision_caveat
-from harness.identity import KernelImpl
 from harness.records.lines import Result
 from harness.report.plots.common import (
     CUBLAS,
@@ -38,10 +37,12 @@ from harness.report.plots.common import (
     missing,
     model_bars,
     model_colour,
+    off_lines,
     png,
     repeat_patch,
     sizes,
     style,
+    value_label,
 )
 
 ROW_IN = 0.19           # inches per bar row: the longest chart (130 rows) stays under two screens
@@ -123,8 +124,7 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
                 ax.plot([pub], [y], marker="D", markersize=7, color=PUBLISHED, linestyle="", zorder=5)
             # The figure goes after the bar, its interval and the diamond, so none hides it.
             end = max(b.top, pub + top * 0.008 if pub is not None else 0.0)
-            ax.text(end + top * 0.006, y, f"{b.value:.1f}%", va="center", ha="left", fontsize=9.5, color="#333333",
-                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3})   # over the 100% line, legible
+            value_label(ax, end + top * 0.006, y, f"{b.value:.1f}%", va="center", ha="left", fontsize=9.5)
         ax.axvline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([label for label, _ in rows])
@@ -134,6 +134,8 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
         ax.set_ylim(len(rows) - 0.4, -0.6)
         ax.set_xlim(0, top)
         ax.set_xlabel(f"% of {vs} on {problem.label} (same timer; higher is faster)")
+        # the chart runs over two screens and more: its scale at the top as well as at the bottom
+        ax.tick_params(axis="x", top=True, labeltop=True)
         style(ax)
         models = {r.model for _, r in rows if r is not None}
         handles = [Patch(color=c, label=name) for model, c, name in (("cuda", CUDA, "CUDA kernel"),
@@ -147,6 +149,7 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
             handles.append(Line2D([], [], marker="D", color=PUBLISHED, linestyle="",
                                   label="the document's own % of cuBLAS, on its GPU"))
         figure_legend(fig, handles)
+        off_lines(fig)
         data = png(fig)
     caption = (f"{problem.label} on {m.header.device}: one bar per implementation, "
                + fmt.joined([w for model, w in (("cuda", "blue for the CUDA kernel"),
@@ -175,7 +178,7 @@ def gemv_bars(m: Measured) -> Plot:
         return missing(key, title, f"No sgemv bandwidth chart: {why}.")
     if m.header.peaks is None:
         return missing(key, title, "No sgemv bandwidth chart: the run header holds no measured copy bandwidth.")
-    impls: list[KernelImpl] = list(dict.fromkeys(
+    impls = list(dict.fromkeys(
         r.kernel_impl for p in problems for r in m.on(p) if r.timed and r.precision == "fp32"))
     bars: dict[tuple, tuple[Bar, Result]] = {}
     launches = Launches(m)
@@ -196,7 +199,7 @@ def gemv_bars(m: Measured) -> Plot:
                     continue
                 b, r = found
                 bar(ax, y, b, model_colour(r.impl_id), 0.72, horizontal=True)
-                ax.text(b.top + top * 0.02, y, f"{b.value:.0f}", va="center", ha="left", fontsize=9.5, color="#333333")
+                value_label(ax, b.top + top * 0.02, y, f"{b.value:.0f}", va="center", ha="left", fontsize=9.5)
             ax.axvline(100.0, color=CUBLAS, linestyle="--", linewidth=1.1)
             ax.set_xlim(0, top)
             ax.set_xticks([0, 50, 100])
@@ -213,6 +216,7 @@ def gemv_bars(m: Measured) -> Plot:
         repeats = any(b.repeat for b, _ in bars.values())
         handles += [repeat_patch()] if repeats else []
         figure_legend(fig, handles)
+        off_lines(fig)
         data = png(fig)
     caption = (f"Each panel is one sgemv shape (M x N) on {m.header.device}; one bar per implementation (grey "
                f"{baseline_label('fp32')}, blue CUDA, orange Triton), its number the % of the "
@@ -259,6 +263,7 @@ def ladder_chart(m: Measured) -> Plot:
                    Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label=f"{vs} = 100%"),
                    *([repeat_patch(label="a launch again (A/A)")] if repeats else [])]
         figure_legend(fig, handles)
+        off_lines(fig)
         data = png(fig)
     missing_tri = [r.idea.title for r in rungs if r.triton is None]
     caption = (f"Each rung of the fp32 SIMT ladder in registry order, numbered as in the table below (each adds one "
@@ -312,6 +317,7 @@ def hopper_chart(m: Measured) -> Plot:
                    Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label="the class's cuBLAS = 100%"),
                    *([repeat_patch()] if repeats else [])]
         figure_legend(fig, handles)
+        off_lines(fig)
         data = png(fig)
     caption = (f"Each tensor-core rung on {problem.label} on {m.header.device}, one panel per precision class, each "
                "against the cuBLAS of its class ("

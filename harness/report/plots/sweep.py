@@ -14,7 +14,7 @@ from harness.analysis.measured import Measured
 from harness.analysis.wording import INTERVAL, baseline_label
 from harness.problems import Problem
 from harness.records.lines import Result
-from harness.report.plots.common import CUDA, TRITON, Plot, figure, legend_columns, missing, png, sizes, style
+from harness.report.plots.common import CUDA, TRITON, Plot, figure, figure_legend, missing, png, sizes, style
 
 MARKERS = ("o", "s", "D", "v", "P", "*", "h", "X", "<", ">")
 BASELINE_COLOUR = {"cublas": "#222222", "cublas-tf32": "#8a8a8a"}
@@ -83,8 +83,7 @@ def time_vs_size(m: Measured, op: str) -> Plot:
             ax.set(yscale="log", ylabel=ylabel)
             ax.set_title(heading, loc="left")
             style(ax, grid="both")
-        fig.legend(handles=handles, loc="outside lower center", frameon=False,
-                   ncol=legend_columns([h.get_label() for h in handles]))
+        figure_legend(fig, handles, loc="outside lower center")
         data = png(fig)
     shapes = "square" if op == "sgemv" else "cube"
     others = [p.shape_label for p in problems if not in_sequence(p)]
