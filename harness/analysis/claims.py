@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from harness.analysis import fmt
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, pair, today
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.catalog_types.kernel import Kernel, Published, PublishedRatio, Seed
 from harness.catalog_types.tables import Catalog
@@ -152,7 +153,7 @@ class UnrollCheck:
     def speed(self) -> Comparison | None:
         """The rounds' verdict on the unrollable form against the tid form; None for a file of single bursts, which
         says the medians' ratio and no call."""
-        c = pair("unroll", self.fast, self.slow)
+        c = pair(Relation.UNROLL, self.fast, self.slow)
         return c if c is not None and c.verdict is not None else None
 
 

@@ -42,6 +42,7 @@ from harness.analysis.regimes import (
     speed_text,
     time_text,
 )
+from harness.analysis.relations import Relation
 from harness.analysis.steps import Moved, Step
 from harness.analysis.wording import PRECISION_TEXT, baseline_label, published_text, verdict_speed
 from harness.baselines import KMAJOR_TEXT, cublas_of
@@ -234,7 +235,7 @@ def fp32_columns(layers: list[str]) -> list[Metric[Result]]:
                    lambda m, r: m.interval(r) if _against_fp32(r) else None, lambda v: fmt.pct_ci(*v),
                    legend=f"% {fp32}: speed against {fp32} on the same problem with its {LEVEL:.0%} interval from "
                           f"the interleaved rounds, and the call; a row of another class is held to its own cuBLAS."),
-            Metric("call", lambda m, r: m.vs(r, "cublas") if _against_fp32(r) else None, wording.relation,
+            Metric("call", lambda m, r: m.vs(r, Relation.CUBLAS) if _against_fp32(r) else None, wording.relation,
                    num=False),
             Metric("regs", lambda m, r: r.resources.registers if r.resources and r.resources.registers else None),
             *(_error(layer) for layer in layers)]
@@ -374,7 +375,7 @@ REGIME: list[Metric[RegimeRow]] = [
                   "before the window; the widest clock and power spread of the windows the rule held on."),
 ]
 REGIME_CALLS: list[Metric[RegimeCall]] = [
-    Metric("comparison", lambda m, c: c.subject_label if c.relation == "aa" else
+    Metric("comparison", lambda m, c: c.subject_label if c.relation == Relation.AA else
            f"{c.subject_label} vs {c.reference_label}", num=False, sub=lambda m, c: RELATION_TEXT[c.relation]),
     Metric("class", _class, num=False),
     Metric("burst: speed, call", lambda m, c: c.burst, time_text),
@@ -393,8 +394,9 @@ BURST_ENERGY: list[Metric[BurstEnergy]] = [
     Metric("J per launch", lambda m, re: re[1].joules, interval_text),
     Metric("GFLOP/J", lambda m, re: re[1].gflop_per_j, lambda i: interval_text(i, ".0f")),
     Metric("W", lambda m, re: re[1].watts, lambda i: interval_text(i, ".0f")),
-    Metric("vs cuBLAS: speed, call", lambda m, re: c.verdict if (c := m.vs(re[0], "cublas")) else None, time_text),
-    Metric("vs cuBLAS: energy, call", lambda m, re: c.verdict if (c := m.vs(re[0], "cublas")) and c.verdict
+    Metric("vs cuBLAS: speed, call", lambda m, re: c.verdict if (c := m.vs(re[0], Relation.CUBLAS)) else None,
+           time_text),
+    Metric("vs cuBLAS: energy, call", lambda m, re: c.verdict if (c := m.vs(re[0], Relation.CUBLAS)) and c.verdict
            and c.verdict.energy else None, energy_text,
            legend=f"Each figure the median over the rounds whose burst spanned enough periods of the energy counter, "
                   f"with its {LEVEL:.0%} interval; the burst's window holds its runs and the L2 flushes and clock "

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, pair
+from harness.analysis.relations import Relation
 from harness.records.lines import Result
 
 # A speed difference under this is run-to-run noise for one median (the run flags spreads over 5%).
@@ -38,7 +39,7 @@ class BuildPair:
     @property
     def speed(self) -> Comparison | None:
         """The rounds' verdict on CuPy's build against the suite's; None for a file of single bursts."""
-        c = pair("build", self.study, self.own)
+        c = pair(Relation.BUILD, self.study, self.own)
         return c if c is not None and c.verdict is not None else None
 
 

@@ -27,6 +27,7 @@ from harness.analysis.metrics import ran_text
 from harness.analysis.model_or_compiler import Quantity, Split, closed_text, splits
 from harness.analysis.overview import headline_problems
 from harness.analysis.record import Cause, Comparison, RowKey, pair
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.analysis.wording import PRECISION_TEXT, baseline_label, idea_link, who
 from harness.identity import ImplId
@@ -250,7 +251,7 @@ class Headline(Found):
                 anyone = anyone if anyone and (tri is None or anyone.result is not tri.result) else None
                 if cuda is None and tri is None:
                     continue
-                tutorial = m.vs(tri.result, "triton-baseline") if tri else None
+                tutorial = m.vs(tri.result, Relation.TRITON_BASELINE) if tri else None
                 shapes.append(Shape(problem, role, base.key, cuda.result.key if cuda else None,
                                     cuda.interval if cuda else None, tri.result.key if tri else None,
                                     tri.interval if tri else None, anyone.result.key if anyone else None,
@@ -421,7 +422,7 @@ class Shared(Found):
         module, kernel_forms = ranked[0]
         problem = m.headline(kernel_forms[0][0].op)
         names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in kernel_forms}
-        scored = [(p, r) for r in m.all if (r.kernel, r.impl) in names and problem and r.problem == problem
+        scored = [(p, r) for r in m.all if r.kernel_impl in names and problem and r.problem == problem
                   and (p := m.pct(r)) is not None]
         slow = min(scored, key=lambda s: s[0])[1] if len(scored) >= 2 else None
         fast = max(scored, key=lambda s: s[0])[1] if len(scored) >= 2 else None
@@ -738,7 +739,7 @@ class Precision(Found):
             return []
         fp32, tf32 = m.baseline(problem, "fp32"), m.baseline(problem, "tf32")
         both = fp32 and tf32 and fp32.figures and tf32.figures and _error(fp32) and _error(tf32)
-        speed = pair("cublas-tf32", tf32, fp32) if both else None  # type: ignore[arg-type]
+        speed = pair(Relation.CUBLAS_TF32, tf32, fp32) if both else None  # type: ignore[arg-type]
         kernels = [k for k in m.kernels if k.op == "sgemm"]
         bests = []
         for precision in ("tf32", "3xtf32"):

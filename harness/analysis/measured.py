@@ -15,16 +15,17 @@ from functools import cached_property
 from pathlib import Path
 
 from harness.analysis.record import Analysis, Comparison, RowKey, analyse, catalog_of, pair
+from harness.analysis.relations import Relation
 from harness.baselines import cublas_of
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.catalog_types.tables import Catalog
 from harness.device.occupancy import Occupancy, sm90_occupancy
 from harness.device.roofline import TensorRoof, intensity, tile_bytes
-from harness.problems import Problem
+from harness.problems import SEED_SGEMM, Problem
 from harness.records.file import Results
 from harness.records.lines import Result, RunHeader
-from harness.records.order import SEED_SGEMM, headline_problem, record_order
+from harness.records.order import headline_problem, record_order
 
 
 @dataclass(frozen=True)
@@ -140,8 +141,8 @@ class Measured:
         return self._analysis or analyse(self.all, self.file.path.name if self.file.path else "records",
                                          catalog_of(self.header))
 
-    def vs(self, result: Result, relation: str) -> Comparison | None:
-        """The comparison of `relation` ("cublas", "triton-baseline", "counterpart", "step", "aa") of a result."""
+    def vs(self, result: Result, relation: Relation) -> Comparison | None:
+        """The comparison of `relation` of a result (harness/analysis/relations.py)."""
         return self.analysis.one(result, relation)
 
     def between(self, subject: Result, reference: Result) -> Comparison | None:
@@ -149,7 +150,7 @@ class Measured:
         the analysis's verdict of the one against the other, made the same way as every other."""
         key = (subject.key, reference.key)
         if key not in self._between:
-            self._between[key] = pair("between", subject, reference)
+            self._between[key] = pair(Relation.BETWEEN, subject, reference)
         return self._between[key]
 
     def clock(self, result: Result) -> float | None:
@@ -180,12 +181,12 @@ class Measured:
             return None
         if result.baseline and result.impl == cublas_of(result.precision):
             return 100.0
-        c = self.vs(result, "cublas")
+        c = self.vs(result, Relation.CUBLAS)
         return c.pct()[0] if c is not None else None
 
     def interval(self, result: Result) -> tuple[float | None, float | None, float | None]:
         """The % of cuBLAS with its 95% interval ((pct, None, None) where the rounds give none)."""
-        c = self.vs(result, "cublas") if result.timed else None
+        c = self.vs(result, Relation.CUBLAS) if result.timed else None
         return c.pct() if c is not None else (self.pct(result), None, None)
 
     def layout(self, result: Result) -> LayoutRead | None:
@@ -193,8 +194,8 @@ class Measured:
         facts = result.kernel_facts
         if facts is None or facts.b_layout != "kmajor" or not result.timed:
             return None
-        return LayoutRead(result, result.pack_ms, self.vs(result, "cublas-layout"), self.vs(result, "cublas-packed"),
-                          self.vs(result, "cublas"))
+        return LayoutRead(result, result.pack_ms, self.vs(result, Relation.CUBLAS_LAYOUT),
+                          self.vs(result, Relation.CUBLAS_PACKED), self.vs(result, Relation.CUBLAS))
 
     @cached_property
     def tensor_roof(self) -> TensorRoof | None:
@@ -225,7 +226,7 @@ class Measured:
         if not scored:
             return None
         p, r = max(scored, key=lambda pr: (pr[0], -self.order(pr[1])[1]))
-        return Best(r, p, self.vs(r, "cublas"))
+        return Best(r, p, self.vs(r, Relation.CUBLAS))
 
     def timed_of(self, kernels: list[Kernel], problem: Problem, model: str, precision: str) -> list[Result]:
         ids = {k.id for k in kernels}
@@ -283,7 +284,7 @@ class Measured:
         an A/A pair); any other record's kernel and implementation."""
         c = self.counterpart(result)
         if c is None:
-            return (result.kernel, result.impl, result.precision)
+            return (*result.kernel_impl, result.precision)
         return (c.module, tuple(sorted((k, str(v)) for k, v in self.config(result).items())), result.precision)
 
     def tile(self, result: Result) -> tuple[int, int, int] | None:

@@ -24,9 +24,11 @@ from pathlib import Path
 from harness.analysis import ablation
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, RowKey
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.kernel import Role
+from harness.identity import KernelImpl
 from harness.problems import Problem
 from harness.records.lines import Result
 
@@ -113,15 +115,15 @@ def _field(r: Result, name: str) -> float | None:
     return float(value) if value is not None else None
 
 
-def issue_active(profile: Path | Sequence[Path] | None) -> dict[tuple[str | None, str], float]:
+def issue_active(profile: Path | Sequence[Path] | None) -> dict[KernelImpl, float]:
     """(kernel id, impl) -> issue-active % of `rosetta profile` files (empty without one): several files are read as
     one (a profile taken up where an earlier one stopped, `rosetta profile --impl`), each implementation from the
     last file that has it."""
     paths = [] if profile is None else [profile] if isinstance(profile, (str, Path)) else list(profile)
-    out: dict[tuple[str | None, str], float] = {}
+    out: dict[KernelImpl, float] = {}
     for path in paths:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        out.update({(row["kernel"], row["impl"]): float(row["metrics"]["issue_active_pct"])
+        out.update({KernelImpl(row["kernel"], row["impl"]): float(row["metrics"]["issue_active_pct"])
                     for row in data.get("rows", [])
                     if row.get("metrics") and row["metrics"].get("issue_active_pct") is not None})
     return out
@@ -136,7 +138,7 @@ def _quantities(c: Result, t: Result, g: Result, issue: dict) -> tuple[Quantity,
            Quantity("spilled bytes", *of(lambda r: _field(r, "spills"))),
            Quantity("BAR (static)", *of(lambda r: _sass(r, "BAR")))]
     if issue:
-        out.append(Quantity("issue active %", *(issue.get((r.kernel, r.impl)) for r in (c, t, g))))
+        out.append(Quantity("issue active %", *(issue.get(r.kernel_impl) for r in (c, t, g))))
     return tuple(q for q in out if any(v is not None for v in (q.cuda, q.triton, q.gluon)))
 
 
@@ -157,8 +159,8 @@ def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Sp
                 continue
             at = found.at(problem.M) if found is not None and found.kernel == kernel.id and \
                 problem.M == problem.N == problem.K else None
-            out.append(Split(kernel.id, problem, c.key, t.key, g.key, m.vs(t, "counterpart") or m.between(t, c),
-                             m.vs(t, "model") or m.between(t, g), m.vs(g, "gluon") or m.between(g, c),
+            out.append(Split(kernel.id, problem, c.key, t.key, g.key, m.vs(t, Relation.COUNTERPART) or m.between(t, c),
+                             m.vs(t, Relation.MODEL) or m.between(t, g), m.vs(g, Relation.GLUON) or m.between(g, c),
                              _quantities(c, t, g, issue), at.cause if at is not None else None))
     return out
 

@@ -1,25 +1,9 @@
 """From a results file to one typed record of its comparisons, written as JSON beside the results.
 
-Every pair the suite compares is here once, with its verdict (harness/analysis/verdicts.py):
-- "cublas": every timed implementation against cuBLAS of its precision class (fp32 and the fp32-accurate split
-  forms against cuBLAS fp32, TF32 against cuBLAS TF32);
-- "triton-baseline": every Triton row against the Triton tutorial GEMM of its class, where the run measured one;
-- "counterpart": every Triton counterpart against its CUDA kernel (the suite's build), in the same precision class;
-- "gluon": every Gluon counterpart against its CUDA kernel: the same decisions through Triton's compiler (the
-  compiler's part of a CUDA-Triton gap);
-- "model": every Triton counterpart against its kernel's Gluon mirror, in the same class: the same tile, one
-  program leaving the decisions to the compiler, the other writing the CUDA kernel's (the model's part);
-- "step": every rung of a ladder against the rung before, in the same model (harness/catalog/ladders.py);
-- "aa": every implementation against itself timed as a second entry (the A/A control, `rosetta run --aa`);
-- "beside": a user's own pair (harness/pairs) against the catalog kernel it was declared beside, in the same model
-  and class: CUDA against its CUDA kernel, Triton against its first form that moves data as it does;
-- "runs" (two files, `across`): every implementation of one file against the same in another;
-- "cublas-layout": every row that reads B K-major (its kernel's b_layout) against cuBLAS of its class given the same
-  layout, B^T stored (cuBLAS "TN"), the kernel's time alone against cuBLAS's;
-- "cublas-packed": the same rows with the time it took to pack B added to each of their runs, against cuBLAS of
-  their class on row-major B ("NN"): what a caller holding row-major B waits for. The pack time is the median of
-  its own runs (Result.pack_ms), added as a constant: the interval is the rounds', not the pack's.
-The subject is the first named, the reference the second; a ratio is subject time / reference time.
+Every pair the suite compares is here once, with its verdict (harness/analysis/verdicts.py), under its relation
+(harness/analysis/relations.py says what each sets against what). "cublas-packed" adds the time it took to pack B to
+each of the row's runs: the pack time is the median of its own runs (Result.pack_ms), added as a constant, so the
+interval is the rounds', not the pack's.
 
 A record from a file of single bursts (before the rounds existed) keeps the ratio of the medians and no verdict.
 
@@ -37,11 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.analysis.proven import ProvenMapping
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import METHOD, Call, Verdict, compare, margin_for
 from harness.baselines import cublas_of, triton_baseline_of
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.tables import Catalog, Ladder
-from harness.identity import RecordKey
+from harness.identity import KernelImpl, RecordKey
 from harness.measure.timing import Samples
 from harness.problems import Problem
 from harness.records.file import load
@@ -52,10 +37,10 @@ RowKey = RecordKey   # (kernel id or None, impl, problem key): Result.key, made 
 
 @dataclass(frozen=True)
 class Comparison:
-    relation: str
+    relation: Relation
     problem: Problem
-    subject: tuple[str | None, str]      # (kernel id or None for a baseline, impl)
-    reference: tuple[str | None, str]
+    subject: KernelImpl
+    reference: KernelImpl
     ratio: float                          # subject / reference time: the verdict's estimate, or the medians' ratio
     verdict: Verdict | None               # None where either side has no samples (a file of single bursts)
 
@@ -86,8 +71,8 @@ class Comparison:
 
     @classmethod
     def from_json(cls, data: dict) -> Comparison:
-        return cls(str(data["relation"]), Problem.from_json(data["problem"]), tuple(data["subject"]),
-                   tuple(data["reference"]), float(data["ratio"]),
+        return cls(Relation(data["relation"]), Problem.from_json(data["problem"]), KernelImpl(*data["subject"]),
+                   KernelImpl(*data["reference"]), float(data["ratio"]),
                    Verdict.from_json(data["verdict"]) if data.get("verdict") else None)
 
 
@@ -148,15 +133,15 @@ class Analysis:
         for c in self.comparisons:
             self._index.setdefault((c.relation, c.subject_key), []).append(c)
 
-    def of(self, result: Result, relation: str) -> list[Comparison]:
+    def of(self, result: Result, relation: Relation) -> list[Comparison]:
         """The comparisons of `relation` whose subject is this result."""
         return self._index.get((relation, result.key), [])
 
-    def one(self, result: Result, relation: str) -> Comparison | None:
+    def one(self, result: Result, relation: Relation) -> Comparison | None:
         found = self.of(result, relation)
         return found[0] if found else None
 
-    def where(self, relation: str) -> list[Comparison]:
+    def where(self, relation: Relation) -> list[Comparison]:
         return [c for c in self.comparisons if c.relation == relation]
 
     def to_json(self) -> dict:
@@ -206,7 +191,7 @@ def read_beside(results_path: Path) -> Analysis | None:
     return an
 
 
-def pair(relation: str, subject: Result, reference: Result) -> Comparison | None:
+def pair(relation: Relation, subject: Result, reference: Result) -> Comparison | None:
     """The comparison of two timed results (None where either was not timed)."""
     if not (subject.timed and reference.timed):
         return None
@@ -215,7 +200,7 @@ def pair(relation: str, subject: Result, reference: Result) -> Comparison | None
     if a is not None and b is not None:
         verdict = compare(a, b, margin_for(subject.precision, reference.precision))
     ratio = verdict.time.ratio if verdict else subject.timing.median_ms / reference.timing.median_ms
-    return Comparison(relation, subject.problem, (subject.kernel, subject.impl), (reference.kernel, reference.impl),
+    return Comparison(relation, subject.problem, subject.kernel_impl, reference.kernel_impl,
                       ratio, verdict)
 
 
@@ -232,8 +217,8 @@ def packed(subject: Result, reference: Result) -> Comparison | None:
         verdict = compare(with_pack, b, margin_for(subject.precision, reference.precision))
     ratio = (verdict.time.ratio if verdict else
              (subject.timing.median_ms + subject.pack_ms) / reference.timing.median_ms)
-    return Comparison("cublas-packed", subject.problem, (subject.kernel, subject.impl),
-                      (reference.kernel, reference.impl), ratio, verdict)
+    return Comparison(Relation.CUBLAS_PACKED, subject.problem, subject.kernel_impl, reference.kernel_impl, ratio,
+                      verdict)
 
 
 def aa(result: Result) -> Comparison | None:
@@ -241,7 +226,7 @@ def aa(result: Result) -> Comparison | None:
     if not result.timed or result.timing.samples is None or result.timing.aa is None:
         return None
     verdict = compare(result.timing.aa, result.timing.samples, margin_for(result.precision))
-    return Comparison("aa", result.problem, (result.kernel, result.impl), (result.kernel, result.impl),
+    return Comparison(Relation.AA, result.problem, result.kernel_impl, result.kernel_impl,
                       verdict.time.ratio, verdict)
 
 
@@ -267,33 +252,33 @@ def analyse(results: Iterable[Result], source: str, catalog: Catalog | None = No
             by_problem.setdefault(r.problem, []).append(r)
     out: list[Comparison | None] = []
     for rows in by_problem.values():
-        by_impl = {(r.kernel, r.impl): r for r in rows}
+        by_impl = {r.kernel_impl: r for r in rows}
         for r in rows:
             cublas = by_impl.get((None, cublas_of(r.precision)))
             if cublas is not None and cublas is not r:
-                out.append(pair("cublas", r, cublas))
+                out.append(pair(Relation.CUBLAS, r, cublas))
             facts = r.kernel_facts
             if facts is not None and facts.b_layout == "kmajor":
                 same = by_impl.get((None, cublas_of(r.precision, "kmajor")))
                 if same is not None:
-                    out.append(pair("cublas-layout", r, same))
+                    out.append(pair(Relation.CUBLAS_LAYOUT, r, same))
                 if cublas is not None:
                     out.append(packed(r, cublas))
             if r.impl_id.is_triton and r.kernel is not None:
                 tutorial = by_impl.get((None, triton_baseline_of(r.precision) or ""))
                 if tutorial is not None:
-                    out.append(pair("triton-baseline", r, tutorial))
+                    out.append(pair(Relation.TRITON_BASELINE, r, tutorial))
                 cuda = by_impl.get((r.kernel, "cuda"))
                 # within one class only: a bf16 split on a 3xTF32 kernel's entry is not its CUDA kernel's counterpart
                 if cuda is not None and cuda.precision == r.precision:
-                    out.append(pair("counterpart", r, cuda))
+                    out.append(pair(Relation.COUNTERPART, r, cuda))
                 mirror = by_impl.get((r.kernel, f"gluon:{GLUON_MIRROR}"))
                 if mirror is not None and mirror.precision == r.precision:
-                    out.append(pair("model", r, mirror))
+                    out.append(pair(Relation.MODEL, r, mirror))
             if r.impl_id.is_gluon and r.kernel is not None:
                 cuda = by_impl.get((r.kernel, "cuda"))
                 if cuda is not None and cuda.precision == r.precision:
-                    out.append(pair("gluon", r, cuda))
+                    out.append(pair(Relation.GLUON, r, cuda))
             out.append(aa(r))
             out.append(beside(r, by_impl, catalog))
         out += steps(rows, catalog)
@@ -309,7 +294,7 @@ def beside(r: Result, by_impl: dict[tuple, Result], catalog: Catalog) -> Compari
     form = next((c.name for c in other.counterparts if not c.deliberately_different), None)
     impl = "cuda" if r.impl_id.is_cuda else f"triton:{form}" if form else ""
     reference = by_impl.get((other.id, impl))
-    return pair("beside", r, reference) if reference is not None and reference.precision == r.precision else None
+    return pair(Relation.BESIDE, r, reference) if reference is not None and reference.precision == r.precision else None
 
 
 def rung_records(rows: list[Result], lad: Ladder, model: str, catalog: Catalog) -> list[Result | None]:
@@ -351,7 +336,7 @@ def steps(rows: list[Result], catalog: Catalog) -> list[Comparison | None]:
                 if r is None:
                     continue
                 if before is not None:
-                    out.append(pair("step", r, before))
+                    out.append(pair(Relation.STEP, r, before))
                 before = r
     return out
 
@@ -359,5 +344,5 @@ def steps(rows: list[Result], catalog: Catalog) -> list[Comparison | None]:
 def across(before: Iterable[Result], after: Iterable[Result], source: str) -> Analysis:
     """Every implementation timed in both files: the later file's against the earlier's ("runs")."""
     earlier = {r.key: r for r in before if r.timed}
-    out = [pair("runs", r, earlier[r.key]) for r in after if r.timed and r.key in earlier]
+    out = [pair(Relation.RUNS, r, earlier[r.key]) for r in after if r.timed and r.key in earlier]
     return Analysis(source, [c for c in out if c is not None])
