@@ -72,9 +72,15 @@ class TritonRequest:
 def _interpreted(request: TritonRequest) -> bool:
     """Was the request's kernel defined under Triton's interpreter (an InterpretedFunction: the CPU tier, where Triton
     read TRITON_INTERPRET as the kernel was defined)? Its helpers are then interpreter objects this process's
-    compiler cannot lower: the compile runs in a child with the interpreter off. The kernel says so itself."""
+    compiler cannot lower: the compile runs in a child with the interpreter off."""
+    from triton import knobs
     from triton.runtime.interpreter import InterpretedFunction
 
+    # Triton 3.6's compiler reads the interpreter switch too: a constexpr function (gl.cdiv, a Gluon layout passed
+    # to a jit helper) then returns a plain value, and the compile fails. In a process that interprets, every
+    # compile goes to the child.
+    if knobs.runtime.interpret:
+        return True
     fn = request.fn
     for _ in range(8):
         if isinstance(fn, InterpretedFunction):
