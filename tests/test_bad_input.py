@@ -158,7 +158,7 @@ def _violating_shape(kernel) -> Problem | None:
     """A shape one short of the kernel's first dimension multiple (None when no dimension is constrained)."""
     from dataclasses import replace
 
-    from harness.preconditions import allowed_shape
+    from harness.problems.preconditions import allowed_shape
 
     ok = allowed_shape(kernel.preconditions, Problem(kernel.op, 64, 64, 64 if kernel.op == "sgemm" else 1))
     for c in kernel.preconditions:

@@ -170,7 +170,7 @@ def test_ctrl_c_ends_a_run_in_one_line_that_says_what_was_kept_and_the_command_t
     from harness.cli.pairs import kernels_of
     from harness.problems import CPU_SGEMM, CPU_SGEMV
 
-    kernels = kernels_of(args)
+    kernels, _ = kernels_of(args)
     problems = [p for p in (CPU_SGEMM, CPU_SGEMV) if any(k.op == p.op for k in kernels)]  # as cmd_run plans them
     RunSession(kernels, problems, path, args.argv, seed=args.seed, resume=True).check_target()
 

@@ -13,16 +13,15 @@ from harness.measure.energy import (
     COUNTER,
     NONE,
     RESOLVED_PERIODS,
-    Energy,
     Meter,
     MeterState,
     Resolution,
-    burst_energy,
     delta_mj,
     integrate_mj,
     open_meter,
     resolution,
 )
+from harness.measure.energy_record import Energy, burst_energy
 from harness.measure.timing import Samples
 from tests.fake_nvml import Clock, FakeNvml
 

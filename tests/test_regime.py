@@ -14,7 +14,8 @@ import pytest
 from harness.analysis.regimes import study, study_beside, sustained_path
 from harness.analysis.verdicts import Call, compare
 from harness.identity import ImplId
-from harness.measure.energy import COUNTER, Energy
+from harness.measure.energy import COUNTER
+from harness.measure.energy_record import Energy
 from harness.measure.regime import RULE, Regime, Rule, SteadyRound, steady_at, window_means
 from harness.measure.sustained import ROUNDS as SUSTAINED_ROUNDS
 from harness.measure.timing import Samples, Timing

@@ -309,7 +309,7 @@ def test_the_paired_median_keeps_its_coverage_under_the_aa_controls_tails(regime
 
 
 def test_the_terminal_names_each_implementation_the_a_a_control_did_not_call_same():
-    from harness.cli.run import aa_lines
+    from harness.cli.run_lines import aa_lines
 
     rows = [_result("k", "cuda", s=samples(1.0, seed=1), aa=samples(1.0, seed=2)),
             _result("t", "cuda", "tf32", samples(0.31, seed=7), aa=samples(0.31, seed=8)),

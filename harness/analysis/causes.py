@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from harness.analysis.claims import TIE
 from harness.analysis.measured import Measured
 from harness.analysis.record import MIN_WEIGHT, Cause, Comparison
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.records.lines import Result
 
@@ -257,7 +258,7 @@ def _ablation_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
 # ---------------------------------------------------------------------------------------------- control pairs
 # The comparisons of a file that make control pairs: two rows of kernels that both have compiled facts (a cuBLAS row
 # has none) and differ in code, not in the implementation timed twice ("aa") or across files ("runs").
-CONTROL_RELATIONS = ("counterpart", "gluon", "model", "step", "triton-baseline")
+CONTROL_RELATIONS = (Relation.COUNTERPART, Relation.GLUON, Relation.MODEL, Relation.STEP, Relation.TRITON_BASELINE)
 DECIDED = (Call.FAST, Call.SLOW)
 
 

@@ -20,7 +20,9 @@ from pathlib import Path
 
 from harness.analysis.record import Analysis, across, analyse
 from harness.analysis.record import Comparison as Verdicted
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
+from harness.identity import KernelImpl
 from harness.records.file import Results, load
 from harness.records.lines import Result
 from harness.records.order import record_order
@@ -69,7 +71,7 @@ class Row:
 class Held:
     """One of A's decided calls, and what B says of the same comparison."""
 
-    relation: str
+    relation: Relation
     problem: str
     subject: str
     reference: str
@@ -166,7 +168,7 @@ def compare(path_a: Path | Sequence[Path], path_b: Path | Sequence[Path]) -> Com
 
 
 def _pcts(an: Analysis) -> dict[tuple, float]:
-    return {c.subject_key: c.pct()[0] for c in an.where("cublas")}
+    return {c.subject_key: c.pct()[0] for c in an.where(Relation.CUBLAS)}
 
 
 def held(a: Analysis, b: Analysis) -> list[Held]:
@@ -174,14 +176,14 @@ def held(a: Analysis, b: Analysis) -> list[Held]:
     in_b = {(c.relation, c.subject_key, c.reference_key): c.call for c in b.comparisons}
     out = []
     for c in a.comparisons:
-        if c.relation in ("aa", "between") or c.call not in (Call.FAST, Call.SLOW):
+        if c.relation in (Relation.AA, Relation.BETWEEN) or c.call not in (Call.FAST, Call.SLOW):
             continue
         out.append(Held(c.relation, c.problem.label, _name(c.subject), _name(c.reference), c.call,
                         in_b.get((c.relation, c.subject_key, c.reference_key))))
     return out
 
 
-def _name(side: tuple[str | None, str]) -> str:
+def _name(side: KernelImpl) -> str:
     kernel, impl = side
     return f"{kernel} [{impl}]" if kernel else impl
 

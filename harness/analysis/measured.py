@@ -15,16 +15,17 @@ from functools import cached_property
 from pathlib import Path
 
 from harness.analysis.record import Analysis, Comparison, RowKey, analyse, catalog_of, pair
+from harness.analysis.relations import Relation
 from harness.baselines import cublas_of
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.catalog_types.tables import Catalog
 from harness.device.occupancy import Occupancy, sm90_occupancy
 from harness.device.roofline import TensorRoof, intensity, tile_bytes
-from harness.problems import Problem
+from harness.problems import SEED_SGEMM, Problem
 from harness.records.file import Results
 from harness.records.lines import Result, RunHeader
-from harness.records.order import SEED_SGEMM, record_order
+from harness.records.order import headline_problem, record_order
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ class Measured:
         return self._analysis or analyse(self.all, self.file.path.name if self.file.path else "records",
                                          catalog_of(self.header))
 
-    def vs(self, result: Result, relation: str) -> Comparison | None:
+    def vs(self, result: Result, relation: Relation) -> Comparison | None:
         """The comparison of `relation` ("cublas", "triton-baseline", "counterpart", "step", "aa") of a result."""
         return self.analysis.one(result, relation)
 
@@ -149,7 +150,7 @@ class Measured:
         the record's verdict of the one against the other; one the record lacks is made the same way as every other
         and kept in it (harness/analysis/build.py makes every one the page reads, so a page makes none)."""
         found = self.analysis.between(subject.key, reference.key)
-        if found is None and (found := pair("between", subject, reference)) is not None:
+        if found is None and (found := pair(Relation.BETWEEN, subject, reference)) is not None:
             self.analysis.add([found])
         return found
 
@@ -181,12 +182,12 @@ class Measured:
             return None
         if result.baseline and result.impl == cublas_of(result.precision):
             return 100.0
-        c = self.vs(result, "cublas")
+        c = self.vs(result, Relation.CUBLAS)
         return c.pct()[0] if c is not None else None
 
     def interval(self, result: Result) -> tuple[float | None, float | None, float | None]:
         """The % of cuBLAS with its 95% interval ((pct, None, None) where the rounds give none)."""
-        c = self.vs(result, "cublas") if result.timed else None
+        c = self.vs(result, Relation.CUBLAS) if result.timed else None
         return c.pct() if c is not None else (self.pct(result), None, None)
 
     def layout(self, result: Result) -> LayoutRead | None:
@@ -194,8 +195,8 @@ class Measured:
         facts = result.kernel_facts
         if facts is None or facts.b_layout != "kmajor" or not result.timed:
             return None
-        return LayoutRead(result, result.pack_ms, self.vs(result, "cublas-layout"), self.vs(result, "cublas-packed"),
-                          self.vs(result, "cublas-alone"))
+        return LayoutRead(result, result.pack_ms, self.vs(result, Relation.CUBLAS_LAYOUT),
+                          self.vs(result, Relation.CUBLAS_PACKED), self.vs(result, Relation.CUBLAS_ALONE))
 
     @cached_property
     def tensor_roof(self) -> TensorRoof | None:
@@ -228,7 +229,7 @@ class Measured:
         if not scored:
             return None
         p, r = max(scored, key=lambda pr: (pr[0], -self.order(pr[1])[1]))
-        return Best(r, p, self.vs(r, "cublas"))
+        return Best(r, p, self.vs(r, Relation.CUBLAS))
 
     def timed_of(self, kernels: list[Kernel], problem: Problem, model: str, precision: str) -> list[Result]:
         ids = {k.id for k in kernels}
@@ -286,7 +287,7 @@ class Measured:
         an A/A pair); any other record's kernel and implementation."""
         c = self.counterpart(result)
         if c is None:
-            return (result.kernel, result.impl, result.precision)
+            return (*result.kernel_impl, result.precision)
         return (c.module, tuple(sorted((k, str(v)) for k, v in self.config(result).items())), result.precision)
 
     def tile(self, result: Result) -> tuple[int, int, int] | None:
@@ -365,32 +366,6 @@ class Measured:
         """Every (kernel id, impl) pair present, in record order."""
         seen = dict.fromkeys((r.kernel or "", r.impl) for r in sorted(self.all, key=self.order) if r.kernel)
         return list(seen)
-
-
-# Ops whose rows are held to the measured copy bandwidth (bytes moved), not to an arithmetic peak.
-BANDWIDTH_OPS = ("sgemv",)
-
-
-def headline_problem(results: list[Result], op: str) -> Problem | None:
-    """The problem of an op that the headline, the findings, the idea table and the charts of one problem show: for
-    sgemm the seeds' 4096^3 where it was timed; for a bandwidth-bound op the problem on which its cuBLAS comes nearest
-    the measured copy bandwidth (a short GEMV cannot reach it, and the order of its implementations changes with the
-    shape); else the one most implementations were timed on (ties: the biggest, then the first measured)."""
-    timed = [r for r in results if r.timed and r.op == op]
-    if not timed:
-        return None
-    if op == "sgemm" and any(r.problem == SEED_SGEMM for r in timed):
-        return SEED_SGEMM
-    reached = {r.problem: r.figures.pct_peak for r in timed if op in BANDWIDTH_OPS and r.impl == "cublas"
-               and r.figures is not None and r.figures.pct_peak is not None}
-    if reached:
-        return max(reached, key=lambda p: reached[p])
-    counts: dict[Problem, int] = {}
-    first: dict[Problem, int] = {}
-    for i, r in enumerate(timed):
-        counts[r.problem] = counts.get(r.problem, 0) + 1
-        first.setdefault(r.problem, i)
-    return max(counts, key=lambda p: (counts[p], p.flops, -first[p]))
 
 
 def build_study(result: Result) -> bool:

@@ -14,6 +14,7 @@ from harness.analysis.measured import Best, Measured
 from harness.analysis.model_or_compiler import Split, splits
 from harness.analysis.overview import ideas_of, triton_modules
 from harness.analysis.record import Cause, Comparison, RowKey
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.identity import ImplId
 from harness.problems import Problem
@@ -76,9 +77,9 @@ class Headline(Found):
             anyone = anyone if anyone and (tri is None or anyone.result is not tri.result) else None
             if cuda is None and tri is None:
                 continue
-            tutorial = m.vs(tri.result, "triton-baseline") if tri else None
+            tutorial = m.vs(tri.result, Relation.TRITON_BASELINE) if tri else None
             out.append(cls(op, problem, base.key, _vs(cuda), _vs(tri), _vs(anyone), tutorial,
-                           m.vs(m.reference(tutorial), "cublas") if tutorial else None))
+                           m.vs(m.reference(tutorial), Relation.CUBLAS) if tutorial else None))
         return out
 
 
@@ -172,13 +173,13 @@ class Shared(Found):
         module, kernel_forms = ranked[0]
         problem = m.headline(kernel_forms[0][0].op)
         names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in kernel_forms}
-        scored = [(p, r) for r in m.all if (r.kernel, r.impl) in names and problem and r.problem == problem
+        scored = [(p, r) for r in m.all if r.kernel_impl in names and problem and r.problem == problem
                   and (p := m.pct(r)) is not None]
         slow = min(scored, key=lambda s: s[0])[1] if len(scored) >= 2 else None
         fast = max(scored, key=lambda s: s[0])[1] if len(scored) >= 2 else None
         return [cls("", module, tuple(ideas_of(kernel_forms)),
                     tuple((other, len(ideas_of(ps))) for other, ps in ranked[1:]),
-                    m.vs(slow, "cublas") if slow else None, m.vs(fast, "cublas") if fast else None,
+                    m.vs(slow, Relation.CUBLAS) if slow else None, m.vs(fast, Relation.CUBLAS) if fast else None,
                     m.between(fast, slow) if fast and slow else None)]
 
 
@@ -213,8 +214,8 @@ class Limits(Found):
         deviations = tuple((reason, tuple((s, tuple(ids)) for s, ids in uses.items())) for reason, uses in ranked)
         tri, cuda, speed = spills[0] if spills else (None, None, None)
         facts = tri.kernel_facts if tri is not None else None
-        return [cls("", deviations, m.vs(tri, "cublas") if tri else None, m.vs(cuda, "cublas") if cuda else None,
-                    speed, facts.idea if facts else first_idea)]
+        return [cls("", deviations, m.vs(tri, Relation.CUBLAS) if tri else None,
+                    m.vs(cuda, Relation.CUBLAS) if cuda else None, speed, facts.idea if facts else first_idea)]
 
 
 def _compiler_spills(m: Measured) -> list[tuple[Result, Result, Comparison]]:

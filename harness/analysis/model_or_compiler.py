@@ -33,6 +33,7 @@ import numpy as np
 from harness.analysis import ablation
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison, RowKey
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import LEVEL, Call, median_interval
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.kernel import Role
@@ -246,7 +247,7 @@ def _quantities(c: Result, t: Result, g: Result, issue: dict) -> tuple[Quantity,
            Quantity("spilled bytes", *of(lambda r: _field(r, "spills"))),
            Quantity("BAR (static)", *of(lambda r: _sass(r, "BAR")))]
     if issue:
-        out.append(Quantity("issue active %", *(issue.get((r.kernel, r.impl)) for r in (c, t, g))))
+        out.append(Quantity("issue active %", *(issue.get(r.kernel_impl) for r in (c, t, g))))
     return tuple(q for q in out if any(v is not None for v in (q.cuda, q.triton, q.gluon)))
 
 
@@ -268,9 +269,9 @@ def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Sp
                 continue
             at = found.at(problem.M) if found is not None and found.kernel == kernel.id and \
                 problem.M == problem.N == problem.K else None
-            out.append(Split(kernel.id, problem, c.key, t.key, g.key, m.vs(t, "counterpart") or m.between(t, c),
-                             m.vs(t, "model") or m.between(t, g),
-                             m.vs(g, "gluon") or m.between(g, c), _quantities(c, t, g, issue),
+            out.append(Split(kernel.id, problem, c.key, t.key, g.key, m.vs(t, Relation.COUNTERPART) or m.between(t, c),
+                             m.vs(t, Relation.MODEL) or m.between(t, g),
+                             m.vs(g, Relation.GLUON) or m.between(g, c), _quantities(c, t, g, issue),
                              differences(m, t, g), cause=at.cause if at is not None else None))
             s = out[-1]
             if s.gap is not None and s.compiler is not None and s.gap.call is Call.SLOW:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from harness.analysis.claims import Claim, claims_table
 from harness.analysis.measured import Best, Measured
 from harness.analysis.record import Comparison
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
@@ -89,7 +90,7 @@ def headline_rows(m: Measured) -> list[HeadlineRow]:
                 continue
             out.append(HeadlineRow(op, problem, precision, base, best,
                                    m.between(tri.result, cuda.result) if cuda and tri else None,
-                                   m.vs(tri.result, "triton-baseline") if tri else None,
+                                   m.vs(tri.result, Relation.TRITON_BASELINE) if tri else None,
                                    anyone if anyone and (not tri or anyone.result is not tri.result) else None,
                                    m.between(glu.result, cuda.result) if glu and cuda else None))
     return out
@@ -145,7 +146,7 @@ def shared_modules(m: Measured) -> list[SharedModule]:
     for module, pairs in triton_modules(m.kernels).items():
         problem = m.headline(pairs[0][0].op)
         names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in pairs}
-        pcts = [p for r in m.all if (r.kernel, r.impl) in names and r.problem == problem
+        pcts = [p for r in m.all if r.kernel_impl in names and r.problem == problem
                 and (p := m.pct(r)) is not None]
         out.append(SharedModule(module, tuple(pairs), tuple(ideas_of(pairs)), tuple(pcts)))
     return out
@@ -175,7 +176,7 @@ def timing_summary(m: Measured) -> TimingSummary:
     runs = (min(t.runs for t in timed), max(t.runs for t in timed))
     if all(t.samples is not None for t in timed):
         mhz = [v for t in timed if t.samples for v in t.samples.mhz if v]
-        controls = [c for c in m.analysis.where("aa") if c.call is not None]
+        controls = [c for c in m.analysis.where(Relation.AA) if c.call is not None]
         return TimingSummary(len(timed), True, runs, clocks=(min(mhz), max(mhz)),
                              throttled=sum(t.samples.throttled_count for t in timed if t.samples),
                              max_rounds=max(t.samples.rounds for t in timed if t.samples),

@@ -21,6 +21,7 @@ from harness.analysis.energy import EnergyFigure
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows
 from harness.analysis.record import RowKey, read_beside
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Estimate, Verdict, compare, margin_for
 from harness.baselines import cublas_of
 from harness.measure.energy import Card
@@ -67,7 +68,7 @@ class RegimeRow:
 class RegimeCall:
     """A headline comparison in both regimes: burst and sustained verdicts (the sustained with its energy call)."""
 
-    relation: str                       # "triton-vs-cuda", "cublas", "aa"
+    relation: Relation
     precision: str
     subject: RowKey
     reference: RowKey
@@ -103,16 +104,16 @@ class RegimeStudy:
     @property
     def flips(self) -> list[RegimeCall]:
         """CUDA-vs-Triton calls that differ between the regimes."""
-        return [c for c in self.calls if c.relation == "triton-vs-cuda" and c.flips]
+        return [c for c in self.calls if c.relation == Relation.TRITON_VS_CUDA and c.flips]
 
     @property
     def disagreements(self) -> list[RegimeCall]:
         """Comparisons (other than the A/A control) whose energy call and time call differ."""
-        return [c for c in self.calls if c.relation != "aa" and c.energy_disagrees]
+        return [c for c in self.calls if c.relation != Relation.AA and c.energy_disagrees]
 
     @property
     def aa(self) -> list[RegimeCall]:
-        return [c for c in self.calls if c.relation == "aa"]
+        return [c for c in self.calls if c.relation == Relation.AA]
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -163,7 +164,7 @@ def _burst_verdict(a: Result, b: Result) -> Verdict | None:
     return compare(a.regime.burst, b.regime.burst, margin_for(a.precision, b.precision))
 
 
-def _call(relation: str, m: Measured, a: Result, b: Result) -> RegimeCall:
+def _call(relation: Relation, m: Measured, a: Result, b: Result) -> RegimeCall:
     sustained = m.between(a, b)
     return RegimeCall(relation, a.precision, a.key, b.key, name(a), name(b), _burst_verdict(a, b),
                       sustained.verdict if sustained else None)
@@ -173,7 +174,7 @@ def _aa(r: Result) -> RegimeCall | None:
     if r.regime is None or r.regime.aa_burst is None or r.timing is None or r.timing.aa is None:
         return None
     margin = margin_for(r.precision)
-    return RegimeCall("aa", r.precision, r.key, r.key, name(r), name(r),
+    return RegimeCall(Relation.AA, r.precision, r.key, r.key, name(r), name(r),
                       compare(r.regime.aa_burst, r.regime.burst, margin),
                       compare(r.timing.aa, r.timing.samples, margin))
 
@@ -189,11 +190,11 @@ def study(results: Results) -> RegimeStudy | None:
     for h in headline_rows(m):
         sides = [b.result for b in (h.cuda, h.triton) if b is not None]
         if h.cuda and h.triton:
-            calls.append(_call("triton-vs-cuda", m, h.triton.result, h.cuda.result))
+            calls.append(_call(Relation.TRITON_VS_CUDA, m, h.triton.result, h.cuda.result))
         for r in sides:
             if (r.key, "cublas") not in seen and r.impl != cublas_of(r.precision):
                 seen.add((r.key, "cublas"))
-                calls.append(_call("cublas", m, r, h.cublas))
+                calls.append(_call(Relation.CUBLAS, m, r, h.cublas))
     calls += [c for r in sorted(m.all, key=m.order) if (c := _aa(r)) is not None]
     regime = results.header.regime or {}
     energy = [r.timing.samples.energy for r in m.all if r.timed and r.timing.samples and r.timing.samples.energy]

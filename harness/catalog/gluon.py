@@ -19,8 +19,8 @@ from harness.catalog_types.gluon import GLUON_MIRROR, GluonCounterpart
 
 _SIMT = ("BM", "BN", "BK", "WM", "WN", "TM", "TN", "GROUP_M")
 _GROUP = 8  # the grouped tile order of the Hopper rungs, a constant of their CUDA text (harness/catalog/hopper.py)
-_TMA_64 = ("the copy engine addresses A and Bt through tensor descriptors, whose coordinates the CPU tier cannot "
-           "prove 64-bit: operands past 2^31 elements are refused at bind, as for the Triton persistent form")
+# offsets_64bit=False below: the copy engine addresses A and Bt through tensor descriptors, whose coordinates the CPU
+# tier cannot prove 64-bit; operands past 2^31 elements are refused at bind, as for the Triton persistent form.
 _PRODUCER = ("one warp (the CUDA kernel: a warpgroup of which one thread issues the copies); the block is rounded "
              "up to whole warpgroups, 384 threads as in CUDA")
 

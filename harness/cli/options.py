@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harness import env
+from harness.cli.errors import UserError
 from harness.measure.rounds import MIN_ROUNDS
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, SWEEP_SGEMM, Problem, parse_shape
 
@@ -25,10 +26,6 @@ DEFAULT_OUT = "runs"
 # the isolated workers, --shard/--resume the plan, --out/--results/--no-report the files.
 GPU_ONLY = {"shape": "--shape", "sweep": "--sweep", "gpus": "--gpus", "rep_ms": "--rep-ms", "rounds": "--rounds",
             "aa": "--aa", "profile": "--profile", "regime": "--regime"}
-
-
-class UserError(Exception):
-    """A mistake in what the user asked for: reported in one line, exit code 2."""
 
 
 class Parser(argparse.ArgumentParser):

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.cli.options import UserError
+from harness.cli.errors import UserError
 
 if TYPE_CHECKING:
     from harness.records.file import Results

@@ -17,28 +17,29 @@ import torch
 from harness import nvrtc
 from harness.measure.operands import check_alignment, pack_b, problem_of
 from harness.problems import Problem
-from harness.registry import Kernel
+from harness.registry import Kernel, instantiations
 
 _INT_ARGS = {"M", "N", "K"}
 _FLOAT_ARGS = {"alpha", "beta"}
 
 
 @cache
-def _module(source: str, variant: str):
-    """One loaded module per (.cu file, build variant), holding every registered instantiation of the file.
+def _module(source: str, names: tuple[str, ...], variant: str):
+    """One loaded module per (.cu file, its instantiations, build variant).
 
     `cupy.RawModule(path=...)` loads the suite's cubin as it is; `RawModule(code=...)` is not used because CuPy
     would compile it again with its own flags (-ftz=true, sm_90).
     """
     import cupy as cp
 
-    built = nvrtc.module(source, variant=variant)
+    built = nvrtc.module(source, names, variant=variant)
     return built, cp.RawModule(path=str(built.cubin))
 
 
 def function(kernel: Kernel, variant: str = "default"):
-    """The loaded CuPy function of a registry entry (built, or read from the build cache, on first use)."""
-    built, mod = _module(kernel.source, variant)
+    """The loaded CuPy function of a kernel (built, or read from the build cache, on first use): the build of its
+    source that holds every catalog instantiation of it, and its own."""
+    built, mod = _module(kernel.source, instantiations(kernel), variant)
     return mod.get_function(built.lowered[kernel.symbol])
 
 

@@ -98,7 +98,8 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
     """
     import torch
 
-    from harness.measure.energy import burst_energy, meter_state
+    from harness.measure.energy import meter_state
+    from harness.measure.energy_record import burst_energy
     from harness.measure.sm_clock import ProbeBuffer, max_sm_clock_mhz
 
     device = device or torch.device("cuda", torch.cuda.current_device())

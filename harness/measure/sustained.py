@@ -31,7 +31,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.measure.energy import COUNTER, NONE, POWER, Energy, MeterState, delta_mj, integrate_mj
+from harness.measure.energy import COUNTER, NONE, POWER, MeterState, delta_mj, integrate_mj
+from harness.measure.energy_record import Energy
 from harness.measure.regime import (
     BURST_RUNS,
     CHUNK_MS,

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from harness.measure.energy import Energy
+from harness.measure.energy_record import Energy
 
 if TYPE_CHECKING:  # torch loads where something is timed, not where a record is read
     import torch
@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # torch loads where something is timed, not where a record is
 L2_FLUSH_BYTES = 256 * 2**20
 SPREAD_LIMIT = 0.05     # (p80 - p20) / median above this is flagged
 CLOCK_DROP_LIMIT = 0.05  # an SM clock that fell by more than this during the runs is flagged
-THROTTLE_FRACTION = 0.75  # a run whose window's mean SM clock is under this fraction of the maximum is throttled
+# nvbench's default: a run whose window's mean SM clock is under this fraction of the GPU's maximum is throttled
+THROTTLE_FRACTION = 0.75
 @dataclass
 class Timing:
     median_ms: float

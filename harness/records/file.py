@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.identity import KernelImpl
 from harness.problems import Problem
 from harness.records.lines import SCHEMA, Result, RunEnd, RunHeader
 
@@ -223,7 +224,7 @@ def attach_profiles(path: str | Path, metrics: dict[tuple, dict[str, float]]) ->
     return attached
 
 
-def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[tuple[str | None, str], dict]:
+def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[KernelImpl, dict]:
     """(kernel id, impl) -> the configuration the autotuner chose in the timed run of `problem`, from a results
     file's records (``resources.config["autotuned"]``); a baseline's kernel id is None."""
     out = {}
@@ -231,5 +232,5 @@ def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[tuple[
         cfg = r.resources.config if r.resources else None
         chosen = cfg.get("autotuned") if cfg else None
         if r.problem.key == problem.key and isinstance(chosen, dict):
-            out[(r.kernel, r.impl)] = dict(chosen)
+            out[r.kernel_impl] = dict(chosen)
     return out

@@ -15,7 +15,7 @@ from enum import Enum
 
 from harness.device.kernel_resources import Resources  # the record's field type, defined beside what it is read from
 from harness.device.roofline import Peaks
-from harness.identity import ImplId, RecordKey
+from harness.identity import ImplId, KernelImpl, RecordKey
 from harness.measure.numerics import Verdict, failure
 from harness.measure.regime import Regime
 from harness.measure.timing import Samples, Timing
@@ -217,6 +217,11 @@ class Result:
     def label(self) -> str:
         """How the implementation is named in tables (ImplId.label: 'torch CPU (fp32)' on a run without a GPU)."""
         return self.impl_id.label(self.device)
+
+    @property
+    def kernel_impl(self) -> KernelImpl:
+        """Its implementation of its kernel, whatever the problem."""
+        return KernelImpl(self.kernel, self.impl)
 
     @property
     def key(self) -> RecordKey:

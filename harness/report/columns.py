@@ -14,6 +14,7 @@ from harness.analysis.fp32_work import ERROR_LAYERS, layer_error
 from harness.analysis.measured import Best, Measured
 from harness.analysis.overview import HeadlineRow, IdeaRow, SharedModule
 from harness.analysis.record import Comparison
+from harness.analysis.relations import Relation
 from harness.baselines import CUBLAS_KMAJOR, KMAJOR_TEXT, cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
 from harness.records.lines import Result
@@ -224,7 +225,7 @@ def fp32_columns(layers: list[str]) -> list[Metric[Result]]:
                    legend=f"% {fp32}: speed against {fp32} on the same problem, given B as the row reads it (a "
                           f"K-major row: {baseline_label('fp32', 'kmajor')}), with its {LEVEL:.0%} interval from the "
                           "interleaved rounds, and the call; a row of another class is held to its own cuBLAS."),
-            Metric("call", lambda m, r: m.vs(r, "cublas") if _against_fp32(r) else None, wording.relation,
+            Metric("call", lambda m, r: m.vs(r, Relation.CUBLAS) if _against_fp32(r) else None, wording.relation,
                    num=False),
             Metric("regs", lambda m, r: r.resources.registers if r.resources and r.resources.registers else None),
             *(_error(layer) for layer in layers)]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import LEVEL
 from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
 from harness.measure.numerics import NOT_CHECKED_NO_GPU, Verdict
@@ -88,16 +89,17 @@ def _resource(name: str) -> Callable[[Result, Measured], Value]:
 
 # The relations a row is compared in (harness/analysis/record.py), by the prefix of their columns.
 RELATIONS: dict[str, tuple[str, str]] = {
-    "cublas": ("cublas", "the cuBLAS of its precision class"),
-    "tutorial": ("triton-baseline", "the Triton tutorial GEMM of its class (Triton rows)"),
-    "vs_cuda": ("counterpart", "its CUDA kernel (Triton rows)"),
-    "gluon_vs_cuda": ("gluon", "its CUDA kernel, the same decisions through Triton's compiler (Gluon rows)"),
-    "vs_gluon": ("model", "its kernel's Gluon mirror, the same tile in the other model (Triton rows)"),
-    "cublas_tn": ("cublas-layout", "cuBLAS of its class given B^T stored, TN (rows that read B K-major)"),
-    "cublas_packed": ("cublas-packed", "with B's pack time added, cuBLAS of its class on row-major B (K-major B rows)"),
-    "step": ("step", "the rung before it on its ladder, in the same model"),
-    "aa": ("aa", "itself timed as a second entry (the A/A control, `rosetta run --aa`)"),
-    "beside": ("beside", "the catalog kernel a user's pair was declared beside, in the same model"),
+    "cublas": (Relation.CUBLAS, "the cuBLAS of its precision class"),
+    "tutorial": (Relation.TRITON_BASELINE, "the Triton tutorial GEMM of its class (Triton rows)"),
+    "vs_cuda": (Relation.COUNTERPART, "its CUDA kernel (Triton rows)"),
+    "gluon_vs_cuda": (Relation.GLUON, "its CUDA kernel, the same decisions through Triton's compiler (Gluon rows)"),
+    "vs_gluon": (Relation.MODEL, "its kernel's Gluon mirror, the same tile in the other model (Triton rows)"),
+    "cublas_tn": (Relation.CUBLAS_LAYOUT, "cuBLAS of its class given B^T stored, TN (rows that read B K-major)"),
+    "cublas_packed": (Relation.CUBLAS_PACKED,
+                      "with B's pack time added, cuBLAS of its class on row-major B (K-major B rows)"),
+    "step": (Relation.STEP, "the rung before it on its ladder, in the same model"),
+    "aa": (Relation.AA, "itself timed as a second entry (the A/A control, `rosetta run --aa`)"),
+    "beside": (Relation.BESIDE, "the catalog kernel a user's pair was declared beside, in the same model"),
 }
 
 

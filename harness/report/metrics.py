@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, regions
 from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
 from harness.measure.numerics import NOT_CHECKED_NO_GPU
@@ -172,9 +173,9 @@ PCT: Metric[Result] = Metric(
            "cuBLAS given B^T, or, where the run has none, with the row's pack of B added), its interval in brackets; "
            + ESTIMATORS + "; " + CALLS + ".",
     term=Column(f"% cuBLAS [{LEVEL:.0%}]", drop=9, right=True, short="%cuBLAS"))
-CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, "cublas") if r.timed else None,
+CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, Relation.CUBLAS) if r.timed else None,
                               lambda c: fmt.call(c.call), num=False, figure=True, sub=lambda m, r: wording.withheld(
-                                  m.vs(r, "cublas")),
+                                  m.vs(r, Relation.CUBLAS)),
                               style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call"))
 
 
@@ -187,7 +188,7 @@ PEAK: Metric[Result] = Metric(
 
 
 TUTORIAL: Metric[Result] = Metric(
-    "vs Triton tutorial", lambda m, r: m.vs(r, "triton-baseline") if r.timed else None, verdict_text,
+    "vs Triton tutorial", lambda m, r: m.vs(r, Relation.TRITON_BASELINE) if r.timed else None, verdict_text,
     figure=True, style=call_style, optional=True,
     legend=f"vs Triton tutorial: a Triton row's speed over the Triton tutorial GEMM's of its class ({LEVEL:.0%} "
            "interval) and the call; it beats the tutorial's GEMM only where the call is FAST.",
@@ -195,16 +196,16 @@ TUTORIAL: Metric[Result] = Metric(
 
 
 VS_CUDA: Metric[Result] = Metric(
-    "vs CUDA", lambda m, r: m.vs(r, "gluon") if r.timed else None, verdict_text, figure=True, style=call_style,
-    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, "gluon")),
+    "vs CUDA", lambda m, r: m.vs(r, Relation.GLUON) if r.timed else None, verdict_text, figure=True, style=call_style,
+    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, Relation.GLUON)),
     legend=f"vs CUDA: a Gluon row's speed over its CUDA kernel's, the same decisions through Triton's compiler (the "
            f"compiler's part of a CUDA-Triton gap), its {LEVEL:.0%} interval and the call; vs Gluon: a Triton row's "
            "speed over its kernel's Gluon mirror, the same tile with the rest left to the compiler (the programming "
            "model's part).",
     term=Column("vs CUDA", drop=7))
 VS_GLUON: Metric[Result] = Metric(
-    "vs Gluon", lambda m, r: m.vs(r, "model") if r.timed else None, verdict_text, figure=True, style=call_style,
-    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, "model")), term=Column("vs Gluon", drop=7))
+    "vs Gluon", lambda m, r: m.vs(r, Relation.MODEL) if r.timed else None, verdict_text, figure=True, style=call_style,
+    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, Relation.MODEL)), term=Column("vs Gluon", drop=7))
 
 
 def _numerics(r: Result) -> tuple[str, str]:

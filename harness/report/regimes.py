@@ -24,6 +24,7 @@ from harness.analysis.regimes import (
     regime_of,
     study_beside,
 )
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import LEVEL, Estimate, Verdict
 from harness.measure.energy import RESOLVED_PERIODS
 from harness.records.lines import Result
@@ -45,8 +46,8 @@ COMMAND = "rosetta run --regime sustained"
 # ---------------------------------------------------------------------------------------------- the words
 # How an energy call is said: FAST and SLOW are about time everywhere else
 ENERGY_WORDS = {"FAST": "less energy", "SLOW": "more energy", "SAME": "a tie", "AMBIGUOUS": "undecided"}
-RELATION_TEXT = {"triton-vs-cuda": "best Triton against best CUDA", "cublas": "against its cuBLAS",
-                 "aa": "A/A control (second entry against first)"}
+RELATION_TEXT = {Relation.TRITON_VS_CUDA: "best Triton against best CUDA", Relation.CUBLAS: "against its cuBLAS",
+                 Relation.AA: "A/A control (second entry against first)"}
 
 
 def regime_note(m: Measured) -> str:
@@ -202,7 +203,7 @@ REGIME: list[Metric[RegimeRow]] = [
                   "before the window; the widest clock and power spread of the windows the rule held on."),
 ]
 REGIME_CALLS: list[Metric[RegimeCall]] = [
-    Metric("comparison", lambda m, c: c.subject_label if c.relation == "aa" else
+    Metric("comparison", lambda m, c: c.subject_label if c.relation == Relation.AA else
            f"{c.subject_label} vs {c.reference_label}", num=False, sub=lambda m, c: RELATION_TEXT[c.relation]),
     Metric("class", _class, num=False),
     Metric("burst: speed, call", lambda m, c: c.burst, time_text),
@@ -221,8 +222,9 @@ BURST_ENERGY: list[Metric[BurstEnergy]] = [
     Metric("J per launch", lambda m, re: re[1].joules, interval_text),
     Metric("GFLOP/J", lambda m, re: re[1].gflop_per_j, lambda i: interval_text(i, ".0f")),
     Metric("W", lambda m, re: re[1].watts, lambda i: interval_text(i, ".0f")),
-    Metric("vs cuBLAS: speed, call", lambda m, re: c.verdict if (c := m.vs(re[0], "cublas")) else None, time_text),
-    Metric("vs cuBLAS: energy, call", lambda m, re: c.verdict if (c := m.vs(re[0], "cublas")) and c.verdict
+    Metric("vs cuBLAS: speed, call", lambda m, re: c.verdict if (c := m.vs(re[0], Relation.CUBLAS)) else None,
+           time_text),
+    Metric("vs cuBLAS: energy, call", lambda m, re: c.verdict if (c := m.vs(re[0], Relation.CUBLAS)) and c.verdict
            and c.verdict.energy else None, energy_text,
            legend=f"Each figure the median over the rounds whose burst spanned enough periods of the energy counter, "
                   f"with its {LEVEL:.0%} interval; the burst's window holds its runs and the L2 flushes and clock "

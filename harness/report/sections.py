@@ -17,6 +17,7 @@ from harness.analysis.model_findings import ModelOrCompiler, Why
 from harness.analysis.overview import ideas_of, triton_modules
 from harness.analysis.proven import Row
 from harness.analysis.record import Comparison
+from harness.analysis.relations import Relation
 from harness.analysis.steps import hopper_ideas
 from harness.analysis.verdicts import LEVEL, Call
 from harness.baselines import KMAJOR_TEXT
@@ -207,7 +208,7 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
     # a user's own pair beside the catalog kernel it was declared beside: the analysis's "beside" verdicts
     ids = {k.id for k in kernels if k.beside}
     for r in (r for r in m.all if r.kernel in ids and r.problem == problem):
-        if (c := m.vs(r, "beside")) is not None:
+        if (c := m.vs(r, Relation.BESIDE)) is not None:
             parts.append(f"On {r.problem.label}, " + wording.sentence(c, f"{r.kernel} [{r.impl}]",
                                                                       f"{c.reference[0]} [{c.reference[1]}]") + ". ")
     for k in kernels:

@@ -158,7 +158,7 @@ def measure(out_path: Path, *, sizes: tuple[int, ...] = SIZES, rounds: int = ROU
     from harness.measure.rounds import Entry, estimate_ms, interleave
     from harness.nvrtc.compiler import ptx as nvrtc_ptx
     from harness.problems import Problem
-    from harness.registry import get
+    from harness.registry import get, instantiations
     from kernels_cuda import source_path
 
     kernel = get(KERNEL)
@@ -170,7 +170,7 @@ def measure(out_path: Path, *, sizes: tuple[int, ...] = SIZES, rounds: int = ROU
                    "tools": {"nvrtc": nvrtc.nvrtc_version(), "triton": triton.__version__,
                              **{f"ptxas {k}": ptxas_version(p) for k, p in tools.items()}},
                    "ptxas_options": list(TRITON_PTXAS_OPTIONS), "sizes": {}}
-    built = nvrtc.module(kernel.source)
+    built = nvrtc.module(kernel.source, instantiations(kernel))
     mangled = built.lowered[kernel.symbol]
     ctx = _Context(kernel, mirror, tools, Path(tempfile.mkdtemp(prefix="rosetta-ablation-")), built.cubin, mangled,
                    nvrtc_ptx(source_path(kernel.source), [kernel.symbol], nvrtc.device_arch(),

@@ -22,6 +22,8 @@ import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 
+from harness.catalog import CATALOG
+from harness.catalog_types.tables import Catalog
 from harness.measure import numerics
 from harness.problems import Problem
 from harness.run.messages import ImplKey
@@ -70,9 +72,11 @@ def _init(gpu: str | None) -> None:
     _force_warmup()
 
 
-def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int = 1) -> list[str]:
+def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int = 1,
+             catalog: Catalog = CATALOG) -> list[str]:
     """Make each implementation's launches with empty operands of the problem's shape and scalars (an autotuner's
-    launch: its part-th share of every parts configurations); returns the errors."""
+    launch: its part-th share of every parts configurations); returns the errors. `catalog`: the run's, which names
+    the keys' kernels (a user's pairs too)."""
     import torch
     from triton.runtime.errors import OutOfResources
 
@@ -87,7 +91,7 @@ def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int 
     ops = make_operands(problem, "exact", 0, device)  # values do not matter to a compile; shapes and layout do
     for key in keys:
         try:
-            impl = impl_of(key)
+            impl = impl_of(key, catalog)
             out = ops.fresh_output(0.0)
             # A launch with these scalars: the alpha/beta of the problem its numerics or timing launch
             compiled = impl.bind(ops.tensors(out), problem.alpha, problem.beta)()
@@ -109,7 +113,8 @@ def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int 
 class Precompiler:
     """A pool of compile-only processes working through a plan's Triton implementations in the worker's order."""
 
-    def __init__(self, plan: list[tuple[Problem, list[ImplKey]]], gpu: str | None, processes: int | None = None):
+    def __init__(self, plan: list[tuple[Problem, list[ImplKey]]], gpu: str | None, catalog: Catalog = CATALOG,
+                 processes: int | None = None):
         wanted = [(p, [k for k in keys if k.impl.runs_triton]) for p, keys in plan if _fits(p)]
         wanted = [(p, keys) for p, keys in wanted if keys]
         cores = os.cpu_count() or 2
@@ -120,8 +125,8 @@ class Precompiler:
             return
         self.pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=_init, initargs=(gpu,))
-        for problem, part, parts, keys in tasks(wanted, self.processes):
-            self.futures.append(self.pool.submit(_compile, problem.to_json(), keys, part, parts))
+        for problem, part, parts, keys in tasks(wanted, self.processes, catalog):
+            self.futures.append(self.pool.submit(_compile, problem.to_json(), keys, part, parts, catalog))
 
     def close(self) -> list[str]:
         """Wait for compiles under way, drop the rest; returns the errors the pool met (for the log only)."""
@@ -135,25 +140,26 @@ class Precompiler:
         return errors
 
 
-def launch_problems(problem: Problem, key: ImplKey) -> list[Problem]:
+def launch_problems(problem: Problem, key: ImplKey, catalog: Catalog = CATALOG) -> list[Problem]:
     """The problems the worker launches the implementation with, in its order: each numerics layer's
     (harness/run/runner.py warm_up and check_numerics, the exact layer's first), then the problem itself (timing);
     each once."""
     from harness.run.work import impl_of
 
-    impl = impl_of(key)
+    impl = impl_of(key, catalog)
     layers = [numerics.layer_problem(problem, layer, impl.computes_alpha_beta) for layer in numerics.LAYERS]
     return list(dict.fromkeys([*layers, problem]))
 
 
-def _plain_tasks(problem: Problem, keys: list[ImplKey]) -> list[tuple[Problem, int, int, list[ImplKey]]]:
+def _plain_tasks(problem: Problem, keys: list[ImplKey], catalog: Catalog
+                 ) -> list[tuple[Problem, int, int, list[ImplKey]]]:
     """One task per pair of scalars that any of `keys` is launched with, each naming the keys launched so."""
-    launches = {key: launch_problems(problem, key) for key in keys}
+    launches = {key: launch_problems(problem, key, catalog) for key in keys}
     return [(p, 0, 1, [key for key in keys if p in launches[key]])
             for p in dict.fromkeys(p for ps in launches.values() for p in ps)]
 
 
-def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int
+def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int, catalog: Catalog = CATALOG
           ) -> list[tuple[Problem, int, int, list[ImplKey]]]:
     """(problem, part, parts, keys) for the pool, in the worker's order, so that the pool keeps ahead of the worker:
     an autotuned implementation's launch split into parts tasks (each compiles every parts-th configuration), the
@@ -167,16 +173,16 @@ def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int
     for problem, keys in plan:
         plain: list[ImplKey] = []
         for key in keys:
-            if not impl_of(key).autotuned:
+            if not impl_of(key, catalog).autotuned:
                 plain.append(key)
                 if len(plain) == 2:
-                    out += _plain_tasks(problem, plain)
+                    out += _plain_tasks(problem, plain, catalog)
                     plain = []
                 continue
-            out += _plain_tasks(problem, plain)
+            out += _plain_tasks(problem, plain, catalog)
             plain = []
-            out += [(p, part, parts, [key]) for p in launch_problems(problem, key) for part in range(parts)]
-        out += _plain_tasks(problem, plain)
+            out += [(p, part, parts, [key]) for p in launch_problems(problem, key, catalog) for part in range(parts)]
+        out += _plain_tasks(problem, plain, catalog)
     return out
 
 

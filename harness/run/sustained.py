@@ -27,7 +27,7 @@ from pathlib import Path
 
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows
-from harness.analysis.record import read_beside
+from harness.analysis.record import catalog_of, read_beside
 from harness.analysis.regimes import SUSTAINED, sustained_path
 from harness.identity import ImplId
 from harness.measure.regime import BURST_RUNS, CHUNK_MS, IDLE_S, RULE
@@ -35,7 +35,8 @@ from harness.measure.sustained import ROUNDS
 from harness.records.file import Results, load
 from harness.records.lines import Result, RunHeader
 from harness.run.messages import ImplKey
-from harness.run.session import Plan, Progress, RunSession
+from harness.run.plan import Plan
+from harness.run.session import Progress, RunSession
 
 MEASURE = "harness.run.sustained_work:measure_one"
 
@@ -106,7 +107,8 @@ def run(burst: Path, argv: list[str], *, aa: bool, timeout_s: float, gpu: str | 
     out = check_target(burst)
     if out.exists():
         out.unlink()  # this run's own sustained file from an earlier attempt (check_target): this one replaces it
-    session = SustainedSession([], [p for p, _ in plan], out, argv, gpus=[gpu], seed=seed, rounds=ROUNDS, aa=aa,
-                               timeout_s=timeout_s, measure=MEASURE, given=plan, source=burst.name)
+    session = SustainedSession([], [p for p, _ in plan], out, argv, catalog_of(results.header), gpus=[gpu], seed=seed,
+                               rounds=ROUNDS, aa=aa, timeout_s=timeout_s, measure=MEASURE, given=plan,
+                               source=burst.name)
     failures = session.run(progress)
     return out, failures

@@ -178,8 +178,8 @@ def gemv_bars(m: Measured) -> Plot:
         return missing(key, title, f"No sgemv bandwidth chart: {why}.")
     if m.header.peaks is None:
         return missing(key, title, "No sgemv bandwidth chart: the run header holds no measured copy bandwidth.")
-    impls: list[tuple[str | None, str]] = list(dict.fromkeys(
-        (r.kernel, r.impl) for p in problems for r in m.on(p) if r.timed and r.precision == "fp32"))
+    impls = list(dict.fromkeys(
+        r.kernel_impl for p in problems for r in m.on(p) if r.timed and r.precision == "fp32"))
     bars: dict[tuple, tuple[Bar, Result]] = {}
     launches = Launches(m)
     for p in problems:
@@ -187,8 +187,8 @@ def gemv_bars(m: Measured) -> Plot:
             if r.timed and r.figures is not None and r.figures.pct_peak is not None:
                 pct, lo, hi = m.interval(r)
                 # the interval of its speed against cuBLAS, carried to its share of the bandwidth
-                bars[(r.kernel, r.impl, p)] = (launches.bar(r, (pct, lo, hi), r.figures.pct_peak / pct if pct else 1.0),
-                                               r)
+                bars[(*r.kernel_impl, p)] = (launches.bar(r, (pct, lo, hi), r.figures.pct_peak / pct if pct else 1.0),
+                                             r)
     with sizes():
         fig = figure(12.6, 1.6 + ROW_IN * len(impls))
         axes = fig.subplots(1, len(problems), sharey=True, squeeze=False)[0]
@@ -205,7 +205,7 @@ def gemv_bars(m: Measured) -> Plot:
             ax.set_xticks([0, 50, 100])
             ax.set_title(p.shape_label, fontsize=10.5)
             style(ax)
-        labels = {(r.kernel, r.impl): _label(r) for _, r in bars.values()}
+        labels = {r.kernel_impl: _label(r) for _, r in bars.values()}
         axes[0].set_yticks(range(len(impls)))
         axes[0].set_yticklabels([labels.get(i, str(i)) for i in impls])
         axes[0].set_ylim(len(impls) - 0.4, -0.6)

@@ -43,7 +43,7 @@ def time_vs_size(m: Measured, op: str) -> Plot:
                f"the results hold {len(problems)} timed {op} size{'s' if len(problems) != 1 else ''}; "
                "`rosetta run --sweep` times sgemm at 256..8192 and LLM-shaped problems")
         return missing(key, title, f"No time-against-size plot for {op}: {why}.")
-    impls = list(dict.fromkeys((r.kernel, r.impl) for p in problems for r in m.on(p) if r.timed))
+    impls = list(dict.fromkeys(r.kernel_impl for p in problems for r in m.on(p) if r.timed))
     kernels = list(dict.fromkeys(k for k, _ in impls if k))
     rate = "TFLOP/s" if op == "sgemm" else "GB/s"
     with sizes():
