@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import json
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -172,3 +173,16 @@ def test_the_b_major_gluon_variant_compiles_for_sm90a_without_spilling(variant):
     form = dataclasses.replace(mirror, name=variant.name, params={**mirror.params, **dict(variant.settings)})
     r = gluon_resources([(kernel, form)])[0]
     assert r.spill_stores == 0 and r.local_bytes == 0 and r.sass["FFMA"] >= 2 * 2048
+
+
+def test_a_page_takes_the_newest_ablation_of_its_own_device_and_names_its_file(tmp_path):
+    committed = next(p for p in sorted((Path(__file__).parents[1] / "results").glob("*.ablation.json")))
+    data = json.loads(committed.read_text())
+    run = tmp_path / "nvidia-x-20990101T000000Z.jsonl"
+    (tmp_path / "nvidia-x-20990101T000001Z.ablation.json").write_text(json.dumps({**data, "device": "another GPU"}))
+    assert found.newest_for(run, data["device"]) is None   # another device's ablation is not this run's evidence
+    (tmp_path / "nvidia-x-20980101T000000Z.ablation.json").write_text(json.dumps(data))
+    taken, name = found.newest_for(run, data["device"])
+    assert name == "nvidia-x-20980101T000000Z.ablation.json" and taken.device == data["device"]
+    (tmp_path / run.name.replace(".jsonl", ".ablation.json")).write_text(json.dumps(data))
+    assert found.newest_for(run, data["device"])[1] == run.name.replace(".jsonl", ".ablation.json")  # its own first

@@ -105,6 +105,24 @@ def read_beside(results_path: Path) -> Ablation | None:
     return read(path) if path.is_file() else None
 
 
+def newest_for(results_path: Path, device: str) -> tuple[Ablation, str] | None:
+    """The ablation a page of this file shows, with its file's name: the one beside it, else the newest in its folder
+    measured on the same device (an ablation takes minutes of GPU time, and a later run need not repeat it; the page
+    names the file it came from). None where there is none."""
+    path = Path(results_path)
+    candidates = [ablation_path(path), *sorted(path.parent.glob("*.ablation.json"), reverse=True)]
+    for candidate in candidates:
+        if not candidate.is_file():
+            continue
+        try:
+            found = read(candidate)
+        except (ValueError, KeyError):  # an unreadable or older file: not this page's evidence
+            continue
+        if found.device == device:
+            return found, candidate.name
+    return None
+
+
 def per_tile(facts: dict) -> dict[str, float]:
     """Counts of the loop body per K tile of the summit (a Gluon loop body holds two tiles)."""
     ffma = facts.get("loop.ffma") or 0

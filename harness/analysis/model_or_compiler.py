@@ -111,7 +111,8 @@ class Split:
     quantities: tuple[Quantity, ...]
     differs: tuple[Difference, ...] = ()
     closed: Share | None = None   # where the rounds call Triton SLOW against CUDA (a decided gap to close)
-    cause: ablation.Cause | None = None   # why Gluon trails CUDA, by the ablation beside the file (same problem)
+    cause: ablation.Cause | None = None   # why Gluon trails CUDA, by an ablation of the same device (same problem)
+    cause_file: str = ""                  # the ablation's file
 
     @property
     def same_design(self) -> bool:
@@ -256,7 +257,8 @@ def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Sp
     order: each with its three verdicts, its quantities, what differs between the Triton and Gluon forms, and the
     share of the gap closed."""
     issue = issue_active(profile)
-    found = ablation.read_beside(m.file.path) if m.file.path.suffix == ".jsonl" else None
+    newest = ablation.newest_for(m.file.path, m.header.device) if m.file.path.suffix == ".jsonl" else None
+    found, cause_file = newest if newest is not None else (None, "")
     out: list[Split] = []
     for kernel in m.kernels:
         plain = [c.name for c in kernel.counterparts if c.role is Role.PLAIN]
@@ -272,7 +274,8 @@ def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Sp
             out.append(Split(kernel.id, problem, c.key, t.key, g.key, m.vs(t, Relation.COUNTERPART) or m.between(t, c),
                              m.vs(t, Relation.MODEL) or m.between(t, g),
                              m.vs(g, Relation.GLUON) or m.between(g, c), _quantities(c, t, g, issue),
-                             differences(m, t, g), cause=at.cause if at is not None else None))
+                             differences(m, t, g), cause=at.cause if at is not None else None,
+                             cause_file=cause_file if at is not None else ""))
             s = out[-1]
             if s.gap is not None and s.compiler is not None and s.gap.call is Call.SLOW:
                 out[-1] = replace(s, closed=share_closed(c, t, g, s.gap, s.compiler))

@@ -39,7 +39,7 @@ RowKey = RecordKey   # (kernel id or None, impl, problem key): Result.key, made 
 
 # The record's version: a record written by an older analysis is made again from its file when read (`read_beside`),
 # its proven mapping and catalog kept, so that a page never mixes an older rule's comparisons with today's words.
-VERSION = 2
+VERSION = 3   # 3: a model-or-compiler split carries its ablation of the same device, named by its file
 
 
 @dataclass(frozen=True)

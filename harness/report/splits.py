@@ -73,10 +73,12 @@ SPLITS: list[Metric[Split]] = [
                   f"{LEVEL:.0%} interval of a median: the share of the gap that writing the CUDA kernel's decisions "
                   "in Gluon removes; the whole gap where Gluon and CUDA tie, more only where the rounds call Gluon "
                   "faster."),
-    Metric("why Gluon trails CUDA, by ablation", lambda m, s: cause_sentence(s.cause, s.problem.M) if s.cause else None,
+    Metric("why Gluon trails CUDA, by ablation",
+           lambda m, s: f"{cause_sentence(s.cause, s.problem.M)} ({s.cause_file})" if s.cause else None,
            num=False, optional=True,
-           legend="why Gluon trails CUDA: the SIMT summit's ablation beside the run (rosetta ablate), which adds what "
-                  "the Gluon form has more of to CUDA's own cubin and nothing else, with CUDA as the control."),
+           legend="why Gluon trails CUDA: the SIMT summit's ablation (rosetta ablate; the file named, the run's own or "
+                  "the newest of the same device), which adds what the Gluon form has more of to CUDA's own cubin and "
+                  "nothing else, with CUDA as the control."),
     Metric("moves with the speed (CUDA / Triton / Gluon)", lambda m, s: discriminates(s), num=False,
            legend="moves with the speed: a compiled quantity (FFMA per 64- or 128-bit shared load and block barriers "
                   "in the static SASS, spilled bytes, issue-active cycles where a profile was given) whose values for "
