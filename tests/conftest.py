@@ -29,6 +29,12 @@ _pin_xdist_worker_to_one_gpu()
 
 # Before any test module imports kernels_triton: Triton reads TRITON_INTERPRET when kernels are defined.
 INTERPRETING = env.use_interpreter_without_gpu()
+if INTERPRETING:
+    # Before any test launches a kernel: each interpreted launch leaves triton.language as it found it, and every
+    # class's dot is rounded as on the GPU whichever test ran first (harness/launch/interpreter_precision.py)
+    from harness.launch import interpreter_precision
+
+    interpreter_precision.install()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
