@@ -24,7 +24,7 @@ The interpreter runs a kernel by patching triton.language (its builtins, the ten
 triton.language.core again and never undoes it (older Tritons undo nothing): a Gluon or Triton compile later in the same
 process then met the interpreter's objects ("'value' object has no attribute 'dtype'" at gl.cdiv) or not, depending on
 which test ran first. `install()` also wraps each launch so that it restores every attribute of triton.language's
-modules and of triton.language.core's classes it changed.
+modules and of triton.language.core's classes that it changed.
 """
 
 from __future__ import annotations
@@ -137,13 +137,16 @@ def _language() -> list[object]:
 
 
 def _restore(before: list[tuple[object, dict]]) -> None:
+    """Every attribute put back as it was; one added to a class removed. A name added to a module stays: the
+    interpreter gives the modules of the helpers it rewrites the names their rewritten code reads."""
     for obj, names in before:
         now = dict(vars(obj))
         for name, value in names.items():
             if now.get(name, _ABSENT) is not value:
                 setattr(obj, name, value)
-        for name in now.keys() - names.keys():
-            delattr(obj, name)
+        if isinstance(obj, type):
+            for name in now.keys() - names.keys():
+                delattr(obj, name)
 
 
 def _contain_launches() -> None:
