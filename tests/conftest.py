@@ -46,6 +46,8 @@ FULL_CPU_TIER = 'pytest -m "not gpu"'
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--every-benchmark", action="store_true",
+                     help="run every pytest-benchmark case, not only the default set (tests/benchmark_cases.py)")
     parser.addoption("--test-order", default="as-written", metavar="ORDER",
                      help="as-written (the default), reversed, or shuffled-SEED: the order the tests run in, to show "
                           "that no test depends on another's process state (docs/tests.md)")
@@ -74,11 +76,19 @@ def reorder(items: list[pytest.Item], order: str) -> None:
         raise pytest.UsageError(f"--test-order {order}: expected as-written, reversed or shuffled-SEED")
 
 
+def keep(config: pytest.Config, items: list[pytest.Item], wanted) -> None:
+    """Deselect (as -m does) every item `wanted` refuses."""
+    config.hook.pytest_deselected(items=[item for item in items if not wanted(item)])
+    items[:] = [item for item in items if wanted(item)]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from tests.benchmark_cases import DEFAULT_SET
+
     if default_tier(config):
-        kept = [item for item in items if TRUST in item.keywords]
-        config.hook.pytest_deselected(items=[item for item in items if TRUST not in item.keywords])
-        items[:] = kept
+        keep(config, items, lambda item: TRUST in item.keywords)
+    if not config.getoption("every_benchmark"):
+        keep(config, items, lambda item: "benchmark" not in item.keywords or DEFAULT_SET in item.keywords)
     reorder(items, config.getoption("test_order"))
     if os.environ.get("PYTEST_XDIST_WORKER"):
         # Tests that need the GPU to themselves: several test processes would each hold 8.6 GB operands at once
@@ -101,6 +111,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cuda_sources_built_in_the_background() -> None:
+    """On a GPU, every CUDA source starts building at once, in threads (cached on disk), as a run's worker does: the
+    GPU tests then wait for their own kernel's build alone instead of building one kernel after another. Under -n
+    the first test process builds them; the others find them in the cache."""
+    if env.has_gpu() and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
+        from harness import nvrtc
+
+        nvrtc.prefetch()
 
 
 @pytest.fixture(autouse=True)

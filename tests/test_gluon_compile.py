@@ -42,6 +42,7 @@ def test_the_catalog_gives_gluon_forms_to_the_simt_summit_and_the_hopper_rungs()
 
 
 @needs_gluon
+@pytest.mark.trust
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0].id} [gluon:{p[1].name}]")
 def test_every_gluon_form_compiles_for_sm90a_within_its_budget(pair, compiled):
     kernel, form = pair

@@ -183,10 +183,11 @@ def test_the_cpu_plan_runs_the_triton_baseline_of_each_class_on_a_small_odd_shap
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("shape", [triton_tutorial.CPU_PROBLEM, Problem("sgemm", 64, 128, 64)], ids=["odd", "aligned"])
+@pytest.mark.parametrize("shape", [pytest.param(triton_tutorial.CPU_PROBLEM, id="odd", marks=pytest.mark.trust),
+                                   pytest.param(Problem("sgemm", 64, 128, 64), id="aligned")])
 def test_the_triton_baseline_passes_the_numerics_layers_of_its_class(shape, name, device):
     impl = Impl(name, "sgemm")
-    result = check_numerics(impl, ProblemContext(shape, torch.device(device), seed=2024), device)
+    result = check_numerics(impl, ProblemContext(shape, torch.device(device), seed=2024, tune=False), device)
     assert result.passed and not result.not_checked, result
     assert result.exact.passed and result.exact.error == 0.0
     # judged like a Triton row of its class: its bound, and where fp32-accurate the vendor's error on the same inputs

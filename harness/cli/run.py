@@ -133,7 +133,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                       f"in the interpreter on small odd shapes (numerics only, no timing), beside torch's CPU "
                       f"matmul; then each CUDA source is compiled if this machine can, not run.")
     console.print(f"results: {out_path} (written as each implementation finishes)", markup=False)
-    with Reporter(console) as reporter:
+    with Reporter(console, session.gpu, session.rounds, session.rep_ms, session.aa, len(session.gpus)) as reporter:
         failures = session.run(reporter)
     from harness.analysis.build import write_beside
     from harness.analysis.measured import Measured

@@ -87,6 +87,11 @@ class Progress:
     result: Result | None = None    # the record just written; None when an implementation starts
     seconds: float | None = None    # with a result: wall time from its start to its record (None: never started)
     starting: str | None = None     # without a result: what starts now, "<problem>: <kernel> [<impl>]"
+    problem: Problem | None = None  # what starts: an implementation's check (key) or build, or a timing round
+    key: ImplKey | None = None
+    round: int | None = None
+    order: Plan | None = None       # before anything starts: the plan in the order it will run, and without a GPU
+    builds: tuple[tuple[Problem, ImplKey], ...] = ()  # the CUDA builds after it (harness/cli/progress.py prices them)
 
 
 def cost(problem: Problem, keys: list[ImplKey]) -> float:
@@ -169,6 +174,11 @@ class RunSession:
                                 build_variants=self.build_variants(plan), cuda_kernels=tuple(self.cuda_kernels(plan)))
         workers = [Worker(WorkerSpec(gpu=g, measure=self.measure, options=options)) for g in self.gpus]
         lock = threading.Lock()
+        total = sum(len(keys) for _, keys in plan) + (0 if self.gpu else len(self.kernels))
+        queue = sorted(plan, key=lambda e: -cost(*e))
+        builds = () if self.gpu else tuple((compile_problem(k), build_key(k)) for k in self.kernels)
+        if progress:
+            progress(Progress(0, total, starting="starting the worker(s)", order=list(queue), builds=builds))
         with timed(self.phase_s, "worker start"):
             # Triton's compiles and autotuning configurations, in other processes, ahead of the worker
             # (run/precompile.py)
@@ -187,7 +197,6 @@ class RunSession:
                   else ResultsWriter.new(self.out_path, self.header(plan, workers)))
         with writer as out:
 
-            total = sum(len(keys) for _, keys in plan) + (0 if self.gpu else len(self.kernels))
             started: dict[tuple, float] = {}
             done = 0
 
@@ -195,12 +204,12 @@ class RunSession:
                 with lock:
                     started[key.on(problem)] = time.monotonic()
                     if progress:
-                        progress(Progress(done, total, starting=what))
+                        progress(Progress(done, total, starting=what, problem=problem, key=key))
 
-            def tell(what: str) -> None:
+            def tell(what: str, problem: Problem, r: int) -> None:
                 with lock:
                     if progress:
-                        progress(Progress(done, total, starting=what))
+                        progress(Progress(done, total, starting=what, problem=problem, round=r))
 
             def emit(result: Result) -> None:
                 nonlocal done
@@ -212,7 +221,6 @@ class RunSession:
                     if progress:
                         progress(Progress(done, total, result, None if t0 is None else time.monotonic() - t0))
 
-            queue = sorted(plan, key=lambda e: -cost(*e))
             errors: list[BaseException] = []
 
             def drive(worker: Worker) -> None:
@@ -225,7 +233,7 @@ class RunSession:
                         run_problem(worker, problem, keys, emit, self.timeout_s,
                                     lambda k, p=problem: begin(k, p, f"{p.label}: {k}"),
                                     lambda r, p=problem: tell(f"{p.label}: interleaved timing, round {r + 1} of "
-                                                              f"{self.rounds}"))
+                                                              f"{self.rounds}", p, r))
                 except BaseException as e:  # surfaced in the parent once the other workers finish
                     errors.append(e)
 
@@ -245,8 +253,7 @@ class RunSession:
             if not self.gpu:
                 with timed(self.phase_s, "CUDA builds"):
                     for kernel in self.kernels:
-                        begin(ImplKey(kernel.id, ImplId("cuda"), kernel.op), compile_problem(kernel),
-                              f"compiling {kernel.id}")
+                        begin(build_key(kernel), compile_problem(kernel), f"compiling {kernel.id}")
                         emit(compile_record(kernel))
             failures = [r for r in self.results if r.status is Status.FAILED]
             out.write(RunEnd(now(), len(failures), len(self.results)))
@@ -410,6 +417,11 @@ def _start_all(workers: list[Worker]) -> None:
         for w in workers:
             w.stop(kill=True)
         raise errors[0]
+
+
+def build_key(kernel: Kernel) -> ImplKey:
+    """A CPU tier's CUDA build record of a kernel, as the plan names an implementation."""
+    return ImplKey(kernel.id, ImplId("cuda"), kernel.op)
 
 
 def compile_problem(kernel: Kernel) -> Problem:
