@@ -31,11 +31,12 @@ if TYPE_CHECKING:
 
 HEARTBEAT_S = 10.0
 
-# Declared estimates, in seconds, read off the H100 runs under results/ (a record's phase_s) and a 2-core CPU tier run:
-CHECK_S = {"gpu": 0.15, "cpu": 2.0}  # a check whose binaries are compiled ahead (the precompile pool, NVRTC prefetch)
+# Declared estimates, in seconds, read off the H100 runs under results/ (a record's phase_s) and a cold CPU tier run on
+# 2 shared cores (2026-11-28: 83 checks in 341 s, most of it each counterpart's sm_90a compile; 47 builds in 34 s):
+CHECK_S = {"gpu": 0.15, "cpu": 4.0}  # a check (on a GPU with its binaries compiled ahead: the pool, NVRTC prefetch)
 TUNE_S_PER_CONFIG = {"gpu": 0.15, "cpu": 0.0}  # an autotuner, per configuration it compiles and times (none on a CPU)
 DRAW_S_PER_ELEMENT = {"gpu": 45e-9, "cpu": 0.0}  # a problem's first check: its layers' operands drawn on the CPU
-BUILD_S = 1.0           # a CUDA source's build record on a CPU (built in the background while the interpreter runs)
+BUILD_S = 0.75          # a CUDA source's build record on a CPU (built in the background while the interpreter runs)
 ROUND_OVERHEAD = 4.0    # a round takes this many times its measured time (L2 flush, clock probe, launch gaps)
 RUN_FLOPS, RUN_BYTES_S = 40e12, 2e12  # a run takes at least its flops or bytes at about an H100 kernel's rates
 RUNNING_ON = 0.5
