@@ -170,16 +170,17 @@ def make_venv(parent: str | None) -> None:
     step(f".venv reuses the packages of {sys.executable} (torch found there)")
 
 
-def requirements_of(pyproject: str, extra: str | None) -> tuple[list[str], dict[str, str]] | None:
-    """(the project's requirements, with `extra`'s, and its [project.scripts]); None where this Python cannot read
-    TOML (3.10 has no tomllib), and pip decides."""
+def requirements_of(pyproject: str, extras: list[str]) -> tuple[list[str], dict[str, str]] | None:
+    """(the project's requirements, with those of `extras`, and its [project.scripts]); None where this Python cannot
+    read TOML (3.10 has no tomllib), and pip decides."""
     try:
         import tomllib
     except ImportError:
         return None
     project = tomllib.loads(pyproject)["project"]
-    extras = project.get("optional-dependencies", {}).get(extra, []) if extra else []
-    return [*project.get("dependencies", []), *extras], dict(project.get("scripts", {}))
+    optional = project.get("optional-dependencies", {})
+    return [*project.get("dependencies", []), *(r for e in extras for r in optional.get(e, []))], \
+        dict(project.get("scripts", {}))
 
 
 def unmet(requirements: list[str]) -> list[str] | None:
@@ -229,10 +230,11 @@ def console_script(python: Path, target: str) -> str:
 
 
 def install(flavour: str, parent: str | None, pyproject: str) -> None:
-    project = "." if flavour == "cpu" else f".[{flavour}]"
+    extras = [*([] if flavour == "cpu" else [flavour]), "test"]   # the tests' own needs too (pandas): one setup
+    project = f".[{','.join(extras)}]"
     LOG.write_text("")
     if parent is not None:
-        wanted = requirements_of(pyproject, None if flavour == "cpu" else flavour)
+        wanted = requirements_of(pyproject, extras)
         missing = unmet(wanted[0]) if wanted is not None else None
         if missing == []:
             step(f"{project} is satisfied by what is installed: .venv links this checkout (no pip)")
@@ -326,6 +328,20 @@ def setup() -> Path:
     return venv_python()
 
 
+def outside_python() -> str | None:
+    """The Python .venv was made with, where this runs on .venv's own (`. .venv/bin/activate` puts it first as
+    python3); None elsewhere. Set up from inside, .venv's packages would read as a parent's: a different stamp, the
+    setup done again and its log emptied."""
+    if Path(sys.prefix).resolve() != VENV.resolve():
+        return None
+    cfg = (VENV / "pyvenv.cfg").read_text()
+    executable = re.search(r"^executable\s*=\s*(.+?)\s*$", cfg, re.MULTILINE)
+    home = re.search(r"^home\s*=\s*(.+?)\s*$", cfg, re.MULTILINE)
+    if executable is not None:
+        return executable.group(1)
+    return str(Path(home.group(1)) / f"python{venv_version()}") if home is not None else None
+
+
 def command(python: Path, args: list[str]) -> tuple[list[str], str]:
     """What `bootstrap.py ARGS` runs once set up, and how to say it: pytest for `test`, else the `rosetta` CLI."""
     if args[:1] == ["test"]:
@@ -337,6 +353,9 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if argv else 2
+    outside = outside_python()
+    if outside is not None:  # the same command with the Python that made .venv: the setup is the one it made
+        os.execv(outside, [outside, str(Path(__file__).resolve()), *argv])
     python = setup()
     if argv == ["setup"]:
         step(f"done; `. {VENV.relative_to(ROOT)}/bin/activate` puts `rosetta` and `pytest` on PATH")

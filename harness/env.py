@@ -35,11 +35,6 @@ def interpreting() -> bool:
     return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
-def device_type() -> str:
-    """Where operands live for this process: the interpreter's CPU, or the GPU."""
-    return "cpu" if interpreting() else "cuda"
-
-
 def use_interpreter_without_gpu() -> bool:
     """Switch Triton to its CPU interpreter when there is no GPU. Returns whether it is on."""
     if not has_gpu():

@@ -1,5 +1,5 @@
 """What an implementation is, typed: a family (CUDA, Triton, Gluon, or a baseline's) and the variant within it; and
-what identifies one of its measurements (RecordKey).
+what identifies one of its measurements across problems (KernelImpl) and on one problem (RecordKey).
 
 Records, worker messages and tables name an implementation by one string, its JSON form: "cuda", "cuda:cupy" (a CUDA
 build variant, harness/nvrtc/options.py), "triton:<form>" (a counterpart), "gluon:<form>" (a Gluon counterpart:
@@ -137,6 +137,16 @@ class ImplId:
 
 # The fp32 library's row: the random layer's reference error and every fp32-class row's yardstick.
 CUBLAS_FP32 = ImplId("cublas")
+
+
+class KernelImpl(NamedTuple):
+    """An implementation of a kernel, over every problem it is measured on: its kernel (None for a baseline) and its
+    implementation (the JSON form). A table's row, a comparison's subject and reference, a profile's and an autotuned
+    configuration's key are each one; as a tuple it equals and hashes as the plain pair. Result.kernel_impl makes a
+    record's."""
+
+    kernel: str | None
+    impl: str
 
 
 class RecordKey(NamedTuple):

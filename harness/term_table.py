@@ -50,6 +50,9 @@ ELLIPSIS = "…"
 MIN_ELIDED = 12
 # Where a cell of a column that declares no wrap may break (see `breaks`).
 BREAK = re.compile(r"(?<=\]) | (?=\()")
+# Where a cell of a column of figures may break: before its interval (`98.6%` / `[98.4–99.2]`), so that at 80
+# columns a figure with its interval can stand on two lines beside the call rather than push the call out.
+FIGURE_BREAK = re.compile(r" (?=\[)")
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class Column:
     wrap: int | None = None     # free text: may wrap at word boundaries down to this width
     short: str | None = None    # a shorter header, used when the table is too wide
     elide: bool = False         # ids that may be shortened (see the module), never below what tells them apart
+    least: int = MIN_ELIDED     # nor below this: an id's origin and the arguments that tell it apart stay readable
 
 
 @dataclass
@@ -101,18 +105,18 @@ def _wrap(cell: str, width: int) -> list[str]:
     return out
 
 
-def breaks(line: str) -> list[str]:
+def breaks(line: str, figure: bool = False) -> list[str]:
     """The pieces a line of a column that declares no wrap may go on lines of: it breaks only after an interval in
     brackets (`0.94x [0.93–0.94]` / `SLOW`) or before a note in parentheses (`reads C` / `(declared)`), so that a
     figure keeps its interval and a phrase its words."""
-    return BREAK.split(line)
+    return (FIGURE_BREAK if figure else BREAK).split(line)
 
 
-def _broken(cell: str, width: int) -> list[str]:
+def _broken(cell: str, width: int, figure: bool = False) -> list[str]:
     """A cell's lines, its pieces (`breaks`) joined on a line as far as `width` allows."""
     out: list[str] = []
     for line in _lines(cell):
-        pieces = breaks(line)
+        pieces = breaks(line, figure)
         out.append(pieces[0])
         for piece in pieces[1:]:
             if len(out[-1]) + 1 + len(piece) <= width:
@@ -140,7 +144,8 @@ def _elided_name(name: str, width: int) -> str:
     if len(name) <= width:
         return name
     keep = max(width - 1, 2)
-    head = (keep + 1) // 2
+    origin = name.find(".") + 1  # `rosetta.`, `s000.`: which family an id is from, kept whole while the end has room
+    head = max(min(origin, keep - 2), (keep + 1) // 2)
     return name[:head] + ELLIPSIS + name[len(name) - (keep - head):]
 
 
@@ -174,8 +179,8 @@ def shorten(text: str, width: int, among: tuple[str, ...] | list[str] = ()) -> s
     reads as no other id of `among` (reads_as) is taken; an id with no form that fits is cut, with an ellipsis."""
     forms = _forms(text, width)
     for form in forms:
-        if not any(reads_as(form, other) for other in among if other != text):
-            return form
+        if form == text or not any(reads_as(form, other) for other in among if other != text):
+            return form  # a whole id is itself, whatever longer id holds it ("cublas" beside "cublas-tf32")
     return forms[0] if forms else text[: max(width - 1, 1)] + ELLIPSIS
 
 
@@ -186,7 +191,7 @@ def least_unique(cells: list[str], floor: int) -> int:
     high = max([floor, *(len(c) for c in cells)])
 
     def unique(width: int) -> bool:
-        return all(any(not any(reads_as(f, o) for o in distinct if o != c) for f in _forms(c, width))
+        return all(any(f == c or not any(reads_as(f, o) for o in distinct if o != c) for f in _forms(c, width))
                    for c in distinct)
 
     low = floor
@@ -201,7 +206,8 @@ def least_unique(cells: list[str], floor: int) -> int:
 
 def _breakable(column: Column) -> bool:
     """A column of text that may be left out and declares no wrap: its cells may break (`breaks`) to give their
-    room to the ids. Ids, names (never left out) and numbers (right-aligned) never break."""
+    room to the ids. Ids and names (never left out) never break; a figure with its interval breaks only before the
+    interval (FIGURE_BREAK)."""
     return column.drop is not None and column.wrap is None and not column.elide and not column.right
 
 
@@ -213,8 +219,15 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
     empty = [i for i in keep if rows and columns[i].drop is not None and all(c.strip() in EMPTY for c in cells[i])]
     headers = [c.header for c in columns]
     longest_word = [max((len(w) for c in cells[i] for w in c.split()), default=0) for i in range(n)]
-    longest_piece = [max((len(p) for c in cells[i] for line in _lines(c) for p in breaks(line)), default=0)
+    longest_piece = [max((len(p) for c in cells[i] for line in _lines(c) for p in breaks(line, columns[i].right)),
+                         default=0)
                      for i in range(n)]
+
+    # columns of figures with intervals that may be left out: one left out may come back with each interval under
+    # its figure (FIGURE_BREAK) where that is what lets it stand beside the columns that are never left out
+    figures = {i for i in range(n) if columns[i].right and columns[i].drop is not None
+               and any("[" in c for c in cells[i])}
+    folded: set[int] = set()
 
     def total(ws: dict[int, int]) -> int:
         return sum(ws.values()) + GAP * (len(ws) - 1)
@@ -225,9 +238,11 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
     def least(i: int) -> int:
         w = natural(i)
         if columns[i].elide:
-            w = min(w, least_unique(cells[i], max(MIN_ELIDED, len(headers[i]))))
+            w = min(w, least_unique(cells[i], max(columns[i].least, len(headers[i]))))
         if columns[i].wrap is not None:
             w = min(w, max(MIN_WRAP, columns[i].wrap, len(headers[i]), longest_word[i]))
+        if i in folded:  # its interval goes under the figure
+            w = min(w, max(len(headers[i]), longest_piece[i]))
         return w
 
     keep = [i for i in keep if i not in empty]
@@ -240,16 +255,21 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
         keep.remove(i)
         dropped.append(i)
     for i in reversed(list(dropped)):
+        if i in figures and total({j: least(j) for j in sorted([*keep, i])}) > width:
+            folded.add(i)
         if total({j: least(j) for j in sorted([*keep, i])}) <= width:
             keep = sorted([*keep, i])
             dropped.remove(i)
+        else:
+            folded.discard(i)
     left_out = [columns[i].header for i in dropped]
     widths = {i: least(i) for i in keep}
     # Give the room left back: shortened ids first (a whole id can be copied), then the whole headers, then the
     # narrowed columns, the one kept longest first. A column of text that may be left out and declares no wrap
     # starts broken (`breaks`), so that the ids and headers may take its room; what they leave makes it whole again
     # before a wrapped column (wrapping is what it declares) is widened.
-    broken = {i: max(MIN_WRAP, len(headers[i]), longest_piece[i]) for i in keep if _breakable(columns[i])}
+    broken = {i: max(MIN_WRAP, len(headers[i]), longest_piece[i]) for i in keep
+              if _breakable(columns[i]) or i in folded}
     widths.update({i: min(widths[i], w) for i, w in broken.items()})
 
     def room() -> int:
@@ -272,7 +292,7 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
             return _lines(text)
         if columns[i].elide:
             return [shorten(text, widths[i], distinct[i])]
-        return _wrap(text, widths[i]) if columns[i].wrap is not None else _broken(text, widths[i])
+        return _wrap(text, widths[i]) if columns[i].wrap is not None else _broken(text, widths[i], columns[i].right)
 
     fitted_rows = [[cell(i, r[i]) for i in keep] for r in rows]
     shortened = [columns[i].header for i in keep if columns[i].elide and widths[i] < natural(i)]

@@ -22,7 +22,13 @@ What is the CUDA kernel's, decision by decision:
 
 A second form ("dot", PRODUCT = "dot_fma") takes the same decisions but writes each K tile's product as one
 gl.dot_fma on the accumulator's dot-operand layouts, leaving the per-k loads and their order to the compiler: the
-same tile written the way Gluon offers for it, beside the CUDA kernel's own loop.
+same tile written the way Gluon offers for it, beside the CUDA kernel's own loop. A third ("ordered") writes out the
+CUDA kernel's order as well: step k + 1's fragments loaded before step k's FFMAs (PRODUCT = "prefetch"), the
+accumulator's registers in acc[TM][TN] order (ORDER = 2: the same layout as a DistributedLinearLayout whose register
+bases put a thread's TN columns innermost; ORDER = 1 puts its TM rows innermost), and a launch with beta == 0 running
+a kernel compiled without C's read (READ_C = "beta"). None of these changes what a thread computes or loads; each
+changes the PTX, and with it the registers ptxas assigns: what decides the summit's register-bank conflicts, and so
+the speed the same decisions reach (harness/run/ablation.py measures each).
 
 What is the compiler's: the order of the loads and FFMAs inside a K tile (ptxas schedules them; the CUDA kernel
 fixes a double-buffered fragment order by hand), the registers (the CUDA kernel's launch bounds ask two blocks an SM
@@ -48,6 +54,25 @@ if TYPE_CHECKING:
     import torch
 
 
+@gluon.constexpr_function
+def _accumulator(BM, BN, WM, WN, TM, TN, ORDER):
+    """The accumulator's layout: 4 x 4 pieces, lanes LM x LN, warps (BM/WM) x (BN/WN); ORDER only orders a thread's
+    registers, and with them the FFMAs the product is written as: 0 a BlockedLayout's (a 4 x 4 piece at a time),
+    1 one B value against the thread's TM values of A in turn, 2 the CUDA kernel's acc[TM][TN] (one A value against
+    its TN values of B). The same outputs per thread in each."""
+    LM, LN = WM // TM, WN // TN
+    if ORDER == 0:
+        return gl.BlockedLayout([4, 4], [LM, LN], [BM // WM, BN // WN], [1, 0])
+    pm, pn = 4 * LM * (BM // WM), 4 * LN * (BN // WN)   # the pieces' pitch: the block tile's, as the blocked layout's
+    cols = [[0, 1], [0, 2]] + [[0, pn << b] for b in range((TN // 4).bit_length() - 1)]
+    rows = [[1, 0], [2, 0]] + [[pm << b, 0] for b in range((TM // 4).bit_length() - 1)]
+    lanes = [[0, 4 << b] for b in range(LN.bit_length() - 1)] + [[4 << b, 0] for b in range(LM.bit_length() - 1)]
+    warps = ([[0, 4 * LN << b] for b in range((BN // WN).bit_length() - 1)]
+             + [[4 * LM << b, 0] for b in range((BM // WM).bit_length() - 1)])
+    # Triton emits an elementwise op's registers from the last basis to the first: the fastest-varying operand last
+    return gl.DistributedLinearLayout(cols + rows if ORDER == 1 else rows + cols, lanes, warps, [], [BM, BN])
+
+
 @gluon.jit
 def _issue(a_ptrs, b_ptrs, b_next, b_in, more):
     # the next K tile: A into registers (stored after the FFMAs), B by cp.async into the other stage
@@ -59,7 +84,7 @@ def _issue(a_ptrs, b_ptrs, b_next, b_in, more):
 
 @gluon.jit
 def _k_tile(acc, a_cur, b_cur, a_next, a_regs, BK: gl.constexpr, LC: gl.constexpr, DOT: gl.constexpr,
-            A_TILE: gl.constexpr, B_TILE: gl.constexpr):
+            PREFETCH: gl.constexpr, A_TILE: gl.constexpr, B_TILE: gl.constexpr):
     if DOT:
         # the "dot" form: the whole K tile's operands in the accumulator's dot-operand layouts, one gl.dot_fma (the
         # compiler expands the products and orders their loads)
@@ -67,6 +92,18 @@ def _k_tile(acc, a_cur, b_cur, a_next, a_regs, BK: gl.constexpr, LC: gl.constexp
             gl.DotOperandLayout(0, LC, 0))
         b = reinterpret(b_cur, gl.float32, [BK, acc.shape[1]], B_TILE).load(gl.DotOperandLayout(1, LC, 0))
         acc = gl.dot_fma(a, b, acc)
+    elif PREFETCH:
+        # the CUDA kernel's fragment order inside a K tile: step k + 1's fragments loaded before step k's FFMAs
+        fa = a_cur.index(0).load(gl.SliceLayout(1, LC))
+        fb = b_cur.index(0).load(gl.SliceLayout(0, LC))
+        for k in gl.static_range(BK):
+            if k < BK - 1:
+                na = a_cur.index(k + 1).load(gl.SliceLayout(1, LC))
+                nb = b_cur.index(k + 1).load(gl.SliceLayout(0, LC))
+            acc = gl.fma(gl.expand_dims(fa, 1), gl.expand_dims(fb, 0), acc)
+            if k < BK - 1:
+                fa = na
+                fb = nb
     else:
         # per k: a column of A's tile and a row of B's into registers, their outer product into the accumulators
         for k in gl.static_range(BK):
@@ -80,21 +117,24 @@ def _k_tile(acc, a_cur, b_cur, a_next, a_regs, BK: gl.constexpr, LC: gl.constexp
 
 
 @gluon.jit
-def _store(out, c_rows, rows, cols, M, N, beta):
+def _store(out, c_rows, rows, cols, M, N, beta, READ_C: gl.constexpr):
     ptrs = gl.expand_dims(c_rows, 1) + gl.expand_dims(cols, 0)
     inside = gl.expand_dims(rows < M, 1) & gl.expand_dims(cols < N, 0)
-    if beta != 0.0:  # BLAS semantics: C is read only when beta != 0
-        out += beta * gl.load(ptrs, mask=inside, other=0.0)
+    if READ_C:  # noqa: SIM102 (a compile-time test: a kernel compiled without it has no read of C)
+        if beta != 0.0:  # BLAS semantics: C is read only when beta != 0
+            out += beta * gl.load(ptrs, mask=inside, other=0.0)
     gl.store(ptrs, out, mask=inside)
 
 
 @gluon.jit
 def sgemm_general_kernel(A, B, C, M, N, K, alpha, beta, BM: gl.constexpr, BN: gl.constexpr, BK: gl.constexpr,
                          WM: gl.constexpr, WN: gl.constexpr, TM: gl.constexpr, TN: gl.constexpr,
-                         GROUP_M: gl.constexpr, DOT: gl.constexpr = False):
+                         GROUP_M: gl.constexpr, DOT: gl.constexpr = False,
+                         PREFETCH: gl.constexpr = False, ORDER: gl.constexpr = 0,
+                         READ_C: gl.constexpr = True):
     WARPS: gl.constexpr = (BM // WM) * (BN // WN)
     # the accumulator: 4 x 4 pieces, lanes LM x LN, warps (BM/WM) x (BN/WN)
-    LC: gl.constexpr = gl.BlockedLayout([4, 4], [WM // TM, WN // TN], [BM // WM, BN // WN], [1, 0])
+    LC: gl.constexpr = _accumulator(BM, BN, WM, WN, TM, TN, ORDER)
     # A's copy: a thread takes 4 k of one row (lanes: 16 rows x 2 runs of 4 k); B's: 4 columns of one k-row
     LA: gl.constexpr = gl.BlockedLayout([1, 4], [16, 2], [WARPS, 1], [1, 0])
     LB: gl.constexpr = gl.BlockedLayout([1, 4], [1, 32], [WARPS // (BN // 128), BN // 128], [1, 0])
@@ -156,11 +196,11 @@ def sgemm_general_kernel(A, B, C, M, N, K, alpha, beta, BM: gl.constexpr, BN: gl
 
     acc = gl.zeros([BM, BN], gl.float32, LC)
     for t in range(0, kt_even, 2):
-        acc = _k_tile(acc, a_s0, b_s0, a_t1, a, BK, LC, DOT, A_TILE, B_TILE)
+        acc = _k_tile(acc, a_s0, b_s0, a_t1, a, BK, LC, DOT, PREFETCH, A_TILE, B_TILE)
         a = _issue(a_ptrs, b_ptrs, b_t0, b_in, t + 2 < kt_even)
         a_ptrs += BK
         b_ptrs += b_step
-        acc = _k_tile(acc, a_s1, b_s1, a_t0, a, BK, LC, DOT, A_TILE, B_TILE)
+        acc = _k_tile(acc, a_s1, b_s1, a_t0, a, BK, LC, DOT, PREFETCH, A_TILE, B_TILE)
         a = _issue(a_ptrs, b_ptrs, b_t1, b_in, t + 3 < kt_even)
         a_ptrs += BK
         b_ptrs += b_step
@@ -172,8 +212,8 @@ def sgemm_general_kernel(A, B, C, M, N, K, alpha, beta, BM: gl.constexpr, BN: gl
     rows_c = pid_m * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, lo.type.layout))
     cols_c = pid_n * BN + gl.arange(0, BN // 2, layout=gl.SliceLayout(0, lo.type.layout))
     c_rows = C + rows_c.to(gl.int64) * N
-    _store(lo, c_rows, rows_c, cols_c, M, N, beta)
-    _store(hi, c_rows, rows_c, cols_c + BN // 2, M, N, beta)
+    _store(lo, c_rows, rows_c, cols_c, M, N, beta, READ_C)
+    _store(hi, c_rows, rows_c, cols_c + BN // 2, M, N, beta, READ_C)
 
 
 KERNEL = sgemm_general_kernel
@@ -191,7 +231,9 @@ def num_warps(**settings: int) -> int:
 
 
 def constexprs(**settings: int) -> dict:
-    return {**{name: int(settings[name]) for name in TEMPLATE}, "DOT": settings.get("PRODUCT") == "dot_fma"}
+    return {**{name: int(settings[name]) for name in TEMPLATE}, "DOT": settings.get("PRODUCT") == "dot_fma",
+            "PREFETCH": settings.get("PRODUCT") == "prefetch", "ORDER": int(settings.get("ORDER", 0)),
+            "READ_C": settings.get("READ_C", 1) not in (0, "beta")}  # "beta": compiled as a launch with beta == 0
 
 
 def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0, beta: float = 0.0,
@@ -200,5 +242,7 @@ def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0
     M, K = A.shape
     N = B.shape[1]
     grid = (triton.cdiv(M, settings["BM"]) * triton.cdiv(N, settings["BN"]),)
-    return sgemm_general_kernel[grid](A, B, C, M, N, K, alpha, beta, **constexprs(**settings),
-                                      num_warps=num_warps(**settings))
+    cx = constexprs(**settings)
+    if settings.get("READ_C") == "beta":  # a kernel compiled for beta == 0 has no read of C at all
+        cx["READ_C"] = beta != 0.0
+    return sgemm_general_kernel[grid](A, B, C, M, N, K, alpha, beta, **cx, num_warps=num_warps(**settings))

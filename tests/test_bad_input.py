@@ -159,7 +159,7 @@ def _violating_shape(kernel) -> Problem | None:
     """A shape one short of the kernel's first dimension multiple (None when no dimension is constrained)."""
     from dataclasses import replace
 
-    from harness.preconditions import allowed_shape
+    from harness.problems.preconditions import allowed_shape
 
     ok = allowed_shape(kernel.preconditions, Problem(kernel.op, 64, 64, 64 if kernel.op == "sgemm" else 1))
     for c in kernel.preconditions:
@@ -231,3 +231,42 @@ def test_one_operand_past_2_31_elements_is_bound_with_64_bit_offsets_and_refused
     small = {name: torch.empty(8, 8, device="meta") for name in ("A", "B", "C")} if kernel.op == "sgemm" else \
         {"A": torch.empty(8, 8, device="meta"), "x": torch.empty(8, device="meta"), "y": torch.empty(8, device="meta")}
     assert callable(triton.bind(kernel, narrow, small, device_type="meta")), "small operands are still bound"
+
+
+# Each numeric option at a value it cannot take: nan, inf, a negative or zero count, a negative dimension.
+NUMBER_REFUSALS = [
+    (["run", "--timeout", "nan"], "--timeout: nan: expected a number of seconds"),
+    (["run", "--timeout", "inf"], "--timeout: inf: expected a number of seconds"),
+    (["run", "--timeout", "-1"], "--timeout: -1: expected a number of seconds"),
+    (["run", "--rep-ms", "0"], "--rep-ms: 0: expected a number of milliseconds"),
+    (["run", "--rounds", "2"], "--rounds: 2: expected a whole number of rounds"),
+    (["run", "--seed", "-1"], "--seed: -1: expected a seed"),
+    (["run", "--seed", "1.5"], "--seed: 1.5: expected a seed"),
+    (["run", "--shape", "-3x2x2"], "--shape: malformed shape '-3x2x2'"),
+    (["run", "--gpus", "0"], "--gpus: '0': expected 'all', a count of at least 1"),
+    (["run", "--shard", "3/2"], "--shard: '3/2': need 0 <= i < n"),
+    (["sanitize", "--jobs", "0"], "--jobs: 0: expected a whole number from 1"),
+    (["knobs", "x.jsonl", "--rounds", "1"], "--rounds: 1: expected a whole number of rounds"),
+    (["clock", "--repeats", "nan"], "--repeats: nan: expected a whole number from 1"),
+]
+
+
+@pytest.mark.parametrize("argv, message", NUMBER_REFUSALS, ids=[" ".join(a) for a, _ in NUMBER_REFUSALS])
+def test_a_numeric_option_out_of_range_or_not_finite_is_refused_in_one_line_before_anything_is_written(
+        argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = _cli(capsys, *argv)
+    assert code == 2 and message in err and err.count("\n") == 1 and "usage:" not in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_every_numeric_option_of_every_verb_is_read_by_a_declared_number():
+    import argparse
+
+    from harness.cli import build_parser
+    from harness.cli.options import NUMBERS
+
+    verbs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    numeric = [(verb, a.dest, a.type) for verb, parser in verbs.items() for a in parser._actions
+               if a.type in (int, float) or a.type in NUMBERS.values()]
+    assert numeric and all(t in NUMBERS.values() for _, _, t in numeric), [n for n in numeric if n[2] in (int, float)]

@@ -128,11 +128,12 @@ def test_the_requirements_are_pyprojects_dependencies_and_the_extras_and_its_scr
     tomllib = pytest.importorskip("tomllib")
     text = (ROOT / "pyproject.toml").read_text()
     project = tomllib.loads(text)["project"]
-    plain, scripts = bootstrap.requirements_of(text, None)
+    plain, scripts = bootstrap.requirements_of(text, [])
     assert plain == project["dependencies"]
     assert scripts == project["scripts"]
-    with_extra, _ = bootstrap.requirements_of(text, "cuda13")
-    assert with_extra == [*project["dependencies"], *project["optional-dependencies"]["cuda13"]]
+    with_extra, _ = bootstrap.requirements_of(text, ["cuda13", "test"])
+    extras = project["optional-dependencies"]
+    assert with_extra == [*project["dependencies"], *extras["cuda13"], *extras["test"]]
 
 
 def test_an_installed_package_satisfies_its_requirement_and_a_missing_or_old_one_is_named():
@@ -156,3 +157,43 @@ def test_a_linked_console_script_runs_its_command_as_main_only_and_not_again_in_
     exec(compile(text, "rosetta", "exec"), {"__name__": "__mp_main__"})   # what a spawned child runs: nothing
     with pytest.raises(TypeError):   # as the command: json.dumps() is called (and wants an argument)
         exec(compile(text, "rosetta", "exec"), {"__name__": "__main__"})
+
+
+def test_run_from_inside_its_own_venv_it_runs_again_with_the_python_that_made_it_and_sets_nothing_up(
+        tmp_path, monkeypatch):
+    # `. .venv/bin/activate; python3 bootstrap.py report ...`: .venv's Python would take .venv's own packages for a
+    # parent Python's, set up again and empty setup.log
+    (tmp_path / "pyvenv.cfg").write_text("home = /opt/py/bin\nversion = 3.12.4\nexecutable = /opt/py/bin/python3.12\n")
+    monkeypatch.setattr(bootstrap, "VENV", tmp_path)
+    monkeypatch.setattr(bootstrap.sys, "prefix", str(tmp_path))
+    monkeypatch.setattr(bootstrap, "setup", lambda: pytest.fail("set up again from inside .venv"))
+    ran = []
+
+    def execv(path, args):
+        ran.append((path, args))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(bootstrap.os, "execv", execv)
+    with pytest.raises(SystemExit):
+        bootstrap.main(["report", "results/x.jsonl"])
+    assert ran == [("/opt/py/bin/python3.12", ["/opt/py/bin/python3.12", str(ROOT / "bootstrap.py"), "report",
+                                               "results/x.jsonl"])]
+    (tmp_path / "pyvenv.cfg").write_text("home = /opt/py/bin\nversion = 3.10.14\n")  # 3.10 writes no executable
+    assert bootstrap.outside_python() == "/opt/py/bin/python3.10"
+    monkeypatch.setattr(bootstrap.sys, "prefix", "/usr")
+    assert bootstrap.outside_python() is None
+
+
+@pytest.mark.parametrize("flavour, project", [("cpu", ".[test]"), ("cuda13", ".[cuda13,test]")])
+def test_the_setup_installs_what_the_tests_need_with_the_machines_own(flavour, project, tmp_path, monkeypatch):
+    # the test command runs docs/export.md's pandas: CI, which runs it from a fresh clone, must have pandas
+    tomllib = pytest.importorskip("tomllib")
+    text = (ROOT / "pyproject.toml").read_text()
+    assert any(r.startswith("pandas") for r in tomllib.loads(text)["project"]["optional-dependencies"]["test"])
+    installed = []
+    monkeypatch.setattr(bootstrap, "ROOT", tmp_path)
+    monkeypatch.setattr(bootstrap, "LOG", tmp_path / "setup.log")
+    monkeypatch.setattr(bootstrap, "reachable", lambda url: False)
+    monkeypatch.setattr(bootstrap, "pip", lambda args, log: installed.append(args) or True)
+    bootstrap.install(flavour, None, text)
+    assert installed and installed[0][-2:] == ["-e", project]

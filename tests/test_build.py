@@ -17,7 +17,7 @@ from harness.inspect.compile_cuda import built_resources
 from harness.measure import numerics
 from harness.nvrtc import compiler as build_nvrtc
 from harness.problems import Problem
-from harness.registry import KERNELS
+from harness.registry import KERNELS, build_units, instantiations
 from kernels_cuda import includes, source_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,9 +49,9 @@ def test_every_registered_kernel_builds_for_sm_90a_with_a_resolved_entry():
     # One build per source, every instantiation of it inside: each name expression must have its mangled entry
     # and ptxas must have reported its registers (the CPU tier's resources come from exactly this cubin). The
     # sources are built in the background first, as a worker does; module() then waits for each.
-    nvrtc.prefetch(nvrtc.CPU_TIER_ARCH)
-    for source in nvrtc.sources():
-        built = nvrtc.module(source, nvrtc.CPU_TIER_ARCH)
+    nvrtc.prefetch(build_units(KERNELS), nvrtc.CPU_TIER_ARCH)
+    for source, names in build_units(KERNELS):
+        built = nvrtc.module(source, names, nvrtc.CPU_TIER_ARCH)
         assert built.arch == "sm_90a" and built.cubin.is_file()
         for kernel in (k for k in KERNELS if k.source == source):
             res = built_resources(built, kernel.symbol)
@@ -63,16 +63,16 @@ def test_every_registered_kernel_builds_for_sm_90a_with_a_resolved_entry():
 def test_default_build_emits_no_flushing_instruction_and_cupys_default_build_does():
     # The compiled fact behind "fp32 semantics like Triton's ieee dot and cuBLAS": no FFMA.FTZ in the default build.
     kernel = next(k for k in KERNELS if k.id == "s000.gemm_naive")
-    default = built_resources(nvrtc.module(kernel.source, "sm_90a", "default"), kernel.symbol)
-    flushing = built_resources(nvrtc.module(kernel.source, "sm_90a", "cupy"), kernel.symbol)
+    default = built_resources(nvrtc.module(kernel.source, instantiations(kernel), "sm_90a", "default"), kernel.symbol)
+    flushing = built_resources(nvrtc.module(kernel.source, instantiations(kernel), "sm_90a", "cupy"), kernel.symbol)
     assert default.sass["FFMA"] > 0 and default.sass["FTZ"] == 0
     assert flushing.sass["FTZ"] >= flushing.sass["FFMA"] > 0
 
 
 @needs_nvrtc
 def test_every_kernel_of_the_default_build_is_free_of_flushing_instructions():
-    for source in nvrtc.sources():
-        built = nvrtc.module(source, nvrtc.CPU_TIER_ARCH)
+    for source, names in build_units(KERNELS):
+        built = nvrtc.module(source, names, nvrtc.CPU_TIER_ARCH)
         for kernel in (k for k in KERNELS if k.source == source):
             assert built_resources(built, kernel.symbol).sass["FTZ"] == 0, kernel.id
 
@@ -167,7 +167,7 @@ def test_the_package_ships_every_header_a_kernel_includes():
     tomllib = pytest.importorskip("tomllib")
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     shipped = patterns["kernels_cuda"]
-    headers = {name for source in nvrtc.sources() for name in includes(source_path(source))}
+    headers = {name for source, _ in build_units(KERNELS) for name in includes(source_path(source))}
     assert headers, "no kernel includes a header: the wgmma rungs share theirs"
     for name in sorted(headers):
         assert any(fnmatch(name, p) for p in shipped), f"{name} is not in kernels_cuda's package data {shipped}"
@@ -210,8 +210,9 @@ def test_subnormal_layer_passes_ieee_arithmetic():
 @pytest.mark.skipif(not _cpu_can_flush(), reason="this CPU cannot flush subnormals (torch.set_flush_denormal)")
 def test_subnormal_layer_fails_a_flushing_implementation_and_says_so():
     verdict = _subnormal_check(flush=True, declares_flush=False)
-    assert not verdict.passed
-    assert numerics.FLUSH_REASON in verdict.reason
+    assert not verdict.passed and verdict.layer == "subnormal"
+    # the cause is named where the layers tell it apart: the subnormal layer failing alone
+    assert any(numerics.FLUSH_REASON in line for line in numerics.failure({"subnormal": verdict}))
 
 
 @pytest.mark.skipif(not _cpu_can_flush(), reason="this CPU cannot flush subnormals (torch.set_flush_denormal)")

@@ -34,8 +34,8 @@ def _subnormal_run(variant: str) -> tuple[torch.Tensor, numerics.Operands, torch
 def test_the_device_gets_its_exact_arch():
     major, minor = torch.cuda.get_device_capability()
     assert nvrtc.device_arch() == nvrtc.arch_for(major, minor)
-    assert nvrtc.module(NAIVE.source).arch == nvrtc.device_arch()
-    assert nvrtc.module(NAIVE.source, variant="cupy").arch == nvrtc.device_arch().removesuffix("a")
+    assert nvrtc.module(NAIVE.source, [NAIVE.symbol]).arch == nvrtc.device_arch()
+    assert nvrtc.module(NAIVE.source, [NAIVE.symbol], variant="cupy").arch == nvrtc.device_arch().removesuffix("a")
 
 
 def test_default_build_keeps_subnormals_on_the_gpu():
@@ -53,7 +53,7 @@ def test_subnormal_layer_fails_the_kernel_built_as_cupy_builds_it():
 @pytest.mark.parametrize("impl", cupy_build_study(), ids=lambda i: i.label)
 def test_cupy_build_study_rows_flush_as_declared_and_are_otherwise_right(impl):
     shape = Problem("sgemm", 512, 512, 512) if impl.op == "sgemm" else Problem("sgemv", 1024, 1024)
-    from harness.preconditions import allowed_shape
+    from harness.problems.preconditions import allowed_shape
 
     result = check_numerics(impl, ProblemContext(allowed_shape(impl.kernel.preconditions, shape),
                                                  torch.device("cuda"), seed=5), "cuda")

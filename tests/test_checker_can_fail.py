@@ -3,6 +3,8 @@ accepts the same kernel without its bug. On a GPU machine these run on the GPU (
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -150,3 +152,53 @@ def test_nan_in_the_output_never_passes():
 def test_a_tf32_dot_declared_ieee_is_rejected_on_the_gpu():
     result = _check("tf32", "cuda", Problem("sgemm", 256, 192, 1024, alpha=2.0, beta=-0.5))
     assert result.exact.passed and not result.random.passed, result
+
+
+@pytest.mark.parametrize("bug, layer", [("skip_last_k", "exact"), ("swap_grid", "exact"), ("zeros", "exact")])
+def test_a_wrong_kernels_failure_names_its_layer_and_first_wrong_element_and_blames_no_flushing(bug, layer, device):
+    result = _check(bug, device)
+    said = "; ".join(result.failure_reasons())
+    assert said.startswith(f"{layer} layer: ") and re.search(r"of \d+ outputs differ from the float64 result, first at "
+                                                             r"\[\d+, \d+\]: \S+ vs \S+", said), said
+    assert "flush" not in said and "reduced precision" not in said, said
+
+
+def test_a_rounding_failure_names_the_first_output_past_the_bound_and_its_error_against_it():
+    p = Problem("sgemm", 8, 8, 64)
+    ops = numerics.make_operands(p, "random", seed=3, device="cpu")
+    ref = numerics.reference(ops)
+    out = ref.float().clone()
+    out[2, 5] += 1e-3 * float(numerics.magnitudes(ops)[2, 5])  # one output off by 1e-3 of its own magnitude
+    v = numerics.check(out, ops, ref, poison=float("nan"))
+    assert not v.passed and v.reason.startswith("random layer: "), v
+    assert "1 of 64 outputs past it, first at [2, 5]" in v.reason, v.reason
+    assert f"(its error {v.error:.3g} against {v.bound:.3g})" in v.reason, v.reason  # normwise: the first test missed
+
+
+def _layers(subnormal: numerics.Verdict, **failing: numerics.Verdict) -> dict:
+    ok = {name: numerics.Verdict(True, name, 0.0, 1e-6) for name in numerics.LAYERS}
+    return {**ok, "subnormal": subnormal, **failing}
+
+
+def test_flushing_is_named_only_where_the_subnormal_layer_fails_alone():
+    p = Problem("sgemm", 8, 8, 64)
+    ops = numerics.make_operands(p, "subnormal", seed=3, device="cpu")
+    ref = numerics.reference(ops)
+    flushed = numerics.check(torch.zeros_like(ref.float()), ops, ref, poison=float("nan"))  # every product lost
+    assert not flushed.passed and "flush" not in flushed.reason, flushed  # one layer alone tells no cause
+    from harness.records.lines import Numerics
+
+    alone = Numerics(False, **{k: v for k, v in _layers(flushed).items() if k != "subnormal"}, subnormal=flushed)
+    said = "; ".join(alone.failure_reasons())
+    assert said.startswith("subnormal layer: ") and said.endswith("only the subnormal layer fails: it flushes "
+                                                                  "subnormal values to zero"), said
+    from harness.analysis.measured import Measured
+    from harness.records.lines import Result, Status
+    from harness.report.metrics import NUMERICS
+
+    row = Result("triton:dot", "triton", p, Status.FAILED, kernel="s004.block_tiling_gemm<32>", numerics=alone)
+    assert NUMERICS.text(Measured.of([row]), row).startswith("✗ subnormal layer: forward error ")
+    wrong = numerics.Verdict(False, "exact", 2.0, 0.0, reason="exact layer: 3 of 64 outputs differ")
+    both = Numerics(False, exact=wrong, random=alone.random, subnormal=flushed, scaled=alone.scaled)
+    said = "; ".join(both.failure_reasons())
+    assert said.startswith("exact layer: 3 of 64") and "the subnormal layer fails too" in said and "flush" not in said

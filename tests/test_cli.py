@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 
 from harness import env
 from harness.cli import main
+from harness.cli import options as cli_options
 from harness.problems import Problem
 from harness.records.file import load
 from harness.registry import KERNELS
@@ -118,3 +120,107 @@ def test_a_run_killed_halfway_keeps_everything_it_measured(tmp_path, sig):
     results = load(path)
     assert len(results.results) >= 3 and not results.complete
     assert all(r.status.value in ("ok", "failed", "skipped", "compiled") for r in results.results)
+
+
+def test_a_rung_whose_after_names_no_rung_is_said_in_one_line_naming_both(tmp_path):
+    # CONTRIBUTING.md's `after`, mistyped in a copy of the sources: `rosetta list` says which rung and which name
+    import shutil
+
+    for part in ("harness", "kernels_cuda", "kernels_triton", "kernels_gluon"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    rung = tmp_path / "harness" / "catalog" / "simt" / "rungs" / "async_copy.py"
+    rung.write_text(rung.read_text(encoding="utf-8").replace('after="warptile"', 'after="warptil"'), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "list"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == "" and len(proc.stderr.splitlines()) == 1, proc.stderr[-2000:]
+    assert "rung async_copy stands after 'warptil', which is no rung" in proc.stderr
+
+
+@pytest.mark.skipif(env.has_gpu(), reason="the CPU tier's run; on a GPU `rosetta run` times for real")
+def test_ctrl_c_ends_a_run_in_one_line_that_says_what_was_kept_and_the_command_that_continues_it(tmp_path):
+    import shlex
+
+    from harness.cli import build_parser
+    from harness.cli.options import resumed
+    from harness.run.session import RunSession
+
+    cmd = [sys.executable, "-m", "harness.cli", "run", "--out", str(tmp_path), "--no-report", "--only", "s00",
+           "rosetta.sgemm"]
+    # as a terminal sends Ctrl-C: to the whole process group, the run's workers included
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_as_a_shell_leaves_it,
+                            start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and not (
+            (files := list(tmp_path.glob("*.jsonl"))) and files[0].read_text().count('"record": "result"') >= 2):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    path = next(tmp_path.glob("*.jsonl"))
+    kept = len(load(path).results)
+    assert proc.returncode == 130 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    said, command = err.strip().split("; continue it with: ")
+    assert said == f"rosetta run: interrupted: {kept} record(s) kept in {path}" and kept >= 2, err
+    assert not any(r.status.value == "failed" for r in load(path).results)  # an ended worker is no kernel's fault
+    argv = shlex.split(command)
+    assert argv[:2] == ["rosetta", "run"] and argv[-2:] == ["--resume", str(path)] and "--only" in argv
+    # the command, pasted, continues that run: its options are the run's own
+    args = build_parser().parse_args(argv[1:])
+    args.argv = argv[1:]
+    resumed(args)
+    from harness.cli.pairs import kernels_of
+    from harness.problems import CPU_SGEMM, CPU_SGEMV
+
+    kernels, _ = kernels_of(args)
+    problems = [p for p in (CPU_SGEMM, CPU_SGEMV) if any(k.op == p.op for k in kernels)]  # as cmd_run plans them
+    RunSession(kernels, problems, path, args.argv, seed=args.seed, resume=True).check_target()
+
+
+@pytest.mark.parametrize("given, refused", [
+    ([], None), (["--out", "{folder}"], None), (["--results", "{file}"], None), (["--only", "s003", "--op", "sgemv"],
+                                                                                  None),
+    (["--timeout", "9", "--no-report"], None),
+    (["--out", "elsewhere"], "--out elsewhere: --resume {file} appends to that file"),
+    (["--results", "other.jsonl"], "--results other.jsonl: --resume {file} appends to that file"),
+    (["--only", "s004"], "--only s004: the run in {file} was started with --only s003"),
+    (["--seed", "5"], "--seed 5: the run in {file} was started without --seed (its default, 20261122)"),
+])
+def test_resume_takes_the_options_the_run_was_started_with_and_refuses_only_a_contradiction(given, refused, tmp_path,
+                                                                                          monkeypatch, capsys):
+    from harness.cli import build_parser
+    from harness.cli.options import resumed
+    from harness.records.file import ResultsWriter
+    from tests.test_cli_paths import _header_of, _session
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "r.jsonl"
+    started = ["run", "--only", "s003", "--op", "sgemv", "--out", str(tmp_path)]
+    with ResultsWriter.new(path, _header_of(_session(path, started))):
+        pass
+    argv = ["run", "--resume", str(path), *(a.format(folder=tmp_path, file=path) for a in given)]
+    args = build_parser().parse_args(argv)
+    args.argv = argv
+    if refused:
+        with pytest.raises(cli_options.UserError, match=re.escape(refused.format(file=path))):
+            resumed(args)
+        assert main(argv) == 2 and len(capsys.readouterr().err.splitlines()) == 1
+        return
+    resumed(args)
+    assert (args.only, args.op, args.out, args.results) == (["s003"], "sgemv", None, None)
+    assert args.timeout == (9 if "--timeout" in given else build_parser().parse_args(["run"]).timeout)
+
+
+def test_report_prints_the_headline_figures_before_the_paths_of_the_page(tmp_path, monkeypatch, capsys):
+    from tests.recorded import recorded_gpu_run
+
+    path = recorded_gpu_run()
+    if path is None:
+        pytest.skip("no recorded GPU run under results/")
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["report", str(path), "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    paths = next(i for i, line in enumerate(lines) if line.startswith("report: "))
+    assert lines[0] == f"{path.name}: the headline" and "best CUDA" in lines[1], lines[:3]
+    figures = [line for line in lines[2:paths] if re.search(r"\d+\.\d% \[\d+\.\d–\d+\.\d\]", line)]
+    assert figures and all(re.search(r"\d\.\d\dx \[", line) for line in figures), lines[:paths]  # and the call
+    assert all(len(line) <= 80 for line in lines[:paths])

@@ -20,3 +20,15 @@ def test_a_closed_pipe_ends_the_command_without_an_error_line(verb: list[str]) -
                             stderr=subprocess.PIPE, text=True, timeout=120)
     reader.stdin.close()
     assert writer.stderr == "" and writer.returncode == 1, (writer.returncode, writer.stderr[-400:])
+
+
+def test_a_closed_pipe_does_not_cost_compare_its_page(tmp_path: Path) -> None:
+    from tests.test_cli_paths import small_results
+
+    results, page = small_results(tmp_path), tmp_path / "page.html"
+    reader = subprocess.Popen(["true"], stdin=subprocess.PIPE)
+    reader.wait(timeout=10)
+    writer = subprocess.run([sys.executable, "-m", "harness.cli", "compare", str(results), str(results), "--html",
+                             str(page)], cwd=ROOT, stdout=reader.stdin, stderr=subprocess.PIPE, text=True, timeout=300)
+    reader.stdin.close()
+    assert writer.stderr == "" and page.read_text(encoding="utf-8").count("<title>tile-rosetta: compare</title>") == 1

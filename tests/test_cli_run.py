@@ -12,6 +12,7 @@ import pytest
 from harness import cli, env
 from harness.cli import progress as cli_progress
 from harness.cli import run as cli_run
+from harness.cli import run_lines
 from harness.cli.options import GPU_ONLY
 from harness.problems import Problem
 from harness.records.lines import Result, Status
@@ -27,7 +28,7 @@ def no_gpu(monkeypatch):
 
 
 GPU_ONLY_ARGS = {"--shape": ["--shape", "64x64x64"], "--sweep": ["--sweep"], "--gpus": ["--gpus", "2"],
-                 "--rep-ms": ["--rep-ms", "100"], "--rounds": ["--rounds", "5"], "--aa": ["--aa"],
+                 "--rep-ms": ["--rep-ms", "100"], "--rounds": ["--rounds", "8"], "--aa": ["--aa"],
                  "--profile": ["--profile"], "--regime": ["--regime", "sustained"]}
 
 
@@ -46,8 +47,6 @@ def test_a_gpu_only_option_is_refused_without_a_gpu_before_anything_runs(flag, n
 
 @pytest.mark.parametrize("args,named", [
     (["--shape", "64x64x64", "--sweep"], "--shape and --sweep"),
-    (["--resume", "x.jsonl", "--results", "y.jsonl"], "--resume and --results"),
-    (["--resume", "x.jsonl", "--out", "elsewhere"], "--resume and --out"),
     (["--results", "y.jsonl", "--out", "elsewhere"], "--results and --out"),
 ])
 def test_options_that_would_silently_override_each_other_are_refused(args, named, monkeypatch, capsys) -> None:
@@ -92,33 +91,47 @@ def test_phase_seconds_survive_the_file_and_old_files_read_as_empty() -> None:
         Result.from_json({**data, "phase_s": {"compile": "slow"}})
 
 
-def test_the_phases_line_gives_the_stages_the_records_phases_within_them_and_the_rest_of_the_wall() -> None:
+def test_the_phases_line_gives_the_stages_in_the_order_they_ran_the_records_phases_within_and_the_rest() -> None:
     from harness.run.phases import phases_line
 
     rs = [record("cuda", "cpu", phase_s={"compile": 1.0, "numerics": 2.0}),
           record("triton:dot", "cpu", phase_s={"compile": 0.5, "resources": 2.0, "timing": 4.0}),
           record("cublas", "cpu"), record("cuda", "cpu", phase_s={"build": 0.7})]
-    stages = {"worker start": 1.5, "implementations": 10.0, "worker stop": 0.2, "CUDA builds": 0.8}
-    assert phases_line(rs, stages, 3.25, 20.0) == (
+    stages = {"worker start": 1.5, "implementations": 10.0, "worker stop": 0.2, "CUDA builds": 0.8, "report": 3.25}
+    assert phases_line(rs, stages, 20.0) == (
         "phases: worker start 1.5 s, implementations 10.0 s (compile 1.5 s, numerics 2.0 s, resources 2.0 s, "
-        "timing 4.0 s), worker stop 0.2 s, CUDA builds 0.8 s, report 3.2 s, other 4.2 s (imports, plan, results "
-        "file, summary) (wall 20.0 s)")
+        "timing 4.0 s), worker stop 0.2 s, CUDA builds 0.8 s, report 3.2 s, other 4.2 s (imports, option checks, "
+        "printing) (wall 20.0 s)")
     # Two workers measure side by side: their phases are summed over both, inside the stage's wall time.
-    assert "implementations 10.0 s on 2 workers (summed over them: compile 1.5 s" in phases_line(rs, stages, 0, 20, 2)
+    assert "implementations 10.0 s on 2 workers (summed over them: compile 1.5 s" in phases_line(rs, stages, 20, 2)
     # A sustained pass is a stage of its own, not "other" (on the H100 its 522 s were read as other)
-    sustained = phases_line(rs, {**stages, "sustained regime": 500.0}, 3.25, 520.0)
+    stages.pop("report")
+    sustained = phases_line(rs, {**stages, "sustained regime": 500.0, "report": 3.25}, 520.0)
     assert "analysis" not in sustained and "CUDA builds 0.8 s, sustained regime 500.0 s, report 3.2 s, other 4.2 s" \
         in sustained
+
+
+def test_a_stage_is_performed_where_the_run_wants_it_and_timed_under_its_name_in_the_order_it_ran() -> None:
+    from harness.run.phases import Stage, perform
+
+    done: list[str] = []
+    phases: dict[str, float] = {}
+    stages = [Stage("analysis", lambda s: s.append("analysis")),
+              Stage("profile", lambda s: s.append("profile"), lambda s: False),
+              Stage("measure", lambda s: s.append("measure"), timed=False),
+              Stage("report", lambda s: s.append("report"))]
+    perform(stages, done, phases)
+    assert done == ["analysis", "measure", "report"] and list(phases) == ["analysis", "report"]
 
 
 def test_the_cuda_line_counts_what_was_compiled_rather_than_promising_it() -> None:
     rs = [record("cuda", "cpu", Status.COMPILED, kernel="a", reason="no GPU: compiled for sm_90a, not run"),
           record("cuda", "cpu", Status.SKIPPED, kernel="b", reason="no compiler"),
           record("cuda", "cpu", Status.FAILED, kernel="c", reason="compile: NVRTCError: boom")]
-    line = cli_run.compiled_line(rs)
+    line = run_lines.compiled_line(rs)
     assert line.startswith("CUDA sources: 3 in this run, 1 compiled (no GPU: compiled for sm_90a, not run)")
     assert "1 skipped (no compiler)" in line and "1 failed (compile)" in line
-    nothing = cli_run.compiled_line([record("cuda", "cpu", Status.SKIPPED, kernel="a", reason="no compiler")])
+    nothing = run_lines.compiled_line([record("cuda", "cpu", Status.SKIPPED, kernel="a", reason="no compiler")])
     assert "compiled" not in nothing.replace("0 compiled", "")
 
 
@@ -171,7 +184,7 @@ def test_a_piped_cpu_run_logs_progress_and_writes_under_runs(tmp_path) -> None:
     done = [ln for ln in lines if " of " in ln and ("ok" in ln or "compiled" in ln or "skipped" in ln)]
     assert len(done) >= 3, proc.stdout          # the baseline, the counterpart, the CUDA source
     assert any("torch CPU (fp32)" in ln for ln in done) and "cuBLAS fp32" not in proc.stdout
-    assert any(ln.startswith("phases: worker start ") for ln in lines)
+    assert any(ln.startswith("phases: plan ") for ln in lines)
     assert not any("sm_90" in ln for ln in lines[:3]), "the banner promises a compile before it happened"
     written = list((tmp_path / "runs").glob("*.jsonl"))
     assert len(written) == 1 and f"results: runs/{written[0].name}" in proc.stdout
@@ -195,7 +208,8 @@ def test_a_cold_cpu_runs_phases_add_up_to_its_wall_time_and_name_the_rest(tmp_pa
     inner = re.search(r"implementations \d+\.\d s \(([^)]*)\)", line).group(1)
     outside = re.sub(r"\([^)]*\)", "", line.removeprefix("phases: "))  # the stages, the report, the rest
     top = {name.strip(): float(s) for name, s in re.findall(r"([a-zA-Z][a-zA-Z ]*?) (\d+\.\d) s", outside)}
-    assert {"worker start", "implementations", "CUDA builds", "report", "other"} <= set(top), line
+    assert {"plan", "worker start", "implementations", "CUDA builds", "analysis", "summary", "report", "other"} \
+        <= set(top), line
     assert sum(top.values()) == pytest.approx(wall, abs=0.05 * len(top)), line
     assert sum(float(s) for s in re.findall(r"(\d+\.\d) s", inner)) >= 0.8 * top["implementations"] - 0.2, line
     assert re.search(r"other \d+\.\d s \(imports, ", line), line

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -64,21 +65,27 @@ def test_list_on_an_80_column_terminal_fits_with_every_id_whole(monkeypatch, cap
     check_fits(buf.getvalue(), 80, [k.id for k in KERNELS], box_allowed=True)
 
 
-def test_list_says_which_columns_it_left_out(monkeypatch, capsys) -> None:
+def test_list_keeps_the_seed_idea_and_threads_at_80_columns_and_names_what_it_leaves_out(monkeypatch, capsys) -> None:
+    # CONTRIBUTING.md sends a reader to `rosetta list` for where a kernel stands: its seed, idea and threads
     monkeypatch.setenv("COLUMNS", "80")
-    cli.main(["list"])
+    assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
-    assert "not shown at 80 columns: tile, threads, idea, seed, kernels_triton/, kernels_cuda/" in " ".join(out.split())
+    check_fits(out, 80, [k.id for k in KERNELS], box_allowed=False)
+    assert out.splitlines()[1].split() == ["kernel", "seed", "idea", "thr"]
+    for k in KERNELS:
+        assert any(line.split()[:3] == [k.id, k.seed or "ours", k.idea] for line in out.splitlines()), k.id
+    assert ("not shown at 80 columns: tile, kernels_triton/, kernels_cuda/, preconditions, beta=0"
+            in " ".join(out.split()))
 
 
-@pytest.mark.parametrize("width", [80, 100])
-def test_list_keeps_the_preconditions_and_the_beta_zero_behaviour(width, monkeypatch, capsys) -> None:
+@pytest.mark.parametrize("width", [120, 160])
+def test_list_keeps_the_preconditions_and_the_beta_zero_behaviour_where_they_fit(width, monkeypatch, capsys) -> None:
     monkeypatch.setenv("COLUMNS", str(width))
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
     check_fits(out, width, [k.id for k in KERNELS], box_allowed=False)
     header = out.splitlines()[1].split()
-    assert {"preconditions", "beta=0"} <= set(header), header
+    assert {"seed", "idea", "threads", "preconditions", "beta=0"} <= set(header), header
     text = " ".join(out.split())
     for k in KERNELS:  # each condition is there, whatever the wrapping made of its words
         assert all(" ".join(c.text.split(" (", 1)[0].split()) in text for c in k.preconditions), k.id
@@ -111,18 +118,22 @@ def comparison(tmp_path_factory):
     return compare(small, small)
 
 
-@pytest.mark.parametrize("width, kept", [(80, ["B %cuB"]), (100, ["call", "A %cuB", "B %cuB"])])
-def test_compare_keeps_the_numbers_and_shortens_the_ids_instead(width, kept, comparison) -> None:
+@pytest.mark.parametrize("width", [80, 100])
+def test_compare_keeps_both_runs_times_and_the_call_on_every_row_and_shortens_ids_instead(width, comparison) -> None:
     from harness.report.compare import print_compare
 
     console, buf = terminal(width)
     print_compare(comparison, console)
     lines = buf.getvalue().splitlines()
-    title = lines.index("per implementation and problem (MxNxK: sgemm, MxN: sgemv)")
+    title = next(i for i, line in enumerate(lines) if line.endswith(": B against A"))
     header = lines[title + 1]
-    assert all(f"  {h}" in header for h in kept), header
-    body = lines[title + 2: title + 2 + len(comparison.rows)]
-    assert all(len(line) <= width for line in body)
+    assert header.split()[:2] == ["kernel", "implementation"] and all(f"  {h}" in header for h in ("A ms", "B ms",
+                                                                                                   "call")), header
+    table = lines[title + 2:]
+    table = table[:next((i for i, line in enumerate(table) if not line or line.startswith(("not shown", "kernel:"))),
+                        len(table))]
+    body = [line for line in table if not line.startswith(" ")]  # a wrapped name's second line starts blank
+    assert len(body) == len(comparison.rows) and all(len(line) <= width for line in lines)
     start = header.index("kernel")
     ids = {r.kernel for r in comparison.rows if r.kernel}
     assert len(ids) == 4
@@ -130,7 +141,10 @@ def test_compare_keeps_the_numbers_and_shortens_the_ids_instead(width, kept, com
         cell = line[start:].split("  ")[0]
         if row.kernel:  # a shortened id reads as its kernel's id and as no other of the table
             assert [i for i in ids if reads_as(cell, i)] == [row.kernel], (cell, row.kernel)
-    assert "ids shortened" in buf.getvalue()
+        figures = line[header.index("A ms") - 6:].split()
+        assert figures[0] == f"{row.a.timing.median_ms:.4g}" and figures[1] == f"{row.b.timing.median_ms:.4g}", line
+        assert row.call.value in figures, line
+    assert "ids shortened" in " ".join(buf.getvalue().split())
 
 
 @pytest.mark.parametrize("width", [80, 100])
@@ -243,3 +257,45 @@ def test_no_column_is_zero_wide_and_no_cell_folds_one_character_per_line() -> No
         f = fit(COLS, [ROW], width)
         assert all(w >= 1 for w in f.widths)
         assert all(len(line) > 1 for row in f.rows for cell in row for line in cell if line), width
+
+
+def test_a_column_of_ids_narrows_though_one_whole_id_is_held_in_another() -> None:
+    # "cublas" reads as a part of "cublas-tf32": shown whole, it is still itself, and the long ids may be shortened
+    ids = ["cublas", "cublas-tf32", "rosetta.tc_gemm<tf32,256,128,32,4,2,3,kmajor> [triton:tuned]"]
+    fitted = fit([Column("against", elide=True), Column("call")], [[i, "SLOW"] for i in ids], 30)
+    assert fitted.width <= 30 and fitted.shortened == ["against"]
+    assert [cell[0] for cell, _ in fitted.rows][:2] == ["cublas", "cublas-tf32"]
+
+
+def test_run_summary_at_80_columns_keeps_readable_ids_a_number_and_the_call_on_every_row() -> None:
+    from harness.analysis.record import read_beside
+    from tests.recorded import recorded_gpu_run
+
+    path = recorded_gpu_run()
+    if path is None:
+        pytest.skip("no recorded GPU run under results/")
+    recorded = load(path)
+    console, buf = terminal(80)
+    print_summary(Measured(recorded, read_beside(path)), console)
+    ids = sorted({r.kernel for r in recorded.results if r.kernel})
+    tables = [t for t in buf.getvalue().split("\n\n") if t.strip()]
+    assert tables
+    for table in tables:
+        lines = table.splitlines()
+        assert re.search(r"%\s?cuBLAS", lines[1]) and "call" in lines[1], lines[1]
+        for line in lines[2:]:
+            cell = line.split("  ")[0]
+            mine = [i for i in ids if reads_as(cell, i)]
+            if len(mine) == 1:  # a kernel's row: its id as long as the table lets it be, its origin whole
+                assert cell == mine[0] or (len(cell) >= 24 and cell.startswith(mine[0][:6])), cell
+                assert re.search(r"\d%", line) and re.search(r"\b(FAST|SLOW|SAME|AMBIGUOUS)\b", line), line
+
+
+def test_a_figure_folds_its_interval_under_it_rather_than_push_out_a_column_that_is_never_left_out() -> None:
+    cols = [Column("kernel"), Column("% cuBLAS [95%]", drop=9, right=True), Column("call")]
+    row = ["rosetta.sgemm_general<128,256,16,32,128,8,16,8>", "98.6% [98.4–99.2]", "AMBIGUOUS"]
+    narrow = fit(cols, [row], 76)
+    assert [c.header for c in narrow.columns] == ["kernel", "% cuBLAS [95%]", "call"]
+    assert narrow.rows[0][1] == ["98.6%", "[98.4–99.2]"] and narrow.width <= 76
+    wide = fit(cols, [row], 100)
+    assert wide.rows[0][1] == ["98.6% [98.4–99.2]"]

@@ -54,20 +54,52 @@ def test_the_clock_error_is_the_largest_excess_of_a_rounds_median_reading() -> N
     assert no_max.clock_error is None
 
 
-def test_no_cycles_call_where_the_clocks_measured_error_is_not_below_the_margin() -> None:
+def test_no_cycles_call_without_a_measured_probe_error_not_even_where_no_reading_is_above_the_maximum() -> None:
+    """Readings at or under the maximum prove an excess of 0, which says nothing of the probe's error (the tensor-core
+    windows' 0.00% by construction): without a measurement there is no cycles call."""
+    steady = [1980.0] * 10
+    v = compare(samples(1.0, steady), samples(1.1, steady), MARGIN_SIMT)
+    assert v.cycles is None and v.cycles_gated and v.clock_error is None and v.clock_excess == 0.0
+    cool = [1700.0] * 10
+    v = compare(samples(1.0, cool), samples(1.1, cool), MARGIN_TENSOR_CORES)
+    assert v.cycles is None and v.clock_excess == 0.0
+
+
+def test_a_cycles_call_rests_on_the_probes_measured_error_below_the_margin() -> None:
     steady = [1980.0] * 10
     a, b = samples(1.0, steady), samples(1.1, steady)
-    v = compare(a, b, MARGIN_SIMT)
-    assert v.cycles is not None and v.clock_error == 0.0 and not v.cycles_gated
-    # one round of the reference read 2040 MHz: an error of 3.0%, over the SIMT margin of 2%
+    measured = {0.1: 0.012, 1.0: 0.004}
+    a.probe_error = b.probe_error = measured
+    v = compare(a, b, MARGIN_SIMT, a.probe_error)
+    assert v.cycles is not None and v.clock_error == pytest.approx(0.004) and not v.cycles_gated
+    # the error measured at the longest window not longer than the rows' own
+    assert compare(samples(0.5, steady), samples(0.55, steady), MARGIN_SIMT, measured).clock_error == 0.012
+    # windows shorter than any measured: unmeasured there
+    short = compare(samples(0.05, steady), samples(0.055, steady), MARGIN_SIMT, measured)
+    assert short.cycles is None and short.clock_error is None
+    # one round of the reference read 2040 MHz: the samples prove an error of 3.0%, over the SIMT margin of 2%
     b_off = samples(1.1, [2040.0, *steady[1:]])
-    v = compare(a, b_off, MARGIN_SIMT)
+    v = compare(a, b_off, MARGIN_SIMT, measured)
     assert v.cycles is None and v.cycles_gated and v.clock_error == pytest.approx(2040 / MAX - 1)
-    assert not v.clock_differs and v.time.call is compare(a, b, MARGIN_SIMT).time.call   # the time call stands
-    # 2010 MHz: 1.5%, under the margin: the call is made on the corrected clocks
-    v = compare(a, samples(1.1, [2010.0, *steady[1:]]), MARGIN_SIMT)
-    assert v.cycles is not None and v.clock_error == pytest.approx(2010 / MAX - 1)
-    assert v.to_json()["clock_error"] == pytest.approx(2010 / MAX - 1, rel=1e-5)
+    assert v.clock_excess == pytest.approx(2040 / MAX - 1)
+    assert v.time.call is compare(a, b, MARGIN_SIMT, measured).time.call   # the time call stands
+    # measured error over the margin: no call either
+    assert compare(a, b, MARGIN_SIMT, {1.0: 0.025}).cycles is None
+    back = type(v).from_json(json.loads(json.dumps(v.to_json())))
+    assert back.clock_excess == pytest.approx(v.clock_excess, rel=1e-5) == back.clock_error
+
+
+def test_a_files_measured_probe_error_reaches_every_records_samples(tmp_path: Path) -> None:
+    text = RUN.read_text(encoding="utf-8").splitlines()
+    header = json.loads(text[0])
+    header["peaks"]["probe_error"] = {"0.01": 0.03, "1": 0.004}
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join([json.dumps(header), *text[1:]]) + "\n", encoding="utf-8")
+    loaded = load(path)
+    assert loaded.header.probe_error == {0.01: 0.03, 1.0: 0.004}
+    assert all(s.probe_error == {0.01: 0.03, 1.0: 0.004} for r in loaded.results for s in r.samples())
+    assert "probe_error" not in json.dumps(loaded.results[0].timing.to_json())   # the header holds it, once
+    assert load(RUN).header.probe_error is None
 
 
 def test_a_verdict_says_which_side_ran_at_the_higher_clock() -> None:
@@ -79,19 +111,19 @@ def test_a_verdict_says_which_side_ran_at_the_higher_clock() -> None:
     assert back.clock_ratio == pytest.approx(v.clock_ratio, rel=1e-5) and back.clock_error == v.clock_error
 
 
-def test_every_cycles_call_of_the_committed_runs_rests_on_a_clock_error_below_its_margin() -> None:
-    """The committed runs read up to 3.0% (2040 MHz) and 3.8% (2055 MHz) above the H100's 1980: those comparisons make
-    no cycles call; every other keeps one, on the corrected clocks."""
-    for path in (RUN, SPLITS):
-        an = analyse(load(path).results, path.name)
-        # every comparison but those with B's pack time added (no clock was read while it ran) knows its error
-        assert all(c.verdict.clock_error is None for c in an.where("cublas-packed"))
-        verdicts = [c.verdict for c in an.comparisons if c.verdict is not None and c.relation != "cublas-packed"]
-        assert all(v.clock_error is not None for v in verdicts)
-        assert all(v.clock_error < v.margin for v in verdicts if v.cycles is not None)
-        gated = [v for v in verdicts if v.cycles_gated]
-        assert gated and all(v.clock_error >= v.margin for v in gated)
-        assert len(gated) < len(verdicts)
+def test_the_committed_runs_make_no_cycles_call_their_probe_error_being_unmeasured() -> None:
+    """The committed runs read up to 3.0% (2040 MHz) and 3.8% (2055 MHz) above the H100's 1980, and none measured the
+    probe's error: every comparison keeps the excess its samples prove (a lower bound) and makes no cycles call."""
+    for path in (RUN, SPLITS, REPO / "results" / "nvidia-h100-80gb-hbm3-20261127T012026Z.jsonl"):
+        results = load(path)
+        assert results.header.probe_error is None
+        an = analyse(results.results, path.name)
+        # every comparison but those with B's pack time added (no clock was read while it ran) knows its excess
+        assert all(c.verdict.clock_excess is None for c in an.comparisons if c.pack_ms and c.verdict)
+        verdicts = [c.verdict for c in an.comparisons if c.verdict is not None and not c.pack_ms]
+        assert verdicts and all(v.clock_excess is not None and v.cycles is None for v in verdicts)
+        assert all(v.clock_error is None and v.cycles_gated for v in verdicts)
+        assert max(v.clock_excess for v in verdicts) > 0.02
 
 
 def _record(impl: str, ms: float, mhz: list[float], precision: str = "fp32", op: str = "sgemm") -> Result:

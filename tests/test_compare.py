@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.compare import compare, headline, held_headline, op_headline
+from harness.analysis.compare import compare
 from harness.analysis.verdicts import Call
 from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.file import ResultsWriter
 from harness.records.lines import Figures, Result, RunEnd, RunHeader, Status
-from harness.report.compare import render_compare
+from harness.report.compare import headline, held_headline, op_headline, render_compare
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 P = Problem("sgemm", 256, 256, 256)

@@ -13,16 +13,15 @@ from harness.measure.energy import (
     COUNTER,
     NONE,
     RESOLVED_PERIODS,
-    Energy,
     Meter,
     MeterState,
     Resolution,
-    burst_energy,
     delta_mj,
     integrate_mj,
     open_meter,
     resolution,
 )
+from harness.measure.energy_record import Energy, burst_energy
 from harness.measure.timing import Samples
 from tests.fake_nvml import Clock, FakeNvml
 
@@ -173,13 +172,14 @@ def test_bursts_too_short_for_the_measured_counter_are_not_read_and_the_file_say
     from harness.measure.timing import Timing
     from harness.problems import Problem
     from harness.records.lines import Result, Status
+    from harness.report.regimes import energy_line
 
     e = burst_energy([None] * 3, [4.0] * 3, [None] * 3, state(100.0), planned_s=0.005)
     assert e is not None and e.method == NONE and e.joules == [None] * 3 and e.period_ms == 100.0
     assert "bursts of about 5 ms" in e.note and "100.0 ms" in e.note and e.extra == {"burst_s": 0.005}
     s = Samples([1.0] * 3, [1980.0] * 3, [1] * 3, [0] * 3, "b", 1980.0, e)
     r = Result.of(ImplId("cublas"), Problem("sgemm", 64, 64, 64), Status.OK, timing=Timing.of(s))
-    line = file_energy([r]).line()
+    line = energy_line(file_energy([r]))
     assert "\n" not in line and "every 100.0 ms" in line and "longest burst lasts 5 ms" in line
     assert "--regime sustained" in line
     # a burst the counter can resolve is read, so a burst_energy without readings for it is a failed read, not this

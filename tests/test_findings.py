@@ -9,7 +9,6 @@ from itertools import combinations
 
 import pytest
 
-from harness.analysis import anchors
 from harness.analysis.claims import claims_table, stride_sweep, unroll_check
 from harness.analysis.findings import MAX_FINDINGS, findings
 from harness.analysis.measured import Measured
@@ -17,7 +16,9 @@ from harness.analysis.verdicts import Call
 from harness.records.file import Results, load
 from harness.records.lines import Result
 from harness.registry import BY_ID, UNROLL_CLAIM
+from harness.report import anchors
 from harness.report.doc import Link, Mono, plain
+from harness.report.findings import evidence, words
 from harness.report.overview import idea_table
 from harness.report.plots import all_plots
 from tests.recorded import with_rounds
@@ -27,7 +28,7 @@ from tests.test_report import cpu_results_file
 @pytest.fixture(scope="module")
 def found(recorded: Results) -> dict[str, str]:
     m = Measured(recorded)
-    return {f.kind: plain(f.words(m)) for f in findings(m)}
+    return {f.kind: plain(words(f, m)) for f in findings(m) if f.NUMBERED}
 
 
 def _anchors_of(m: Measured) -> set[str]:
@@ -47,14 +48,14 @@ def test_five_to_ten_findings_each_with_numbers_and_a_link_to_its_evidence(recor
     m = Measured(recorded)
     made = findings(m)
     # the numbered findings; a finding per rung (model or compiler) is listed apart, one for each rung it holds for
-    numbered = [f for f in made if not f.PER_RUNG]
+    numbered = [f for f in made if f.NUMBERED]
     assert 5 <= len(numbered) <= MAX_FINDINGS
     known = _anchors_of(m)
-    for f in made:
-        text = plain(f.words(m))
+    for f in numbered:
+        text = plain(words(f, m))
         assert re.search(r"\d", text), text
-        assert f.evidence(m).href.startswith("#") and f.evidence(m).href[1:] in known, (f.kind, f.evidence(m).href)
-        for part in f.words(m):
+        assert evidence(f, m).href.startswith("#") and evidence(f, m).href[1:] in known, (f.kind, evidence(f, m).href)
+        for part in words(f, m):
             if isinstance(part, Link):
                 assert part.href[1:] in known, part.href
             if isinstance(part, Mono) and part.text in BY_ID:
@@ -152,7 +153,7 @@ def test_without_timings_the_findings_still_say_what_the_compiled_kernels_show(
     m = Measured(load(cpu_results_file(tmp_path_factory.mktemp("rosetta-cpu-findings"))))
     made = findings(m)
     assert made and made[0].kind == "untimed"
-    assert all(re.search(r"\d", plain(f.words(m))) for f in made)
+    assert all(re.search(r"\d", plain(words(f, m))) for f in made if f.NUMBERED)
     assert not any(f.kind.startswith(("headline", "gaps")) for f in made)
 
 
@@ -164,16 +165,18 @@ def test_the_unroll_claim_is_not_invented_when_its_kernels_were_not_run(recorded
 
 
 def test_a_gap_is_explained_only_by_what_causes_states_for_its_pair(recorded: Results) -> None:
-    from harness.analysis.cause_words import because
-    from harness.analysis.findings import pairs, short
+    from harness.analysis.causes import stated as stated_for
+    from harness.analysis.model_findings import pairs
+    from harness.report.cause_words import said
+    from harness.report.findings import short
 
     m = Measured(with_rounds(recorded))
     for op in m.ops:
         stated = set()
         for c, _idea, cuda, tri in pairs(m, op):
             lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
-            why = because(m, lead.result, trail.result, (short(lead.result), short(trail.result)), limit=1)
+            why = said(stated_for(m, lead.result, trail.result, limit=1), (short(lead.result), short(trail.result)))
             stated |= {why} if why else set()
-        text = next((plain(f.words(m)) for f in findings(m) if f.kind == f"gaps-{op}"), "")
+        text = next((plain(words(f, m)) for f in findings(m) if f.kind == f"gaps-{op}"), "")
         for clause in re.findall(r", where (.*?)(?:; CUDA's best|; of \d+ ideas|\.$)", text):
             assert clause in stated, clause

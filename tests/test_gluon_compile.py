@@ -89,7 +89,7 @@ def test_a_tensor_descriptor_is_typed_as_the_launcher_types_it():
 
 
 def test_without_a_usable_gluon_one_line_says_why_and_the_other_columns_run(monkeypatch):
-    from harness.run.session import gpu_models
+    from harness.run.plan import gpu_models
     from kernels_gluon import compat
 
     line = "triton 0.0 has no usable Gluon (ImportError: test); the Gluon column needs triton 3.6 or later"

@@ -1,6 +1,6 @@
 """GPU tier for the Gluon column (with tests/test_gpu.py, whose numerics and repeatability tests take every Gluon form
 too: `pytest -m gpu -k gluon` runs them all): each claim's Gluon column holds on the kernels a GPU launch compiled,
-and the SIMT summit's Gluon form is right where its CUDA kernel promises to be, on any shape and any 4-byte
+and the SIMT summit's Gluon forms are right where its CUDA kernel promises to be, on any shape and any 4-byte
 alignment, with no tile-multiple precondition.
 """
 
@@ -18,7 +18,7 @@ from harness.registry import BY_ID, KERNELS
 pytestmark = pytest.mark.gpu
 
 WITH_GLUON = [k.id for k in KERNELS if k.gluon and k.idea in CLAIMS]
-GENERAL = [k.id for k in KERNELS if k.id.startswith("rosetta.sgemm_general")]
+GENERAL = [(k.id, g.name) for k in KERNELS if k.id.startswith("rosetta.sgemm_general") for g in k.gluon]
 
 
 @pytest.mark.parametrize("kernel_id", WITH_GLUON, ids=lambda k: f"{k} [gluon:mirror]")
@@ -41,11 +41,11 @@ def _offset_view(rows: int, cols: int, offset: int) -> torch.Tensor:
 @pytest.mark.parametrize("shape", [(1, 1, 1), (17, 33, 5), (129, 257, 17), (300, 130, 1000)],
                          ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "4-byte"])
-@pytest.mark.parametrize("kernel_id", GENERAL, ids=lambda k: f"{k} [gluon:mirror]")
-def test_the_general_gluon_form_is_right_on_any_shape_and_alignment(kernel_id, shape, offset):
+@pytest.mark.parametrize(("kernel_id", "form"), GENERAL, ids=lambda k: k if "<" in k else f"[gluon:{k}]")
+def test_the_general_gluon_forms_are_right_on_any_shape_and_alignment(kernel_id, form, shape, offset):
     m, n, k = shape
     kernel = BY_ID[kernel_id]
-    impl = Impl("gluon:mirror", "sgemm", kernel, gluon=kernel.gluon_form("mirror"))
+    impl = Impl(f"gluon:{form}", "sgemm", kernel, gluon=kernel.gluon_form(form))
     gen = torch.Generator(device="cuda").manual_seed(m * 131 + n * 7 + k)
     A, B, C = _offset_view(m, k, offset), _offset_view(k, n, offset), _offset_view(m, n, offset)
     A.copy_(torch.randint(-3, 4, (m, k), device="cuda", generator=gen).float())

@@ -11,8 +11,8 @@ import torch
 
 from harness.launch.implementations import Impl, all_impls, baselines
 from harness.measure.numerics import poison_for
-from harness.preconditions import allowed_shape
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
+from harness.problems.preconditions import allowed_shape
 from harness.run.runner import check_numerics
 from tests.contexts import shared_context
 

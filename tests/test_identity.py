@@ -11,7 +11,6 @@ import pytest
 
 from harness.analysis.compare import _idea
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import KERNEL
 from harness.catalog import CATALOG
 from harness.identity import ImplId
 from harness.launch.implementations import all_impls, baselines, cupy_build_study
@@ -19,6 +18,7 @@ from harness.problems import Problem
 from harness.records.kernel_facts import KernelFacts
 from harness.records.lines import Result, Status
 from harness.registry import KERNELS, get
+from harness.report.metrics import KERNEL
 from harness.run.messages import NO_DEVICE_FACTS, Checked, Finished, ImplKey, Ready, Started, Task, WorkerOptions
 from harness.run.work import impl_of, key_of
 from tests.recorded import REPO

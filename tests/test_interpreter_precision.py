@@ -217,7 +217,7 @@ def test_the_terminal_and_the_page_name_the_class_beside_ok_and_say_what_was_not
     from rich.console import Console
 
     from harness.analysis.measured import Measured
-    from harness.analysis.metrics import NUMERICS
+    from harness.report.metrics import NUMERICS
     from harness.report.terminal import print_summary
 
     p = Problem("sgemm", 37, 45, 29)
@@ -240,3 +240,14 @@ def test_the_terminal_and_the_page_name_the_class_beside_ok_and_say_what_was_not
     buf = io.StringIO()
     print_summary(Measured.of([rows[4]]), Console(file=buf, width=100, force_terminal=False, color_system=None))
     assert "not checked at this" in " ".join(buf.getvalue().split())
+
+
+def test_a_cuda_kernel_built_without_a_gpu_says_its_numerics_were_not_checked_where_they_would_stand():
+    from harness.analysis.measured import Measured
+    from harness.report.metrics import NUMERICS
+
+    built = Result("cuda", "cuda", Problem("sgemm", 4096, 4096, 4096), Status.COMPILED, kernel=X3,
+                   reason="no GPU: built by NVRTC for sm_90a, not run")
+    m = Measured.of([built])
+    assert NUMERICS.text(m, built) == numerics.NOT_CHECKED_NO_GPU == "numerics not checked: no GPU"
+    assert NUMERICS.cell(m, built).text == numerics.NOT_CHECKED_NO_GPU and NUMERICS.cell(m, built).cls == "warn"

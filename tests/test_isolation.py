@@ -11,7 +11,8 @@ from harness.records.file import load
 from harness.records.lines import Status
 from harness.records.merge import merge
 from harness.registry import select
-from harness.run.session import RunSession, gpu_plan, shard
+from harness.run.plan import gpu_plan, shard
+from harness.run.session import RunSession
 from harness.run.worker import Worker, WorkerSpec
 
 CPU_TIER = pytest.mark.skipif(env.has_gpu(), reason="the CPU tier's interpreter path; the GPU test below covers a GPU")

@@ -10,14 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.knobs import knob_sentence, read_beside, study_of, study_path
+from harness.analysis.knobs import read_beside, study_of, study_path
 from harness.analysis.record import read_beside as analysis_beside
 from harness.analysis.verdicts import Call
 from harness.cli import main
 from harness.launch.triton import launch_settings as takes_of
+from harness.measure.rounds import MIN_ROUNDS
 from harness.measure.timing import Samples
 from harness.problems import Problem
 from harness.records.file import load
+from harness.report.knobs import knob_sentence
 from harness.run import knob_study as knobs
 from tests.recorded import recorded_gpu_run
 
@@ -133,7 +135,7 @@ def test_rosetta_knobs_refuses_a_gemv_shape_a_missing_file_and_too_few_rounds(tm
     assert main(["knobs", str(results), "--shape", "4096x4096"]) == 2
     assert "sgemm" in capsys.readouterr().err
     assert main(["knobs", str(results), "--rounds", "2"]) == 2
-    assert "at least 3 rounds" in capsys.readouterr().err
+    assert f"--rounds: 2: expected a whole number of rounds from {MIN_ROUNDS}" in capsys.readouterr().err
 
 
 def test_a_k_step_tl_dot_cannot_take_is_widened_to_the_smallest_it_can_and_said():

@@ -13,10 +13,11 @@ from dataclasses import replace
 import pytest
 
 from harness.analysis import mapping
+from harness.analysis.proven import changed_and_false
 from harness.catalog_types.claim import version_in
 from harness.catalog_types.evidence import Evidence, KernelEvidence, Numbers
 from harness.claims import CLAIMS, COMPILER, PROGRAMMER, ByCompiler, ByForm, ByKernel, Check, compilers
-from harness.claims.compilers import changed_and_false, installed, is_tested
+from harness.claims.compilers import installed, is_tested
 from harness.launch.gluon import unavailable as gluon_unavailable
 from harness.nvrtc.compiler import available as nvrtc_available
 from harness.registry import BY_ID, IDEAS, KERNELS, Role

@@ -11,14 +11,14 @@ import pytest
 from matplotlib.colors import to_hex
 from matplotlib.patches import Rectangle
 
-from harness.analysis import columns, metrics
-from harness.analysis.findings import Found, ModelOrCompiler, findings, recorded
-from harness.analysis.fmt import plain
+from harness.analysis.findings import Found, findings, recorded
 from harness.analysis.measured import Measured
+from harness.analysis.model_findings import ModelOrCompiler
 from harness.analysis.model_or_compiler import splits
 from harness.analysis.record import read_beside
 from harness.catalog_types.tables import DECISIONS
 from harness.records.file import load
+from harness.report import columns, metrics, sections
 from harness.report.overview import headline_table, idea_table
 from harness.report.plots import all_plots
 from harness.report.plots.common import GLUON
@@ -118,7 +118,7 @@ def test_each_rung_in_three_models_says_what_each_costs_to_write(m) -> None:
         rows = [k for k in kernels if k.id in m.catalog.costs]
         if not rows:
             continue
-        t = table(m, columns.COSTS, rows, "costs")
+        t = table(m, sections.COSTS, rows, "costs")
         for k, cells in zip(rows, t.rows, strict=True):
             for model, name in (("cuda", "CUDA"), ("triton", "Triton"), ("gluon", "Gluon")):
                 lines, decided = m.catalog.costs[k.id][model]
@@ -126,23 +126,24 @@ def test_each_rung_in_three_models_says_what_each_costs_to_write(m) -> None:
         assert all(kind in t.notes[0] for kind in DECISIONS)
 
 
-def test_each_rung_in_three_models_has_a_model_or_compiler_finding_naming_what_moves(m) -> None:
+def test_each_rung_in_three_models_has_a_model_or_compiler_row_naming_what_moves(m) -> None:
+    from harness.report.splits import SPLITS, splits_table
+
     found = [f for f in recorded(m) if isinstance(f, ModelOrCompiler)]
     problem = m.headline("sgemm")
     assert {f.split.kernel for f in found} == {s.kernel for s in splits(m) if s.problem == problem}
-    # the record holds what the rule finds (its figures as the record writes them, to six digits)
+    # the record holds what the rule finds
     assert [f.to_json() for f in found] == [f.to_json() for f in findings(m) if isinstance(f, ModelOrCompiler)]
-    for f in found:
-        said = plain(f.words(m))
+    t = splits_table(m, [f.split for f in found])
+    model, moves = (_column(t, c.name) for c in (SPLITS[3], SPLITS[-1]))
+    for f, cells in zip(found, t.rows, strict=True):
         s = f.split
-        assert "the compiler's part" in said and "the model's part" in said
+        assert ("not the model's part" not in cells[model].sub) is s.same_design
         for q in s.moving:   # each quantity that moves is named with its three values
-            assert q.name in said and f"Triton {q.triton:.3g}" in said and f"Gluon {q.gluon:.3g}" in said
+            assert f"{q.name}: {q.cuda:.3g} / {q.triton:.3g} / {q.gluon:.3g}" in cells[moves].text
         if not s.moving:
-            assert "no quantity is named" in said or "none of the compiled quantities" in said
-        assert Found.from_json(f.to_json()).split.kernel == s.kernel
-    summit = next(f for f in found if f.split.kernel.startswith("rosetta.sgemm_general<128,256"))
-    assert "FFMA per wide shared load" in plain(summit.words(m))
+            assert cells[moves].text.startswith(("none named", "none of the compiled quantities"))
+        assert Found.from_json(f.to_json()).to_json() == f.to_json()
 
 
 def test_the_model_or_compiler_table_of_an_idea_holds_its_rungs(m) -> None:
@@ -159,7 +160,7 @@ def test_the_model_or_compiler_table_of_an_idea_holds_its_rungs(m) -> None:
 
 def test_a_gluon_forms_deviations_stand_beside_it_in_the_kernels_table(m) -> None:
     for _, kernels in m.ideas:
-        t = table(m, columns.KERNELS, kernels, "kernels")
+        t = table(m, sections.KERNELS, kernels, "kernels")
         forms = _column(t, "Triton and Gluon counterparts: settings")
         for k, cells in zip(kernels, t.rows, strict=True):
             for g in k.gluon:

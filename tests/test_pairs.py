@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from harness import cli, env
-from harness.pairs import active
-from harness.pairs.declaration import PairError, read
+from harness.pairs.declaration import PairError
 from harness.pairs.pair import build
+from harness.pairs.read import read
 from harness.problems import Problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,12 +26,10 @@ TOML = str(EXAMPLE / "pair.toml")
 
 @pytest.fixture
 def clean_process(monkeypatch):
-    """A declaration puts its folder on the module path and may declare itself to the processes a run starts: keep
-    both to this test (run from the checkout, as the README's command is)."""
+    """Importing a declared file puts its folder on the module path: keep that to this test (run from the checkout,
+    as the README's command is)."""
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
-    monkeypatch.delenv(active.ENV, raising=False)
 
 
 def nvrtc() -> bool:
@@ -130,13 +128,15 @@ def test_the_cpu_tier_shape_of_a_form_with_preconditions_is_one_it_allows() -> N
     assert p.M % 32 == 0 and p.K % 16 == 0 and not pair.counterpart.unmet(p)
 
 
-def test_a_declared_grid_function_gives_the_cuda_grid(tmp_path, monkeypatch) -> None:
+def test_a_declared_grid_function_gives_the_cuda_grid_in_a_process_told_nothing_of_its_file(tmp_path,
+                                                                                            monkeypatch) -> None:
     name = f"grids_{tmp_path.name}"
     (tmp_path / f"{name}.py").write_text("def rows_first(meta):\n    return (-(-meta['M'] // meta['BLOCK_M']), "
                                          "-(-meta['N'] // meta['BLOCK_N']))\n")
-    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])
+    monkeypatch.setattr(sys, "path", list(sys.path))
     pair = build(read([TOML, f"cuda.grid={tmp_path / name}.py:rows_first"]))
-    assert pair.kernel.grid_fn == f"{name}:rows_first"
+    assert pair.kernel.grid_fn == f"{tmp_path / name}.py:rows_first"   # the entry names the file, not a module
+    assert str(tmp_path) not in sys.path
     assert pair.kernel.grid(Problem("sgemm", 100, 300, 8)) == (4, 5, 1)
 
 
@@ -204,7 +204,7 @@ def test_a_pair_that_cannot_run_is_refused_in_one_line_before_anything_runs(case
     captured = capsys.readouterr()
     err = captured.err.strip().splitlines()
     assert len(err) == 1 and said in err[0], err
-    assert not out.exists() and active.ENV not in os.environ   # nothing written, no process told of the pair
+    assert not out.exists()   # nothing written
 
 
 NVRTC_REFUSALS = {
@@ -248,10 +248,14 @@ def test_the_example_pair_runs_on_the_cpu_tier_and_its_page_needs_none_of_its_fi
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--pair", TOML, "--out", str(tmp_path)],
                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
                           timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     path = next(tmp_path.glob("*.jsonl"))
-    results = load(path)
     kernel = "user.sgemm_blocked<32,64,16,4,4>"
+    # its CUDA side did not run: the run says so where its numerics would stand, counts it, and does not pass it
+    assert proc.returncode == 3, proc.stdout[-3000:] + proc.stderr[-3000:]
+    said = " ".join(proc.stdout.split())
+    assert f"not checked: the CUDA side of {kernel} did not run (no GPU)" in said
+    assert "numerics not checked: no GPU" in said and "7 ok, " in said
+    results = load(path)
     mine = {r.impl: r for r in results.results if r.kernel == kernel}
     port = mine["triton:port"]
     assert port.status is Status.OK and port.numerics.passed and port.numerics.exact.passed
@@ -284,6 +288,21 @@ def test_the_example_pair_runs_on_the_cpu_tier_and_its_page_needs_none_of_its_fi
     with open(tmp_path / "rows.csv", newline="", encoding="utf-8") as fh:
         declared = {(r["kernel"], r["impl"]) for r in csv.DictReader(fh) if r["declared"] == "True"}
     assert declared == {(kernel, "triton:port"), (kernel, "cuda")}
+
+
+@pytest.mark.skipif(env.has_gpu(), reason="the CPU tier's run; the GPU run is the README's command on a GPU")
+def test_a_run_hands_its_pairs_to_its_workers_and_tells_no_process_through_the_environment(clean_process,
+                                                                                           tmp_path) -> None:
+    """The run's catalog, pairs and all, is a value the command makes and hands down: the worker that measured the
+    pair was sent it, and the command's process ends with the environment it started with."""
+    from harness.cli.run_lines import UNCHECKED
+    from harness.records.file import load
+
+    before = dict(os.environ)  # its CUDA side built, not run: the exit code says it was not checked
+    assert cli.main(["run", "--pair", TOML, "--out", str(tmp_path), "--no-report"]) == UNCHECKED
+    assert dict(os.environ) == before
+    port = next(r for r in load(next(tmp_path.glob("*.jsonl"))).results if r.impl == "triton:port")
+    assert port.numerics.passed and port.kernel_facts.idea_title == build(read([TOML])).idea.title
 
 
 def test_a_pair_is_compared_with_the_catalog_kernel_it_stands_beside_model_by_model() -> None:
@@ -366,8 +385,7 @@ def test_the_triton_side_may_be_an_autotuned_kernel_or_a_launch_function(kind, c
     how = (["triton.kernel=tuned_port"] if kind == "an autotuned kernel"
            else ["triton.kernel=sgemm_blocked_port", "triton.launch=launch"])
     d = read([TOML, f"triton.file={tmp_path / name}.py", *how, "beside="])
-    monkeypatch.setenv(active.ENV, json.dumps([d.to_json()]))   # declared to this process, as a worker finds it
-    kernel = active.kernel(build(d).kernel.id)
+    kernel = build(d).kernel   # the catalog entry a worker is handed: it names the file and how it is launched
     impl = Impl(ImplId.from_json("triton:port"), "sgemm", kernel, kernel.counterparts[0])
     problem = Problem("sgemm", 37, 45, 29, 2.0, 0.0)
     ops = make_operands(problem, "random", 1, torch.device(device))

@@ -58,11 +58,11 @@ def test_the_worker_reads_the_plans_cuda_compile_records_in_the_background_and_w
     from harness.launch.implementations import Impl
     from harness.records.lines import Resources
     from harness.run import work
-    from harness.run.session import RunSession
+    from harness.run.plan import cuda_kernels
 
     kernel = BY_ID["s000.gemm_naive"]
     plan = [(Problem("sgemm", 64, 64, 64), [key_of(i) for i in all_impls([kernel])])]
-    assert RunSession.cuda_kernels(plan) == [kernel.id]
+    assert cuda_kernels(plan) == [kernel.id]
 
     read: list[str] = []
 
@@ -72,7 +72,7 @@ def test_the_worker_reads_the_plans_cuda_compile_records_in_the_background_and_w
 
     monkeypatch.setattr("harness.inspect.resources.kernel_record", record)
     cache = work.ResourceCache(gpu=False)
-    cache.read_ahead(RunSession.cuda_kernels(plan), "sm_90a")
+    cache.read_ahead([BY_ID[k] for k in cuda_kernels(plan)], "sm_90a")
     got = cache.of(Impl("cuda", "sgemm", kernel), None)
     again = cache.of(Impl("cuda", "sgemm", kernel), None)
     assert got is again and got.source == "read for sm_90a" and read == [(kernel.id, "sm_90a")]

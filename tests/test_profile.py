@@ -338,8 +338,11 @@ def test_profile_records_stores_each_records_counters_in_its_timed_configuration
         def print(self, *a, **k):
             pass
 
+    from harness.catalog import CATALOG
+    from harness.run.profile import profile_records
+
     targets = [(tuned.problem, tuned.kernel, tuned.impl), (plain.problem, plain.kernel, plain.impl)]
-    rows = profile.profile_records(path, targets, tmp_path, Quiet())
+    rows = profile_records(path, targets, CATALOG, tmp_path, Quiet())
     assert [r.error for r in rows] == [None, None]
     assert asked == [(tuned.kernel, tuned.impl, tuned.resources.config["autotuned"]), (plain.kernel, "cuda", None)]
     again = {r.key: r for r in results.load(path).results}

@@ -27,12 +27,12 @@ def commands(block: str) -> list[str]:
     return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.startswith("rosetta ")]
 
 
-GPU_VERBS = {add.__name__.removeprefix("add_") for add in cli.VERBS if add.__module__ == "harness.cli.gpu_tools"}
+GPU_VERBS = {add.__name__.removeprefix("add_") for add in cli.verbs() if add.__module__ == "harness.cli.gpu_tools"}
 
 
 def test_every_verb_is_in_the_use_section() -> None:
     shown = {c.split()[1] for b in blocks(section("Use")) for c in commands(b)}
-    verbs = {add.__name__.removeprefix("add_") for add in cli.VERBS}
+    verbs = {add.__name__.removeprefix("add_") for add in cli.verbs()}
     assert verbs - shown == set(), "verbs the README's Use section leaves out"
 
 

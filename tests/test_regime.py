@@ -14,8 +14,10 @@ import pytest
 from harness.analysis.regimes import study, study_beside, sustained_path
 from harness.analysis.verdicts import Call, compare
 from harness.identity import ImplId
-from harness.measure.energy import COUNTER, Energy
+from harness.measure.energy import COUNTER
+from harness.measure.energy_record import Energy
 from harness.measure.regime import RULE, Regime, Rule, SteadyRound, steady_at, window_means
+from harness.measure.sustained import ROUNDS as SUSTAINED_ROUNDS
 from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.file import ResultsWriter, load
@@ -80,7 +82,7 @@ def test_the_rule_says_itself_from_its_values() -> None:
 
 # ---------------------------------------------------------------------------------------------------- made-up rounds
 PROBLEM = Problem("sgemm", 4096, 4096, 4096)
-ROUNDS = 4
+ROUNDS = SUSTAINED_ROUNDS   # the sustained pass's rounds: the fewest that give a 95% interval
 
 
 def rounds_of(ms: float, mhz: float, jitter: float, *, runs: int, batch: str, joules: float | None = None,
@@ -216,7 +218,7 @@ def test_the_page_of_a_sustained_file_shows_the_regimes_section_and_names_its_re
     assert "sustained, a tie in time" in text and "more energy per launch" in text
 
 
-def test_the_readme_gets_the_regimes_table_and_findings_and_docs_regimes_the_chart_and_every_comparison(
+def test_the_readme_gets_the_regimes_findings_and_docs_regimes_the_table_the_chart_and_every_comparison(
         tmp_path: Path) -> None:
     from harness.report.regimes import doc_text, readme_lines
 
@@ -225,10 +227,10 @@ def test_the_readme_gets_the_regimes_table_and_findings_and_docs_regimes_the_cha
     assert sustained_path(burst) == sustained
     write_sustained(burst, [], sustained=False)
     readme = "\n\n".join(readme_lines(burst))
-    assert "J per GEMM" in readme and "docs/regimes.md" in readme and "![" not in readme
+    assert "A/A control" in readme and "docs/regimes.md" in readme and "![" not in readme
     docs = tmp_path / "docs"
     doc = doc_text(burst, docs)
-    assert doc is not None and "A/A control" in doc and f"](../{burst.stem}-regimes.png)" in doc
+    assert doc is not None and "A/A control" in doc and "J per GEMM" in doc and f"](../{burst.stem}-regimes.png)" in doc
     assert (tmp_path / f"{burst.stem}-regimes.png").exists()
     assert readme_lines(tmp_path / "none.jsonl") == [] and doc_text(tmp_path / "none.jsonl", docs) is None
 
@@ -256,7 +258,9 @@ def test_the_sustained_regime_takes_each_sgemm_class_cublas_best_cuda_and_best_t
     assert len(plan[0][1]) == 8  # cuBLAS fp32 and TF32, and the best CUDA and Triton of fp32, TF32 and 3xTF32
 
 
-def test_a_committed_run_of_bursts_names_the_regime_of_its_tensor_core_headline_figures(tmp_path: Path) -> None:
+def test_a_committed_run_of_bursts_names_the_regime_of_every_headline_figure(tmp_path: Path) -> None:
+    """Every class's figures depend on the regime (the sustained study shows the fp32 rows slower too): every headline
+    row names the regime of its figures."""
     from harness.analysis.measured import Measured
     from harness.analysis.record import read_beside
     from harness.report.markdown import to_markdown
@@ -267,23 +271,21 @@ def test_a_committed_run_of_bursts_names_the_regime_of_its_tensor_core_headline_
     assert path is not None
     text = to_markdown(headline_table(Measured(load(path), read_beside(path))))
     lines = [ln for ln in text.splitlines() if ln.startswith("| sgemm")]
-    tensor = [ln for ln in lines if "TF32" in ln.split("|")[1]]
-    assert tensor and all("· burst" in ln.split("|")[1] for ln in tensor)
-    assert all("· burst" not in ln.split("|")[1] for ln in lines if ln not in tensor)  # SIMT keeps its clock
+    assert lines and all("· burst" in ln.split("|")[1] for ln in lines)
 
 
 def test_a_run_without_nvml_says_so_in_one_line() -> None:
     from harness.analysis.energy import file_energy
     from harness.measure.energy import NONE
+    from harness.report.regimes import energy_line
 
     s = Samples([1.0] * 4, [1980.0] * 4, [1] * 4, [0] * 4, "b", 1980.0,
                 Energy(NONE, [None] * 4, [None] * 4, [None] * 4, None, "pynvml (nvidia-ml-py) is not installed"))
     r = Result.of(ImplId("cublas"), PROBLEM, Status.OK, timing=Timing.of(s))
-    line = file_energy([r]).line()
+    line = energy_line(file_energy([r]))
     assert "\n" not in line and "not measured" in line and "pynvml" in line
-    assert "before energy was read" in file_energy([Result.of(ImplId("cublas"), PROBLEM, Status.OK,
-                                                              timing=Timing.of(Samples([1.0], [None], [1], [0], "b")))
-                                                    ]).line()
+    assert "before energy was read" in energy_line(file_energy([Result.of(
+        ImplId("cublas"), PROBLEM, Status.OK, timing=Timing.of(Samples([1.0], [None], [1], [0], "b")))]))
 
 
 def test_regime_sustained_with_a_shard_is_refused_before_anything_runs(tmp_path: Path, monkeypatch, capsys) -> None:
@@ -329,3 +331,22 @@ def test_a_run_of_bursts_whose_counter_resolved_them_shows_energy_per_launch_and
     assert "0.285 [" in text and "0.300 [" in text and "more energy" in text and "SAME" in text
     section = regimes_section(m, [])
     assert section is not None and "2 of 2 timed records resolved" in section.blocks[0].parts[0]
+
+
+def test_the_committed_four_round_sustained_files_intervals_are_said_as_ranges_and_make_no_call() -> None:
+    """Four rounds cover a median with 87.5% at most: cuBLAS fp32's 691 W [688-697] was the min and max of its four
+    rounds, labelled a 95% interval. It is said as the range it is, and no call rests on four rounds."""
+    from harness.analysis.regimes import study
+    from harness.records.file import load
+    from harness.report.regimes import interval_text, speed_text
+    from tests.recorded import REPO
+
+    s = study(load(REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T230158Z-sustained.jsonl"))
+    assert s is not None and s.rows
+    for row in s.rows:
+        assert row.energy is not None and row.energy.watts is not None
+        watts = row.energy.watts
+        assert watts.rounds == 4 and watts.coverage == 0.875 and not watts.at_level
+        assert interval_text(watts, ".0f") == f"{watts.value:.0f} (range {watts.lo:.0f}–{watts.hi:.0f} of 4 rounds)"
+        assert "range of too few rounds, 87.5% coverage" in speed_text(row.change)
+    assert all(v.call.value == "AMBIGUOUS" for c in s.calls for v in (c.burst, c.sustained) if v is not None)

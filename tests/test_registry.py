@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.preconditions import unmet
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
+from harness.problems.preconditions import unmet
 from harness.registry import IDEAS, KERNELS, SEEDS, get
 from kernels_cuda import SOURCE_DIR, source_path
 

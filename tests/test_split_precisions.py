@@ -40,10 +40,10 @@ def test_the_bf16_splits_are_precision_classes_with_their_triton_input_precision
 
 def test_the_report_names_each_class_by_its_label():
     from harness.analysis.measured import Measured
-    from harness.analysis.metrics import PRECISION
-    from harness.analysis.wording import PRECISION_TEXT
     from harness.records.lines import Result, Status
+    from harness.report.metrics import PRECISION
     from harness.report.terminal import row
+    from harness.report.wording import PRECISION_TEXT
 
     assert {p: c.label for p, c in PRECISION_CLASSES.items()} == PRECISION_TEXT
     record = Result("triton:tuned-bf16x3", "triton", Problem("sgemm", 64, 64, 64), Status.OK, precision="bf16x3")
@@ -224,7 +224,7 @@ def test_a_kernel_that_sums_one_term_after_another_is_not_failed_for_its_order_o
     worse = numerics.check(off.float(), ops, ref, poison=float("nan"), vendor_error=library[0],
                            vendor_componentwise=library[1])
     assert v.componentwise < numerics.summation_floor(p) < worse.componentwise
-    assert not worse.passed and "(reduced precision?)" in worse.reason, worse
+    assert not worse.passed and "is over 16x the library's" in worse.reason, worse
 
 
 @pytest.mark.parametrize("layer, passes", [("scaled", True), ("random", False)])
@@ -246,7 +246,7 @@ def test_the_worst_outputs_error_is_held_to_the_summation_floor_on_the_scaled_la
     assert numerics.VENDOR_MULTIPLE * max(library[0], numerics.U_FP32) < v.error < numerics.summation_floor(p), v
     assert v.passed is passes, v
     if not passes:
-        assert "forward error" in v.reason and "(reduced precision?)" in v.reason, v
+        assert "forward error" in v.reason and "is over 16x the library's" in v.reason, v
 
 
 def test_the_terminal_table_says_under_it_which_marked_class_is_not_fp32_accurate():

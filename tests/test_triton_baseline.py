@@ -21,8 +21,8 @@ from harness.records.lines import Result, RunHeader, Status
 from harness.records.order import record_order
 from harness.registry import KERNELS
 from harness.run.messages import ImplKey
+from harness.run.plan import cpu_plan, gpu_plan
 from harness.run.runner import ProblemContext, check_numerics
-from harness.run.session import cpu_plan, gpu_plan
 from tests.contexts import shared_context
 
 NAMES = tuple(TRITON_BASELINES)

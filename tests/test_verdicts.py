@@ -13,7 +13,17 @@ import numpy as np
 import pytest
 
 from harness.analysis.record import Analysis, across, analyse, analysis_path
-from harness.analysis.verdicts import MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, call_of, compare, margin_for
+from harness.analysis.verdicts import (
+    LEVEL,
+    MARGIN_SIMT,
+    MARGIN_TENSOR_CORES,
+    Call,
+    call_of,
+    compare,
+    margin_for,
+    median_interval,
+    regions,
+)
 from harness.measure.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS, burst_plan
 from harness.measure.sm_clock import window_clock_mhz
 from harness.measure.timing import Samples, Timing
@@ -37,9 +47,75 @@ def samples(mean: float, *, batch: str = "b", rounds: int = 10, per: int = 8, no
 
 @pytest.mark.parametrize(("lo", "hi", "call"), [
     (0.995, 1.01, Call.SAME), (0.90, 0.97, Call.FAST), (1.03, 1.2, Call.SLOW), (0.95, 1.05, Call.AMBIGUOUS),
-    (0.97, 0.99, Call.FAST), (0.985, 0.995, Call.SAME)])
+    (0.985, 0.995, Call.SAME),
+    # wholly below 1, but reaching inside the margin: not faster by a margin it does not clear (the headline's best
+    # CUDA against cuBLAS in results/...20261127T012026Z, 0.9799 [0.9764-0.9805], was FAST)
+    (0.97, 0.99, Call.AMBIGUOUS), (0.9764, 0.9805, Call.AMBIGUOUS), (1.0183, 1.0261, Call.AMBIGUOUS)])
 def test_the_call_reads_the_interval_against_the_margin(lo, hi, call):
     assert call_of(lo, hi, 0.02) is call
+
+
+@pytest.mark.parametrize("margin", [MARGIN_SIMT, MARGIN_TENSOR_CORES])
+def test_a_call_is_the_one_region_that_holds_the_whole_interval_and_more_uncertainty_never_wins(margin) -> None:
+    """The legend's rule is the code's: each call's region holds the intervals that get it, an interval across any
+    edge is AMBIGUOUS, and widening an interval never changes its call to anything but AMBIGUOUS (under the old rule
+    [0.975, 0.979] was SAME and [0.975, 0.981] FAST at 2%)."""
+    edges = sorted({e for lo, hi in regions(margin).values() for e in (lo, hi) if 0 < e < np.inf})
+    for call, (lo, hi) in regions(margin).items():
+        inner = (max(lo, 0.5) * 1.0001, min(hi, 2.0) / 1.0001)
+        assert call_of(*inner, margin) is call
+    for e in edges:
+        assert call_of(e * 0.999, e * 1.001, margin) is Call.AMBIGUOUS
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        lo, hi = sorted(np.exp(rng.normal(0, 0.03, 2)))
+        wider = lo / np.exp(abs(rng.normal(0, 0.01))), hi * np.exp(abs(rng.normal(0, 0.01)))
+        assert call_of(*wider, margin) in (call_of(lo, hi, margin), Call.AMBIGUOUS)
+
+
+def test_the_interval_of_a_median_covers_it_at_the_level_for_any_distribution_of_rounds() -> None:
+    """Ten rounds of a skewed, long-tailed ratio (lognormal, and a tenth of rounds far off): the interval holds the
+    true median in at least 95% of draws (the sign test's [2nd, 9th] of ten covers 97.9%; the percentile bootstrap
+    it replaces covered about 90%)."""
+    rng = np.random.default_rng(5)
+    for draw, median in ((lambda: rng.lognormal(0, 0.5, 10), 1.0),
+                         (lambda: np.where(rng.random(10) < 0.1, 3.0, rng.normal(1, 0.01, 10)), None)):
+        hits = []
+        for _ in range(2000):
+            x = draw()
+            lo, hi, coverage = median_interval(x)
+            truth = median if median is not None else 1.0 + 0.01 * 0.1257   # the mixture's median, near 1.0013
+            hits.append(lo <= truth <= hi)
+            assert coverage >= LEVEL
+        assert np.mean(hits) >= LEVEL, np.mean(hits)
+
+
+def test_an_interval_of_too_few_rounds_is_their_range_with_its_own_coverage_and_makes_no_call() -> None:
+    """Four rounds cover a median with 87.5% at most (the range: 1 - 2/2^4): that is no 95% interval, so it is kept
+    as what it is and makes no call, however far from 1 it lies (the regime study's four rounds were called)."""
+    v = compare(samples(0.1, rounds=4, seed=1), samples(1.0, rounds=4, seed=2), MARGIN_SIMT)
+    assert v.time.coverage == pytest.approx(0.875) and not v.time.at_level and v.call is Call.AMBIGUOUS
+    assert v.time.lo < v.time.ratio < v.time.hi < 0.2
+    lo, hi, coverage = median_interval([3.0, 1.0, 2.0, 4.0])
+    assert (lo, hi, coverage) == (1.0, 4.0, 0.875)
+    assert json.loads(json.dumps(v.to_json()))["time"]["coverage"] == pytest.approx(0.875)
+
+
+def test_the_fewest_rounds_for_a_call_are_the_fewest_whose_range_covers_the_median_at_the_level() -> None:
+    assert median_interval(list(range(MIN_ROUNDS)))[2] >= LEVEL > median_interval(list(range(MIN_ROUNDS - 1)))[2]
+    v = compare(samples(0.5, rounds=MIN_ROUNDS), samples(1.0, rounds=MIN_ROUNDS, seed=3), MARGIN_SIMT)
+    assert v.call is Call.FAST and v.time.at_level
+
+
+def test_two_independent_sets_get_the_mann_whitney_interval_of_their_shift() -> None:
+    """Two sets of twenty rounds: the interval is the 128th smallest and largest of the 400 differences (the exact
+    two-sided 5% point of the Mann-Whitney count for 20 and 20 is 127), its coverage 95.1%."""
+    a, b = samples(0.9, rounds=20, per=1, seed=1), samples(1.0, rounds=20, per=1, batch="other", seed=2)
+    v = compare(a, b, MARGIN_SIMT)
+    assert not v.paired and v.time.coverage == pytest.approx(0.95091, abs=1e-4)
+    d = np.sort((np.log(a.ms)[:, None] - np.log(b.ms)[None, :]).ravel())
+    assert v.time.lo == pytest.approx(np.exp(d[127])) and v.time.hi == pytest.approx(np.exp(d[400 - 128]))
+    assert v.time.ratio == pytest.approx(np.exp(np.median(d))) and v.call is Call.FAST
 
 
 def test_the_same_implementation_twice_is_called_same():
@@ -67,7 +143,7 @@ def test_time_and_cycles_differ_when_only_the_clock_differs():
     # the same cycles per run, one side at a lower clock: slower in time, the same in cycles
     slow_clock = samples(1.1, mhz=1800.0, seed=1)
     full_clock = samples(1.0, mhz=1980.0, seed=2)
-    v = compare(slow_clock, full_clock, MARGIN_TENSOR_CORES)
+    v = compare(slow_clock, full_clock, MARGIN_TENSOR_CORES, {0.1: 0.001})   # the probe's error measured: 0.1%
     assert v.time.call is Call.SLOW and v.cycles.call is Call.SAME and v.clock_differs
 
 
@@ -77,10 +153,10 @@ def test_too_few_rounds_make_no_call():
 
 
 def test_a_slow_entry_takes_part_in_the_first_rounds_and_is_paired_on_those():
-    short = samples(1.0, rounds=4, seed=1)
+    short = samples(1.0, rounds=MIN_ROUNDS, seed=1)
     full = samples(1.0, rounds=10, seed=2)
     v = compare(short, full, MARGIN_SIMT)
-    assert v.paired and v.rounds == (4, 10) and v.call is Call.SAME
+    assert v.paired and v.rounds == (MIN_ROUNDS, 10) and v.call is Call.SAME
 
 
 def test_the_margin_is_the_tensor_cores_where_either_side_runs_on_them():
@@ -208,12 +284,14 @@ def _aa_residuals() -> dict[str, np.ndarray]:
 
 
 # Where the A/A rounds have long tails (tensor cores, sgemv) the median decides a tie clearly more often than the mean
-# of the rounds; SIMT rounds have none to speak of, and there the two agree.
-@pytest.mark.parametrize(("regime", "gain"), [("tensor cores", 0.05), ("SIMT", 0.0), ("sgemv", 0.05)])
+# of the rounds; SIMT rounds have none to speak of, and there the distribution-free interval, which assumes no shape,
+# is a little wider than the t interval, which assumes a normal one (97% of ties against 100%).
+@pytest.mark.parametrize(("regime", "gain"), [("tensor cores", 0.05), ("SIMT", -0.05), ("sgemv", 0.05)])
 def test_the_paired_median_keeps_its_coverage_under_the_aa_controls_tails(regime: str, gain: float) -> None:
     """Ten rounds drawn from the A/A control's pooled residuals (true ratio 1): the paired verdict's interval holds 1
-    in at least 90% of draws (nominal 95%; the percentile bootstrap of ten rounds covers a little less), and it
-    calls a tie more often than a t interval on the mean of the rounds would."""
+    in at least 95% of draws (the sign test's [2nd, 9th] of ten covers 97.9% whatever the tails; the percentile
+    bootstrap it replaced covered about 90-94%), and it calls a tie more often than a t interval on the mean of the
+    rounds would."""
     from harness.analysis.verdicts import _estimate
 
     pool = _aa_residuals()[regime]
@@ -221,17 +299,17 @@ def test_the_paired_median_keeps_its_coverage_under_the_aa_controls_tails(regime
     rng = np.random.default_rng(3)
     draws = [rng.choice(pool, 10) for _ in range(400)]
     zeros = np.zeros(10)
-    verdicts = [_estimate(d, zeros, True, margin, seed=i) for i, d in enumerate(draws)]
+    verdicts = [_estimate(d, zeros, True, margin) for d in draws]
     coverage = np.mean([v.lo <= 1.0 <= v.hi for v in verdicts])
     ties = np.mean([v.call is Call.SAME for v in verdicts])
     means = [np.exp(d.mean() + np.array([-1, 1]) * 2.262 * d.std(ddof=1) / np.sqrt(10)) for d in draws]
     mean_ties = np.mean([lo >= 1 / (1 + margin) and hi <= 1 + margin for lo, hi in means])
-    assert coverage >= 0.90, coverage
+    assert coverage >= LEVEL, coverage
     assert ties >= mean_ties + gain, (ties, mean_ties)
 
 
 def test_the_terminal_names_each_implementation_the_a_a_control_did_not_call_same():
-    from harness.cli.run import aa_lines
+    from harness.cli.run_lines import aa_lines
 
     rows = [_result("k", "cuda", s=samples(1.0, seed=1), aa=samples(1.0, seed=2)),
             _result("t", "cuda", "tf32", samples(0.31, seed=7), aa=samples(0.31, seed=8)),

@@ -1,24 +1,26 @@
 """Why one implementation runs faster than another: every stated cause is a `Cause`, built here and nowhere else.
 
 A cause is data: a measured quantity on both sides of a pair (faster, slower), an ncu counter, a compiled fact (the
-tensor-core instruction generation, spills, load widths, occupancy) or an ablation (two launches of one kernel that
+tensor-core instruction generation, spills, occupancy) or an ablation (two launches of one kernel that
 differ in one setting), with the side whose value is the better one. It points with the speed only where that is the
 faster side; only those, ranked by how much of the slower kernel's time they plausibly explain, are ever said as a
-"because" (harness/analysis/cause_words.py words them). The rest is context ("despite ...") or nothing.
+"because" (harness/report/cause_words.py words them). The rest is context ("despite ...") or nothing.
 
 Executed counts come before static ones: a static SASS count includes paths that never run (the beta != 0 read of C),
-so instruction counts from the SASS are never a cause; only the form of an instruction (wgmma or mma.sync, 128-bit or
-32-bit loads) is. Counters are used only where ncu's kernel time agrees with the timed median (`tied`): a profile that
-ran another configuration (an autotuner choosing differently under the profiler) describes another kernel.
+so instruction counts from the SASS are never a cause; only the form of an instruction (wgmma or mma.sync) is.
+Counters are used only where ncu's kernel time agrees with the timed median (`tied`): a profile that ran another
+configuration (an autotuner choosing differently under the profiler) describes another kernel.
 
-A cause must also discriminate: the quantity differs between the two rows it separates and not between two rows that
-run alike (`controls`). The control pairs are the file's own comparisons on the same problem and in the same class
-that the rounds called SAME (a Triton form against its CUDA kernel at the kernel's own tile, a rung against its step
-before, a row against its Triton baseline). A quantity that differs as much, the same way, between two rows that run
-alike is not what makes one of the pair faster (the shared-memory tile's Triton dot has the wide loads its CUDA kernel
-lacks, yet at the kernel's own 32x32 tile the two run alike), so it is never said; one that differs less or not at all
-in a control pair holds there, and only a cause that some control pair holds and none refutes is stated. An ablation
-is its own control (two launches that differ in one setting). Where no cause is left, none was measured.
+A cause must also discriminate: the quantity differs between the two rows it separates in the direction of the speed,
+and not the same way between two rows where the speed does not go that way (`controls`). The control pairs are the
+file's own comparisons in the same class, on any problem (a Triton form against its CUDA kernel, its Gluon mirror, a
+rung against its step before, a row against its Triton baseline): one the rounds called SAME refutes a quantity that
+differs as much, the same way, between its two rows (the shared-memory tile's Triton dot has the wide loads its CUDA
+kernel lacks, yet at the kernel's own 32x32 tile the two run alike), and holds it where it differs less or not at
+all; one the rounds decided refutes a quantity that differs as much the same way with the speed the other way (a
+rung's fewer bank conflicts, where in another pair the side with as many fewer is the slower). Only a cause that some
+control pair holds and none refutes is stated. An ablation is its own control (two launches that
+differ in one setting). Where no cause is left, none was measured.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from harness.analysis.claims import TIE
 from harness.analysis.measured import Measured
 from harness.analysis.record import MIN_WEIGHT, Cause, Comparison
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.records.lines import Result
 
@@ -43,14 +46,12 @@ COUNTER_TOLERANCE = 0.15
 MIN_GAP = 1 + TIE
 # Fixed shares for facts with no executed magnitude: the tensor-core instruction generation (wgmma issues one
 # asynchronous 64xNx8 product per warpgroup where mma.sync issues a 16x8x8 per warp and waits on its registers) is
-# the largest a compiled kernel can show; a load width is a smaller, bounded effect (the copy path, not the math).
+# the largest a compiled kernel can show. A load's width (128-bit or 32-bit) is no cause: one kernel pair's SASS is
+# the same at every shape while its order changes with the shape (the H100 run T012026Z: Triton's wide global loads
+# against CUDA's 32-bit ones in 18 pairs, Triton faster in 11, slower in 6, a tie in 1).
 _TC_GENERATION = 0.5
-_LOAD_WIDTH = 0.05
 _ABLATION = 1.0           # the one setting two launches differ in explains all of their difference
 
-WIDE_GLOBAL = ("LDG.64", "LDG.128", "LDGSTS.64", "LDGSTS.128")
-NARROW_GLOBAL = ("LDG.32", "LDGSTS.32")
-WIDE_SHARED = ("LDS.64", "LDS.128", "LDSM")
 
 
 def _side(better: bool) -> str:
@@ -202,14 +203,6 @@ def _compiled_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
         worse = slow if better else fast
         out.append(Cause("spills", "compiled", sp_f, sp_s, _side(better), max(0.0, weight),
                          {"local": _sass(worse, "LDL", "STL"), "total": _sass(worse, "total")}))
-    for family, wide, narrow in (("global", WIDE_GLOBAL, NARROW_GLOBAL), ("shared", WIDE_SHARED, ("LDS.32",))):
-        # Only a form one side lacks altogether: then every read it makes, executed or not, has that width.
-        w_f, w_s, n_f, n_s = _sass(fast, *wide), _sass(slow, *wide), _sass(fast, *narrow), _sass(slow, *narrow)
-        if w_f and not w_s and n_s:
-            out.append(Cause(f"{family}_load_width", "compiled", "wide", "32-bit", "faster", _LOAD_WIDTH,
-                             {"wide": w_f}))
-        elif w_s and not w_f and n_f:
-            out.append(Cause(f"{family}_load_width", "compiled", "32-bit", "wide", "slower", _LOAD_WIDTH))
     occ_f, occ_s = m.occupancy(fast), m.occupancy(slow)
     measured = all((c := counters(r)) and "achieved_occupancy_pct" in c for r in (fast, slow))
     # Where ncu measured the occupancy, the theoretical one says the same thing less exactly: it is left out.
@@ -263,15 +256,16 @@ def _ablation_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
 
 
 # ---------------------------------------------------------------------------------------------- control pairs
-# The comparisons of a file whose SAME calls make control pairs: two rows of kernels that both have compiled facts (a
-# cuBLAS row has none) and differ in code, not in the implementation timed twice ("aa") or across files ("runs").
-CONTROL_RELATIONS = ("counterpart", "step", "triton-baseline")
+# The comparisons of a file that make control pairs: two rows of kernels that both have compiled facts (a cuBLAS row
+# has none) and differ in code, not in the implementation timed twice ("aa") or across files ("runs").
+CONTROL_RELATIONS = (Relation.COUNTERPART, Relation.GLUON, Relation.MODEL, Relation.STEP, Relation.TRITON_BASELINE)
+DECIDED = (Call.FAST, Call.SLOW)
 
 
 @dataclass(frozen=True)
 class Control:
-    """A cause held to a control pair: two rows the rounds called SAME, and whether the quantity differs between them
-    as it does between the pair it is said of (`refutes`) or not (it holds there)."""
+    """A cause held to a control pair: two rows the rounds called SAME or decided, and whether the quantity differs
+    between them as it does between the pair it is said of where their speed does not go that way (`refutes`)."""
 
     cause: Cause
     pair: Comparison
@@ -300,15 +294,22 @@ def _as_much(c: Cause, other: Cause) -> bool:
     return abs(of - os_) / max(abs(of), abs(os_)) >= abs(f - s) / max(abs(f), abs(s))
 
 
+def _swapped(c: Cause) -> Cause:
+    """The same difference read from the other side: the slower's value first."""
+    return Cause(c.quantity, c.kind, c.slower, c.faster, "slower" if c.favours == "faster" else "faster", c.weight,
+                 c.detail)
+
+
 def _control_pairs(m: Measured, fast: Result, slow: Result) -> list[Comparison]:
-    """The file's SAME comparisons on the pair's problem and class, those sharing a kernel with the pair first."""
+    """The file's comparisons of control relations in the pair's class that the rounds called SAME, FAST or SLOW,
+    those on the pair's problem and sharing a kernel with it first."""
     kernels = {fast.kernel, slow.kernel} - {None}
     found = [c for c in m.analysis.comparisons
-             if c.relation in CONTROL_RELATIONS and c.call is Call.SAME and c.problem == slow.problem
-             and c.subject_key not in (fast.key, slow.key)]
+             if c.relation in CONTROL_RELATIONS and c.call in (Call.SAME, *DECIDED)
+             and not {c.subject_key, c.reference_key} <= {fast.key, slow.key}]
     found = [c for c in found if m.record(c.reference_key).precision == slow.precision
              and m.record(c.subject_key).precision == slow.precision]
-    return sorted(found, key=lambda c: not ({c.subject[0], c.reference[0]} & kernels))
+    return sorted(found, key=lambda c: (c.problem != slow.problem, not ({c.subject[0], c.reference[0]} & kernels)))
 
 
 def controls(m: Measured, fast: Result, slow: Result, found: list[Cause]) -> list[Control]:
@@ -322,8 +323,13 @@ def controls(m: Measured, fast: Result, slow: Result, found: list[Cause]) -> lis
         for comparison, x, y in pairs:
             if not (_measurable(m, x, cause) and _measurable(m, y, cause)):
                 continue
-            alike = [*causes(m, x, y), *causes(m, y, x)]
-            out.append(Control(cause, comparison, any(_as_much(cause, other) for other in alike)))
+            if comparison.call is Call.SAME:
+                alike = [*causes(m, x, y), *causes(m, y, x)]
+                out.append(Control(cause, comparison, any(_as_much(cause, other) for other in alike)))
+            else:   # decided: read from its faster side; the same difference with the speed reversed refutes
+                cf, cs = (x, y) if comparison.call is Call.FAST else (y, x)
+                if any(_as_much(cause, _swapped(o)) for o in causes(m, cf, cs)):
+                    out.append(Control(cause, comparison, True))
     return out
 
 

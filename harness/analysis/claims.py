@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.analysis import fmt
 from harness.analysis.measured import Measured
-from harness.analysis.record import Comparison, pair, today
+from harness.analysis.record import Comparison, today
 from harness.analysis.verdicts import Call
 from harness.catalog_types.kernel import Kernel, Published, PublishedRatio, Seed
 from harness.catalog_types.tables import Catalog
@@ -81,13 +80,6 @@ class Claim:
     def changed(self) -> bool:
         return self.rank_ours is not None and self.rank_ours != self.rank_doc
 
-    @property
-    def order(self) -> str:
-        if self.rank_ours is None:
-            return "—"
-        if not self.changed:
-            return "same rank"
-        return f"rank {self.rank_ours} here, {self.rank_doc} in the document (1 = slowest)"
 
 
 def as_measured(results: Results | Measured | None) -> Measured | None:
@@ -142,18 +134,14 @@ class UnrollCheck:
     claim: PublishedRatio
     fast: Result
     slow: Result
+    # the rounds' verdict on the unrollable form against the tid form; None for a file of single bursts, which says
+    # the medians' ratio and no call
+    speed: Comparison | None = None
 
     @property
     def ratio(self) -> float:
         assert self.fast.timing and self.slow.timing
         return self.slow.timing.median_ms / self.fast.timing.median_ms
-
-    @property
-    def speed(self) -> Comparison | None:
-        """The rounds' verdict on the unrollable form against the tid form; None for a file of single bursts, which
-        says the medians' ratio and no call."""
-        c = pair("unroll", self.fast, self.slow)
-        return c if c is not None and c.verdict is not None else None
 
 
 def unroll_check(results: Results | Measured | None) -> UnrollCheck | None:
@@ -162,7 +150,10 @@ def unroll_check(results: Results | Measured | None) -> UnrollCheck | None:
         return None
     claim = m.catalog.unroll_claim
     fast, slow = m.seed_record(claim.fast), m.seed_record(claim.slow)
-    return UnrollCheck(claim, fast, slow) if fast and slow else None
+    if not (fast and slow):
+        return None
+    c = m.between(fast, slow)
+    return UnrollCheck(claim, fast, slow, c if c is not None and c.verdict is not None else None)
 
 
 @dataclass
@@ -194,12 +185,3 @@ def stride_sweep(results: Results | Measured | None) -> list[StridePoint]:
 def stride_occupancy(m: Measured, point: StridePoint) -> float | None:
     occ = m.occupancy(point.ours) if point.ours else None
     return occ.fraction if occ else None
-
-
-def doc_figure(m: Measured, kernel_id: str) -> str:
-    """A kernel's published figure as its document gives it: % of cuBLAS where derivable, else its rate or time."""
-    k = m.catalog.by_id[kernel_id]
-    assert k.published is not None
-    pct = published_pct(k, m.catalog)
-    return fmt.pct(pct) if pct is not None else \
-        f"{k.published.tflops} TFLOP/s" if k.published.tflops is not None else f"{k.published.ms} ms"

@@ -13,17 +13,16 @@ no call.
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.analysis import fmt
 from harness.analysis.record import Analysis, across, analyse
 from harness.analysis.record import Comparison as Verdicted
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
-from harness.analysis.wording import verdict_speed
+from harness.identity import KernelImpl
 from harness.records.file import Results, load
 from harness.records.lines import Result
 from harness.records.order import record_order
@@ -72,7 +71,7 @@ class Row:
 class Held:
     """One of A's decided calls, and what B says of the same comparison."""
 
-    relation: str
+    relation: Relation
     problem: str
     subject: str
     reference: str
@@ -94,9 +93,14 @@ class Held:
 class RankChange:
     idea: str
     problem: str
-    impl: str
+    kernel: str
+    label: str            # the implementation as tables name it
     rank_a: int
     rank_b: int
+
+    @property
+    def impl(self) -> str:
+        return f"{self.kernel} [{self.label}]"
 
 
 @dataclass
@@ -164,7 +168,7 @@ def compare(path_a: Path | Sequence[Path], path_b: Path | Sequence[Path]) -> Com
 
 
 def _pcts(an: Analysis) -> dict[tuple, float]:
-    return {c.subject_key: c.pct()[0] for c in an.where("cublas")}
+    return {c.subject_key: c.pct()[0] for c in an.where(Relation.CUBLAS)}
 
 
 def held(a: Analysis, b: Analysis) -> list[Held]:
@@ -172,14 +176,14 @@ def held(a: Analysis, b: Analysis) -> list[Held]:
     in_b = {(c.relation, c.subject_key, c.reference_key): c.call for c in b.comparisons}
     out = []
     for c in a.comparisons:
-        if c.relation in ("aa", "between") or c.call not in (Call.FAST, Call.SLOW):
+        if c.relation in (Relation.AA, Relation.BETWEEN) or c.call not in (Call.FAST, Call.SLOW):
             continue
         out.append(Held(c.relation, c.problem.label, _name(c.subject), _name(c.reference), c.call,
                         in_b.get((c.relation, c.subject_key, c.reference_key))))
     return out
 
 
-def _name(side: tuple[str | None, str]) -> str:
+def _name(side: KernelImpl) -> str:
     kernel, impl = side
     return f"{kernel} [{impl}]" if kernel else impl
 
@@ -198,64 +202,5 @@ def rank_changes(rows: list[Row]) -> list[RankChange]:
         rank_b = {id(r): i for i, r in enumerate(sorted(group, key=lambda r: r.b.timing.median_ms), 1)}
         for r in group:
             if rank_a[id(r)] != rank_b[id(r)]:
-                out.append(RankChange(idea, problem, f"{r.kernel} [{r.label}]", rank_a[id(r)], rank_b[id(r)]))
+                out.append(RankChange(idea, problem, r.kernel, r.label, rank_a[id(r)], rank_b[id(r)]))
     return out
-
-
-# ---------------------------------------------------------------------------------------------- in words
-def op_headline(cmp: Comparison, op: str) -> str:
-    """One op's sentence: the median B/A ratio of its shared records, its range, and the calls."""
-    rows = [r for r in cmp.rows if r.op == op]
-    if not rows:
-        side = "A" if any(r.op == op for r in cmp.only_a) else "B"
-        return f"{op}: timed in {side} only, nothing to compare"
-    ratios = sorted(r.speedup for r in rows)
-    calls = {c: sum(r.call is c for r in rows) for c in Call}
-    unjudged = sum(r.call is None for r in rows)
-    deltas = [abs(d) for r in rows if r.kernel and (d := r.pct_delta) is not None]
-    said = ", ".join(f"{n} {c.value}" for c, n in calls.items() if n)
-    return (f"{op}: B ran a median {statistics.median(ratios):.2f}x as fast as A over {len(rows)} records "
-            f"({ratios[0]:.2f}x to {ratios[-1]:.2f}x); B against A: {said or 'no calls'}"
-            + (f", {unjudged} without rounds (no call)" if unjudged else "")
-            + f"; % of cuBLAS moved by more than 5 points for {sum(d > 5.0 for d in deltas)} of {len(deltas)} "
-            "kernel rows")
-
-
-def held_headline(cmp: Comparison) -> str:
-    """How many of A's FAST and SLOW calls B repeats, reverses or weakens."""
-    if not cmp.held:
-        return "A made no FAST or SLOW call that B could repeat"
-    n = len(cmp.held)
-    counts = {o: sum(h.outcome == o for h in cmp.held) for o in ("repeated", "reversed", "weakened", "not in B")}
-    return (f"of A's {n} FAST/SLOW calls, B repeats {counts['repeated']} ({100 * counts['repeated'] / n:.1f}%), "
-            f"reverses {counts['reversed']}, weakens {counts['weakened']} to a tie or undecided"
-            + (f", lacks {counts['not in B']}" if counts["not in B"] else ""))
-
-
-def headlines(cmp: Comparison) -> list[str]:
-    """One per op, the rank changes within ideas, and what became of A's calls."""
-    return [*(op_headline(cmp, op) for op in cmp.ops), f"{len(cmp.rank_changes)} rank changes within ideas",
-            held_headline(cmp)]
-
-
-def headline(cmp: Comparison) -> str:
-    return "; ".join(headlines(cmp)) if cmp.rows else "no implementation was timed on the same problem in both files"
-
-
-def _pct(v: float | None) -> str:
-    return "-" if v is None else f"{v:.1f}%"
-
-
-def _speed(r: Row) -> str:
-    v = r.verdict.verdict
-    return fmt.ratio_ci(r.speedup) if v is None else verdict_speed(v)
-
-
-def table_rows(cmp: Comparison) -> list[list[str]]:
-    return [[r.problem, r.kernel or "baseline", r.label, f"{r.a.timing.median_ms:.4g}", f"{r.b.timing.median_ms:.4g}",
-             _speed(r), r.call.value if r.call else "-", _pct(r.pct_a), _pct(r.pct_b)]
-            for r in cmp.rows]
-
-
-HEADERS = ["problem", "kernel", "implementation", "A ms", "B ms", "B speed / A", "call", "A % cuBLAS",
-           "B % cuBLAS"]

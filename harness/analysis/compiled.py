@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
-from harness.analysis.record import Comparison, pair
+from harness.analysis.record import Comparison
 from harness.records.lines import Result
 
 # A speed difference under this is run-to-run noise for one median (the run flags spreads over 5%).
@@ -28,18 +28,13 @@ class BuildPair:
 
     own: Result
     study: Result
+    speed: Comparison | None = None   # the rounds' verdict on CuPy's build against the suite's (None: single bursts)
 
     @property
     def ratio(self) -> float:
         """CuPy's build time over the suite's (under 1: CuPy's build is faster)."""
         assert self.own.timing is not None and self.study.timing is not None
         return self.study.timing.median_ms / self.own.timing.median_ms
-
-    @property
-    def speed(self) -> Comparison | None:
-        """The rounds' verdict on CuPy's build against the suite's; None for a file of single bursts."""
-        c = pair("build", self.study, self.own)
-        return c if c is not None and c.verdict is not None else None
 
 
 def compiled_records(m: Measured, kernel_ids: list[str]) -> tuple[list[Result], list[Uncompiled]]:
@@ -65,7 +60,8 @@ def build_pairs(m: Measured) -> list[BuildPair]:
             continue
         own = next((o for o in m.of_kernel(r.kernel or "", "cuda") if o.problem == r.problem and o.timed), None)
         if own is not None and own.timing is not None:
-            out.append(BuildPair(own, r))
+            c = m.between(r, own)
+            out.append(BuildPair(own, r, c if c is not None and c.verdict is not None else None))
     return out
 
 

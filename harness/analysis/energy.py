@@ -10,39 +10,39 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-import numpy as np
-
-from harness.analysis.verdicts import LEVEL, RESAMPLES
-from harness.measure.energy import NONE, RESOLVED_PERIODS
-from harness.measure.rounds import MIN_ROUNDS
+from harness.analysis.verdicts import LEVEL
+from harness.analysis.verdicts import median_interval as order_interval
+from harness.measure.energy import NONE
 from harness.measure.timing import Samples
 from harness.records.lines import Result
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A median over rounds with its 95% interval (lo, hi None: fewer than MIN_ROUNDS rounds)."""
+    """A median over rounds with its interval (lo, hi None: one round) and the interval's coverage: at least LEVEL
+    where the rounds give a 95% interval, else that of their range (4 rounds: 87.5%), said as a range."""
 
     value: float
     lo: float | None
     hi: float | None
     rounds: int
+    coverage: float = LEVEL
+
+    @property
+    def at_level(self) -> bool:
+        return self.lo is not None and self.coverage >= LEVEL
 
 
-def median_interval(values: list[float], seed: int = 0) -> Interval | None:
-    """The median of per-round values with a percentile-bootstrap interval over the rounds (the verdicts' resamples
-    and level); None for no value."""
+def median_interval(values: list[float]) -> Interval | None:
+    """The median of per-round values with the verdicts' distribution-free interval of a median over the rounds
+    (harness/analysis/verdicts.py median_interval); None for no value."""
     if not values:
         return None
     point = float(statistics.median(values))
-    if len(values) < MIN_ROUNDS:
+    if len(values) < 2:
         return Interval(point, None, None, len(values))
-    arr = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    boot = np.median(arr[rng.integers(0, len(arr), size=(RESAMPLES, len(arr)))], axis=1)
-    tail = (1 - LEVEL) / 2
-    lo, hi = np.quantile(boot, [tail, 1 - tail])
-    return Interval(point, float(lo), float(hi), len(values))
+    lo, hi, coverage = order_interval(values)
+    return Interval(point, lo, hi, len(values), coverage)
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class EnergyFigure:
         e = samples.energy
         watts = [m / 1e3 / s for m, s, j in zip(e.mj, e.window_s, e.joules, strict=True) if m and s and j]
         return cls(joules, Interval(flops / joules.value / 1e9, flops / joules.hi / 1e9 if joules.hi else None,
-                                    flops / joules.lo / 1e9 if joules.lo else None, joules.rounds),
+                                    flops / joules.lo / 1e9 if joules.lo else None, joules.rounds, joules.coverage),
                    median_interval(watts), e.method)
 
 
@@ -79,25 +79,16 @@ def of_result(result: Result) -> EnergyFigure | None:
 
 @dataclass(frozen=True)
 class FileEnergy:
-    """What a results file says of its energy: the figures a terminal line and the page's note are made of."""
+    """What a results file says of its energy: the figures a terminal line and the page's note are made of
+    (harness/report/regimes.py energy_line)."""
 
     timed: int                       # timed records
     read: int                        # of them, with energy readings
     resolved: int                    # of them, with at least one resolved round
     period_ms: float | None          # the counter's measured period (the median of what the records say)
     window_ms: float | None          # the median window the counter was read over (host time)
-    missing: str                     # why there are no readings (NVML absent, bursts too short), else ""
-
-    def line(self) -> str:
-        """One line: where the energy came from, or why there is none."""
-        if not self.timed:
-            return "energy: nothing timed"
-        if not self.read:
-            return f"energy: not measured ({self.missing or 'a file from before energy was read'})"
-        period = f"every {self.period_ms:.1f} ms" if self.period_ms else "too seldom to time"
-        window = f"{self.window_ms:.1f} ms" if self.window_ms is not None else "?"
-        return (f"energy: NVML's counter changes {period} (measured); windows of {window}: {self.resolved} of "
-                f"{self.timed} timed records resolved (a window needs {RESOLVED_PERIODS} periods)")
+    missing: str                     # why the meter read nothing, as it recorded it (NVML absent), else ""
+    longest_burst_ms: float | None = None   # the longest burst whose energy was asked for
 
 
 def file_energy(results: list[Result]) -> FileEnergy:
@@ -108,11 +99,6 @@ def file_energy(results: list[Result]) -> FileEnergy:
     windows = [1e3 * s for e in read for s in e.window_s if s]
     missing = next((e.note for e in energies if e.method == NONE and e.note), "")
     bursts = [e.extra["burst_s"] for e in energies if "burst_s" in e.extra]
-    if bursts and periods:  # one line for the whole file, from the longest burst that was too short
-        missing = (f"the counter moves every {statistics.median(periods):.1f} ms (measured), the longest burst lasts "
-                   f"{1e3 * max(bursts):.3g} ms: no burst resolvable (a window needs {RESOLVED_PERIODS} periods); "
-                   f"energy per GEMM is measured in the sustained regime's longer windows (rosetta run --regime "
-                   f"sustained)")
     return FileEnergy(len(timed), len(read), sum(e.resolved > 0 for e in read),
                       statistics.median(periods) if periods else None,
-                      statistics.median(windows) if windows else None, missing)
+                      statistics.median(windows) if windows else None, missing, 1e3 * max(bursts) if bursts else None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.measured import Measured, build_study
+from harness.analysis.relations import Relation
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.problems import Problem
 from harness.records.lines import Result
@@ -66,7 +67,7 @@ def speed_intervals(m: Measured) -> dict[tuple, tuple[float, float]]:
     cuBLAS (the verdict of the interleaved rounds); none for cuBLAS itself or a file of single bursts."""
     out: dict[tuple, tuple[float, float]] = {}
     for r in m.all:
-        c = m.vs(r, "cublas") if r.timed and r.figures else None
+        c = m.vs(r, Relation.CUBLAS) if r.timed and r.figures else None
         if c is None or r.figures is None:
             continue
         pct, lo, hi = c.pct()

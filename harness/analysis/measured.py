@@ -15,16 +15,17 @@ from functools import cached_property
 from pathlib import Path
 
 from harness.analysis.record import Analysis, Comparison, RowKey, analyse, catalog_of, pair
+from harness.analysis.relations import Relation
 from harness.baselines import cublas_of
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.catalog_types.tables import Catalog
 from harness.device.occupancy import Occupancy, sm90_occupancy
 from harness.device.roofline import TensorRoof, intensity, tile_bytes
-from harness.problems import Problem
+from harness.problems import SEED_SGEMM, Problem
 from harness.records.file import Results
 from harness.records.lines import Result, RunHeader
-from harness.records.order import SEED_SGEMM, headline_problem, record_order
+from harness.records.order import headline_problem, record_order
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,6 @@ class Measured:
         self.file = results
         self.header = results.header
         self.all = results.results
-        self._between: dict[tuple, Comparison | None] = {}
         self._analysis = analysis
 
     @classmethod
@@ -103,6 +103,7 @@ class Measured:
         return record_order(result, self.catalog)
 
     def headline(self, op: str) -> Problem | None:
+        """The op's one headline problem: every table, sentence and chart of one problem is of it."""
         return headline_problem(self.all, op)
 
     @cached_property
@@ -140,17 +141,18 @@ class Measured:
         return self._analysis or analyse(self.all, self.file.path.name if self.file.path else "records",
                                          catalog_of(self.header))
 
-    def vs(self, result: Result, relation: str) -> Comparison | None:
+    def vs(self, result: Result, relation: Relation) -> Comparison | None:
         """The comparison of `relation` ("cublas", "triton-baseline", "counterpart", "step", "aa") of a result."""
         return self.analysis.one(result, relation)
 
     def between(self, subject: Result, reference: Result) -> Comparison | None:
         """Two results the file does not pair by itself (an idea's best CUDA and best Triton are often two kernels):
-        the analysis's verdict of the one against the other, made the same way as every other."""
-        key = (subject.key, reference.key)
-        if key not in self._between:
-            self._between[key] = pair("between", subject, reference)
-        return self._between[key]
+        the record's verdict of the one against the other; one the record lacks is made the same way as every other
+        and kept in it (harness/analysis/build.py makes every one the page reads, so a page makes none)."""
+        found = self.analysis.between(subject.key, reference.key)
+        if found is None and (found := pair(Relation.BETWEEN, subject, reference)) is not None:
+            self.analysis.add([found])
+        return found
 
     def clock(self, result: Result) -> float | None:
         """A timed record's median SM clock over its runs, MHz (a file of single bursts: the mean it recorded)."""
@@ -180,12 +182,12 @@ class Measured:
             return None
         if result.baseline and result.impl == cublas_of(result.precision):
             return 100.0
-        c = self.vs(result, "cublas")
+        c = self.vs(result, Relation.CUBLAS)
         return c.pct()[0] if c is not None else None
 
     def interval(self, result: Result) -> tuple[float | None, float | None, float | None]:
         """The % of cuBLAS with its 95% interval ((pct, None, None) where the rounds give none)."""
-        c = self.vs(result, "cublas") if result.timed else None
+        c = self.vs(result, Relation.CUBLAS) if result.timed else None
         return c.pct() if c is not None else (self.pct(result), None, None)
 
     def layout(self, result: Result) -> LayoutRead | None:
@@ -193,8 +195,8 @@ class Measured:
         facts = result.kernel_facts
         if facts is None or facts.b_layout != "kmajor" or not result.timed:
             return None
-        return LayoutRead(result, result.pack_ms, self.vs(result, "cublas-layout"), self.vs(result, "cublas-packed"),
-                          self.vs(result, "cublas"))
+        return LayoutRead(result, result.pack_ms, self.vs(result, Relation.CUBLAS_LAYOUT),
+                          self.vs(result, Relation.CUBLAS_PACKED), self.vs(result, Relation.CUBLAS_ALONE))
 
     @cached_property
     def tensor_roof(self) -> TensorRoof | None:
@@ -209,7 +211,7 @@ class Measured:
                 continue
             if (clock := s.mean_mhz) is not None:
                 found.append(TensorRoof(r.figures.tflops, clock, s.max_mhz, sms, f"{r.label} on {r.problem.label}"))
-        return max(found, key=lambda t: t.at_max_clock, default=None)
+        return max(found, key=lambda t: t.flop_per_sm_cycle, default=None)
 
     def record(self, key: RowKey) -> Result:
         """The record of a row key (Result.key), as a finding names it."""
@@ -219,13 +221,15 @@ class Measured:
         """The fastest of the results, leaving out Triton forms that are deliberately different from their CUDA
         kernel (registry `Counterpart.design`): they are shown, never an idea's best; with `any_design`, the fastest of
         any form (what a user who needs the answer would run)."""
-        scored = [(self.pct(r), r) for r in results
-                  if (any_design or not self.deliberately_different(r)) and not build_study(r)]
-        scored = [(p, r) for p, r in scored if p is not None]
+        first: dict[tuple, Result] = {}
+        for r in sorted(results, key=self.order):
+            if (any_design or not self.deliberately_different(r)) and not build_study(r):
+                first.setdefault(self.launch(r), r)   # one launch timed for several kernels: its first record
+        scored = [(p, r) for r in first.values() if (p := self.pct(r)) is not None]
         if not scored:
             return None
         p, r = max(scored, key=lambda pr: (pr[0], -self.order(pr[1])[1]))
-        return Best(r, p, self.vs(r, "cublas"))
+        return Best(r, p, self.vs(r, Relation.CUBLAS))
 
     def timed_of(self, kernels: list[Kernel], problem: Problem, model: str, precision: str) -> list[Result]:
         ids = {k.id for k in kernels}
@@ -283,7 +287,7 @@ class Measured:
         an A/A pair); any other record's kernel and implementation."""
         c = self.counterpart(result)
         if c is None:
-            return (result.kernel, result.impl, result.precision)
+            return (*result.kernel_impl, result.precision)
         return (c.module, tuple(sorted((k, str(v)) for k, v in self.config(result).items())), result.precision)
 
     def tile(self, result: Result) -> tuple[int, int, int] | None:
@@ -368,16 +372,3 @@ def build_study(result: Result) -> bool:
     """A CUDA row built with other flags than the suite's (CuPy's default build, harness/nvrtc/options.py): shown in
     the method section beside the default build, never an idea's best CUDA kernel."""
     return result.impl_id.is_build_study
-
-
-def triton_modules(kernels: list[Kernel]) -> dict[str, list[tuple[Kernel, Counterpart]]]:
-    """Each Triton module and the (kernel, counterpart) pairs that launch it, in registry order."""
-    out: dict[str, list[tuple[Kernel, Counterpart]]] = {}
-    for k in kernels:
-        for c in k.counterparts:
-            out.setdefault(c.module, []).append((k, c))
-    return out
-
-
-def ideas_of(pairs: list[tuple[Kernel, Counterpart]]) -> list[str]:
-    return list(dict.fromkeys(k.idea for k, _ in pairs))

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.analysis.claims import Claim, claims_table
-from harness.analysis.measured import Best, Measured, ideas_of, triton_modules
+from harness.analysis.measured import Best, Measured
 from harness.analysis.record import Comparison
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Kernel
@@ -27,7 +28,7 @@ HEADLINE_CLASSES = ("fp32", "3xtf32", "tf32")
 
 
 # The models a headline row holds the best of: a model the suite gains (Gluon) is one more name here, and one more
-# column declared over HeadlineRow.best (harness/analysis/columns.py).
+# column declared over HeadlineRow.best (harness/report/columns.py).
 MODELS = ("cuda", "triton", "gluon")
 
 
@@ -41,7 +42,6 @@ class HeadlineRow:
     triton_vs_cuda: Comparison | None     # the best Triton against the best CUDA (often two kernels)
     tutorial: Comparison | None           # the best Triton against the Triton tutorial GEMM of its class
     triton_any: Best | None = None        # the best Triton form of any design, where it is another than `triton`
-    role: str = ""                        # why this problem: "" for the op's headline, else what it shows
     gluon_vs_cuda: Comparison | None = None   # the best Gluon against the best CUDA, where the run timed a Gluon form
 
     @property
@@ -55,21 +55,6 @@ class HeadlineRow:
     @property
     def gluon(self) -> Best | None:
         return self.best.get("gluon")
-
-
-def headline_problems(m: Measured, op: str) -> list[tuple[Problem, str]]:
-    """The op's headline problem, and for sgemv also the shape where cuBLAS comes nearest the measured copy
-    bandwidth (a short GEMV cannot reach it, and the order of the implementations changes with the shape)."""
-    problem = m.headline(op)
-    if problem is None:
-        return []
-    out = [(problem, "")]
-    if op == "sgemv":
-        reached = [(b.figures.pct_peak, p) for p in m.problems if p.op == op and (b := m.baseline(p)) is not None
-                   and b.figures is not None and b.figures.pct_peak is not None]
-        if reached and (top := max(reached, key=lambda e: e[0])[1]) != problem:
-            out.append((top, "nearest the copy bandwidth"))
-    return out
 
 
 @dataclass(frozen=True)
@@ -92,25 +77,36 @@ class SharedModule:
 
 
 def headline_rows(m: Measured) -> list[HeadlineRow]:
-    """Per op and precision class: the best CUDA kernel, the best Triton one, cuBLAS; on the op's headline problem, for
-    sgemv on the shape nearest the copy bandwidth (the findings say both)."""
+    """Per op and precision class on the op's headline problem: the best of each model beside cuBLAS."""
     out = []
     for op in m.ops:
-        kernels = [k for k in m.kernels if k.op == op]
-        for problem, role in headline_problems(m, op)[-1:]:
-            for precision in [p for p in m.precisions(kernels, problem) if p in HEADLINE_CLASSES]:
-                base = m.baseline(problem, precision)
-                best = {model: m.best(m.timed_of(kernels, problem, model, precision)) for model in MODELS}
-                cuda, tri, glu = best["cuda"], best["triton"], best["gluon"]
-                anyone = m.best(m.timed_of(kernels, problem, "triton", precision), any_design=True)
-                if base is None or not any(best.values()):
-                    continue
-                out.append(HeadlineRow(op, problem, precision, base, best,
-                                       m.between(tri.result, cuda.result) if cuda and tri else None,
-                                       m.vs(tri.result, "triton-baseline") if tri else None,
-                                       anyone if anyone and (not tri or anyone.result is not tri.result) else None,
-                                       role, m.between(glu.result, cuda.result) if glu and cuda else None))
+        kernels, problem = [k for k in m.kernels if k.op == op], m.headline(op)
+        for precision in [p for p in m.precisions(kernels, problem) if p in HEADLINE_CLASSES] if problem else []:
+            base = m.baseline(problem, precision)
+            best = {model: m.best(m.timed_of(kernels, problem, model, precision)) for model in MODELS}
+            cuda, tri, glu = best["cuda"], best["triton"], best["gluon"]
+            anyone = m.best(m.timed_of(kernels, problem, "triton", precision), any_design=True)
+            if base is None or not any(best.values()):
+                continue
+            out.append(HeadlineRow(op, problem, precision, base, best,
+                                   m.between(tri.result, cuda.result) if cuda and tri else None,
+                                   m.vs(tri.result, Relation.TRITON_BASELINE) if tri else None,
+                                   anyone if anyone and (not tri or anyone.result is not tri.result) else None,
+                                   m.between(glu.result, cuda.result) if glu and cuda else None))
     return out
+
+
+def triton_modules(kernels: list[Kernel]) -> dict[str, list[tuple[Kernel, Counterpart]]]:
+    """Each Triton module and the (kernel, counterpart) pairs that launch it, in registry order."""
+    out: dict[str, list[tuple[Kernel, Counterpart]]] = {}
+    for k in kernels:
+        for c in k.counterparts:
+            out.setdefault(c.module, []).append((k, c))
+    return out
+
+
+def ideas_of(pairs: list[tuple[Kernel, Counterpart]]) -> list[str]:
+    return list(dict.fromkeys(k.idea for k, _ in pairs))
 
 
 def pub_claim(kernels: list[Kernel], best_id: str | None, claims: dict[str, Claim]) -> Claim | None:
@@ -150,7 +146,7 @@ def shared_modules(m: Measured) -> list[SharedModule]:
     for module, pairs in triton_modules(m.kernels).items():
         problem = m.headline(pairs[0][0].op)
         names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in pairs}
-        pcts = [p for r in m.all if (r.kernel, r.impl) in names and r.problem == problem
+        pcts = [p for r in m.all if r.kernel_impl in names and r.problem == problem
                 and (p := m.pct(r)) is not None]
         out.append(SharedModule(module, tuple(pairs), tuple(ideas_of(pairs)), tuple(pcts)))
     return out
@@ -180,7 +176,7 @@ def timing_summary(m: Measured) -> TimingSummary:
     runs = (min(t.runs for t in timed), max(t.runs for t in timed))
     if all(t.samples is not None for t in timed):
         mhz = [v for t in timed if t.samples for v in t.samples.mhz if v]
-        controls = [c for c in m.analysis.where("aa") if c.call is not None]
+        controls = [c for c in m.analysis.where(Relation.AA) if c.call is not None]
         return TimingSummary(len(timed), True, runs, clocks=(min(mhz), max(mhz)),
                              throttled=sum(t.samples.throttled_count for t in timed if t.samples),
                              max_rounds=max(t.samples.rounds for t in timed if t.samples),
@@ -200,19 +196,6 @@ class Part:
     simt: bool                          # fp32 FFMA only (no tensor cores)
     ideas: tuple[tuple[Idea, tuple[Kernel, ...]], ...]
     declared: bool = False              # a user's own pairs (harness/pairs): a part of their own, after the catalog's
-
-    @property
-    def key(self) -> str:
-        return f"part-{self.op}-{'simt' if self.simt else 'tc'}" + ("-declared" if self.declared else "")
-
-    @property
-    def title(self) -> str:
-        name = "GEMM" if self.op == "sgemm" else "GEMV"
-        if self.declared:
-            return f"Your {name} pairs" + ("" if self.simt else " on tensor cores")
-        if self.op == "sgemm" and self.simt:
-            return "The fp32 SIMT GEMM ladder"
-        return f"{name} on tensor cores" if not self.simt else f"{name} (fp32 SIMT)"
 
     @property
     def is_ladder(self) -> bool:

@@ -4,6 +4,7 @@ nothing)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -98,3 +99,16 @@ class ProvenMapping:
     def from_json(cls, data: dict) -> ProvenMapping:
         return cls({idea: [Row.from_json(idea, r) for r in found] for idea, found in (data.get("rows") or {}).items()},
                    {str(k): str(v) for k, v in (data.get("unproven") or {}).items()})
+
+
+def changed_and_false(verdicts: Iterable[Verdict]) -> tuple[list[Verdict], list[Verdict]]:
+    """The checks that do not hold, parted: (changed mappings: made by a compiler version the suite is not tested on;
+    false claims: on a tested version, or on one the record does not name)."""
+    from harness.claims.compilers import is_tested  # the catalog's claims: not loaded where a page is drawn
+
+    changed, false = [], []
+    for v in verdicts:
+        if not v.holds:
+            untested = v.compiler_version and not is_tested(v.compiler, v.compiler_version)
+            (changed if untested else false).append(v)
+    return changed, false

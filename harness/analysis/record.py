@@ -1,25 +1,11 @@
 """From a results file to one typed record of its comparisons, written as JSON beside the results.
 
-Every pair the suite compares is here once, with its verdict (harness/analysis/verdicts.py):
-- "cublas": every timed implementation against cuBLAS of its precision class (fp32 and the fp32-accurate split
-  forms against cuBLAS fp32, TF32 against cuBLAS TF32);
-- "triton-baseline": every Triton row against the Triton tutorial GEMM of its class, where the run measured one;
-- "counterpart": every Triton counterpart against its CUDA kernel (the suite's build), in the same precision class;
-- "gluon": every Gluon counterpart against its CUDA kernel: the same decisions through Triton's compiler (the
-  compiler's part of a CUDA-Triton gap);
-- "model": every Triton counterpart against its kernel's Gluon mirror, in the same class: the same tile, one
-  program leaving the decisions to the compiler, the other writing the CUDA kernel's (the model's part);
-- "step": every rung of a ladder against the rung before, in the same model (harness/catalog/ladders.py);
-- "aa": every implementation against itself timed as a second entry (the A/A control, `rosetta run --aa`);
-- "beside": a user's own pair (harness/pairs) against the catalog kernel it was declared beside, in the same model
-  and class: CUDA against its CUDA kernel, Triton against its first form that moves data as it does;
-- "runs" (two files, `across`): every implementation of one file against the same in another;
-- "cublas-layout": every row that reads B K-major (its kernel's b_layout) against cuBLAS of its class given the same
-  layout, B^T stored (cuBLAS "TN"), the kernel's time alone against cuBLAS's;
-- "cublas-packed": the same rows with the time it took to pack B added to each of their runs, against cuBLAS of
-  their class on row-major B ("NN"): what a caller holding row-major B waits for. The pack time is the median of
-  its own runs (Result.pack_ms), added as a constant: the interval is the rounds', not the pack's.
-The subject is the first named, the reference the second; a ratio is subject time / reference time.
+Every pair the suite compares is here once, with its verdict (harness/analysis/verdicts.py), under its relation
+(harness/analysis/relations.py says what each sets against what). "cublas-packed" adds the time it took to pack B to
+each of the row's runs: the pack time is the median of its own runs (Result.pack_ms), added as a constant, so the
+interval is the rounds', not the pack's. Wherever else a row that reads B K-major is set against one that reads it
+row-major, its pack is added to its runs (`pair`, Comparison.pack_ms): a sentence never sets a K-major kernel's time
+alone against a row-major reader's.
 
 A record from a file of single bursts (before the rounds existed) keeps the ratio of the medians and no verdict.
 
@@ -33,30 +19,41 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.analysis.proven import ProvenMapping
-from harness.analysis.verdicts import Call, Verdict, compare, margin_for
-from harness.baselines import cublas_of, triton_baseline_of
+from harness.analysis.relations import Relation
+from harness.analysis.verdicts import METHOD, Call, Verdict, compare, margin_for
+from harness.baselines import b_layout_of, cublas_of, triton_baseline_of
 from harness.catalog_types.gluon import GLUON_MIRROR
 from harness.catalog_types.tables import Catalog, Ladder
-from harness.identity import RecordKey
+from harness.identity import KernelImpl, RecordKey
 from harness.measure.timing import Samples
 from harness.problems import Problem
+from harness.records.file import Results, load
 from harness.records.lines import Result, RunHeader
 
 RowKey = RecordKey   # (kernel id or None, impl, problem key): Result.key, made by RecordKey.of
 
 
+# The record's version: a record written by an older analysis is made again from its file when read (`read_beside`),
+# its proven mapping and catalog kept, so that a page never mixes an older rule's comparisons with today's words.
+VERSION = 2
+
+
 @dataclass(frozen=True)
 class Comparison:
-    relation: str
+    relation: Relation
     problem: Problem
-    subject: tuple[str | None, str]      # (kernel id or None for a baseline, impl)
-    reference: tuple[str | None, str]
+    subject: KernelImpl
+    reference: KernelImpl
     ratio: float                          # subject / reference time: the verdict's estimate, or the medians' ratio
     verdict: Verdict | None               # None where either side has no samples (a file of single bursts)
+    # the time to pack B K-major, added to each run of the side that reads it so (the subject, or with `pack_on`
+    # "reference" the reference) against a row-major reader; None: both sides read B alike, or no pack was timed
+    pack_ms: float | None = None
+    pack_on: str = "subject"
 
     @property
     def call(self) -> Call | None:
@@ -71,22 +68,31 @@ class Comparison:
         return RecordKey.of(*self.reference, self.problem)
 
     def pct(self) -> tuple[float, float | None, float | None]:
-        """The subject's speed as % of the reference's, with the interval (None, None without a verdict)."""
-        if self.verdict is None:
+        """The subject's speed as % of the reference's, with its 95% interval (None, None without a verdict, or where
+        the rounds were too few for a 95% interval: the verdict's cell says their range as such)."""
+        if self.verdict is None or not self.verdict.time.at_level:
             return 100.0 / self.ratio, None, None
-        t = self.verdict.time
-        return 100.0 / t.ratio, 100.0 / t.hi, 100.0 / t.lo
+        t = self.verdict.time   # its bounds as stored; the estimate in full (`ratio`)
+        return 100.0 / self.ratio, 100.0 / t.hi, 100.0 / t.lo
+
+    def speed(self) -> tuple[float, float | None, float | None]:
+        """The subject's speed over the reference's (reference time / subject time), with the interval."""
+        pct, lo, hi = self.pct()
+        return pct / 100, lo / 100 if lo is not None else None, hi / 100 if hi is not None else None
 
     def to_json(self) -> dict:
-        return {"relation": self.relation, "problem": self.problem.to_json(), "subject": list(self.subject),
-                "reference": list(self.reference), "ratio": float(f"{self.ratio:.6g}"),
-                "verdict": self.verdict.to_json() if self.verdict else None}
+        # the ratio in full: a page and a README that print one digit of it must read the same number
+        out = {"relation": self.relation, "problem": self.problem.to_json(), "subject": list(self.subject),
+               "reference": list(self.reference), "ratio": self.ratio,
+               "verdict": self.verdict.to_json() if self.verdict else None}
+        return out | ({"pack_ms": self.pack_ms, "pack_on": self.pack_on} if self.pack_ms else {})
 
     @classmethod
     def from_json(cls, data: dict) -> Comparison:
-        return cls(str(data["relation"]), Problem.from_json(data["problem"]), tuple(data["subject"]),
-                   tuple(data["reference"]), float(data["ratio"]),
-                   Verdict.from_json(data["verdict"]) if data.get("verdict") else None)
+        return cls(Relation(data["relation"]), Problem.from_json(data["problem"]), KernelImpl(*data["subject"]),
+                   KernelImpl(*data["reference"]), float(data["ratio"]),
+                   Verdict.from_json(data["verdict"]) if data.get("verdict") else None, data.get("pack_ms"),
+                   str(data.get("pack_on", "subject")))
 
 
 # A cause that plausibly explains less than this share of the slower kernel's time is not said as one.
@@ -139,30 +145,41 @@ class Analysis:
     # None: a record from before findings were recorded
     findings: list | None = None
     catalog: Catalog | None = None                # the catalog it was analysed with (None: before records kept it)
+    version: int = VERSION                        # the analysis that wrote it (1: before versions were kept)
+    method: str | None = METHOD                   # the verdicts' method that made it (None: before records kept it)
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for c in self.comparisons:
             self._index.setdefault((c.relation, c.subject_key), []).append(c)
 
-    def of(self, result: Result, relation: str) -> list[Comparison]:
+    def of(self, result: Result, relation: Relation) -> list[Comparison]:
         """The comparisons of `relation` whose subject is this result."""
         return self._index.get((relation, result.key), [])
 
-    def one(self, result: Result, relation: str) -> Comparison | None:
+    def one(self, result: Result, relation: Relation) -> Comparison | None:
         found = self.of(result, relation)
         return found[0] if found else None
 
-    def where(self, relation: str) -> list[Comparison]:
+    def where(self, relation: Relation) -> list[Comparison]:
         return [c for c in self.comparisons if c.relation == relation]
 
+    def between(self, subject: RowKey, reference: RowKey) -> Comparison | None:
+        """The comparison the record keeps of two results the file does not pair by itself ("between")."""
+        return next((c for c in self._index.get(("between", subject), []) if c.reference_key == reference), None)
+
+    def add(self, found: list[Comparison]) -> None:
+        for c in found:
+            self.comparisons.append(c)
+            self._index.setdefault((c.relation, c.subject_key), []).append(c)
+
     def to_json(self) -> dict:
-        return {"record": "analysis", "source": self.source, "source_bytes": self.source_bytes,
-                "comparisons": [c.to_json() for c in self.comparisons],
+        return {"record": "analysis", "version": self.version, "source": self.source,
+                "source_bytes": self.source_bytes, "comparisons": [c.to_json() for c in self.comparisons],
                 "mapping": self.mapping.to_json() if self.mapping is not None else None,
                 "findings": [f if isinstance(f, dict) else f.to_json() for f in self.findings]
                 if self.findings is not None else None,
-                "catalog": self.catalog.to_json() if self.catalog is not None else None}
+                "catalog": self.catalog.to_json() if self.catalog is not None else None, "method": self.method}
 
     @classmethod
     def from_json(cls, data: dict) -> Analysis:
@@ -172,7 +189,8 @@ class Analysis:
                    data.get("source_bytes"),
                    ProvenMapping.from_json(data["mapping"]) if data.get("mapping") is not None else None,
                    list(data["findings"]) if data.get("findings") is not None else None,
-                   Catalog.from_json(data["catalog"]) if data.get("catalog") else None)
+                   Catalog.from_json(data["catalog"]) if data.get("catalog") else None, int(data.get("version", 1)),
+                   data.get("method"))
 
     def write(self, path: Path) -> Path:
         path.write_text(json.dumps(self.to_json(), indent=None, separators=(",", ":")) + "\n")
@@ -192,37 +210,49 @@ def read_beside(results_path: Path) -> Analysis | None:
         an = Analysis.from_json(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, KeyError, TypeError):
         return None
-    return an if an.source_bytes == results_path.stat().st_size else None
+    if an.source_bytes != results_path.stat().st_size:
+        return None
+    # made by another analysis or verdicts of another method: made again (`remade`)
+    return an if (an.version, an.method) == (VERSION, METHOD) else remade(an, load(results_path))
 
 
-def pair(relation: str, subject: Result, reference: Result) -> Comparison | None:
-    """The comparison of two timed results (None where either was not timed)."""
+def remade(old: Analysis, results: Results) -> Analysis:
+    """An older analysis's record made again by today's rules: its comparisons from the file, its findings left to be
+    found (findings.recorded), its proven mapping and its catalog kept (proving needs a compiler; the page has none)."""
+    new = analyse(results.results, old.source, old.catalog or catalog_of(results.header))
+    new.source_bytes, new.mapping = old.source_bytes, old.mapping
+    return new
+
+
+def b_layout(r: Result) -> str:
+    """How a record reads B: its kernel's layout, a baseline's by its name."""
+    facts = r.kernel_facts
+    return facts.b_layout if facts is not None else b_layout_of(r.impl)
+
+
+def _with_pack(s: Samples, pack_ms: float) -> Samples:
+    """The runs with a constant pack time added to each: no clock (the pack ran outside the windows read)."""
+    return Samples([ms + pack_ms for ms in s.ms], [None] * len(s.ms), s.per_round, s.order, s.batch, s.max_mhz)
+
+
+def pair(relation: Relation, subject: Result, reference: Result, pack: bool = True) -> Comparison | None:
+    """The comparison of two timed results (None where either was not timed). Where one side reads B K-major and the
+    other row-major, the K-major side's pack time is added to each of its runs (`pack`: unless asked not to; a record
+    without a pack time is compared as it ran)."""
     if not (subject.timed and reference.timed):
         return None
+    on = ("subject" if b_layout(subject) == "kmajor" else "reference") if b_layout(subject) != b_layout(reference) \
+        else ""
+    pack_ms = (subject if on == "subject" else reference).pack_ms if pack and on else None
     a, b = subject.timing.samples, reference.timing.samples
-    verdict = None
-    if a is not None and b is not None:
-        verdict = compare(a, b, margin_for(subject.precision, reference.precision))
-    ratio = verdict.time.ratio if verdict else subject.timing.median_ms / reference.timing.median_ms
-    return Comparison(relation, subject.problem, (subject.kernel, subject.impl), (reference.kernel, reference.impl),
-                      ratio, verdict)
-
-
-def packed(subject: Result, reference: Result) -> Comparison | None:
-    """A K-major-B row with its pack time added to every run, against a cuBLAS row on row-major B ("cublas-packed").
-    No cycles: the pack ran outside the windows whose clock was read."""
-    if not (subject.timed and reference.timed) or not subject.pack_ms:
-        return None
-    a, b = subject.timing.samples, reference.timing.samples
-    verdict = None
-    if a is not None and b is not None:
-        with_pack = Samples([ms + subject.pack_ms for ms in a.ms], [None] * len(a.ms), a.per_round, a.order, a.batch,
-                            a.max_mhz)
-        verdict = compare(with_pack, b, margin_for(subject.precision, reference.precision))
-    ratio = (verdict.time.ratio if verdict else
-             (subject.timing.median_ms + subject.pack_ms) / reference.timing.median_ms)
-    return Comparison("cublas-packed", subject.problem, (subject.kernel, subject.impl),
-                      (reference.kernel, reference.impl), ratio, verdict)
+    ma, mb = subject.timing.median_ms, reference.timing.median_ms
+    if pack_ms:
+        a, b = (_with_pack(a, pack_ms) if a and on == "subject" else a), (_with_pack(b, pack_ms) if b and on ==
+                                                                         "reference" else b)
+        ma, mb = ma + (pack_ms if on == "subject" else 0.0), mb + (pack_ms if on == "reference" else 0.0)
+    verdict = compare(a, b, margin_for(subject.precision, reference.precision)) if a and b else None
+    return Comparison(relation, subject.problem, subject.kernel_impl, reference.kernel_impl,
+                      verdict.time.ratio if verdict else ma / mb, verdict, pack_ms or None, on or "subject")
 
 
 def aa(result: Result) -> Comparison | None:
@@ -230,7 +260,7 @@ def aa(result: Result) -> Comparison | None:
     if not result.timed or result.timing.samples is None or result.timing.aa is None:
         return None
     verdict = compare(result.timing.aa, result.timing.samples, margin_for(result.precision))
-    return Comparison("aa", result.problem, (result.kernel, result.impl), (result.kernel, result.impl),
+    return Comparison(Relation.AA, result.problem, result.kernel_impl, result.kernel_impl,
                       verdict.time.ratio, verdict)
 
 
@@ -256,33 +286,35 @@ def analyse(results: Iterable[Result], source: str, catalog: Catalog | None = No
             by_problem.setdefault(r.problem, []).append(r)
     out: list[Comparison | None] = []
     for rows in by_problem.values():
-        by_impl = {(r.kernel, r.impl): r for r in rows}
+        by_impl = {r.kernel_impl: r for r in rows}
         for r in rows:
             cublas = by_impl.get((None, cublas_of(r.precision)))
-            if cublas is not None and cublas is not r:
-                out.append(pair("cublas", r, cublas))
             facts = r.kernel_facts
             if facts is not None and facts.b_layout == "kmajor":
                 same = by_impl.get((None, cublas_of(r.precision, "kmajor")))
-                if same is not None:
-                    out.append(pair("cublas-layout", r, same))
-                if cublas is not None:
-                    out.append(packed(r, cublas))
+                reads = [pair(Relation.CUBLAS_LAYOUT, r, same) if same is not None else None,
+                         *((pair(Relation.CUBLAS_PACKED, r, cublas), pair(Relation.CUBLAS_ALONE, r, cublas, pack=False))
+                           if cublas is not None else ())]
+                out += reads
+                first = next((c for c in reads if c is not None), None)
+                out.append(replace(first, relation="cublas") if first is not None else None)
+            elif cublas is not None and cublas is not r:
+                out.append(pair(Relation.CUBLAS, r, cublas))
             if r.impl_id.is_triton and r.kernel is not None:
                 tutorial = by_impl.get((None, triton_baseline_of(r.precision) or ""))
                 if tutorial is not None:
-                    out.append(pair("triton-baseline", r, tutorial))
+                    out.append(pair(Relation.TRITON_BASELINE, r, tutorial))
                 cuda = by_impl.get((r.kernel, "cuda"))
                 # within one class only: a bf16 split on a 3xTF32 kernel's entry is not its CUDA kernel's counterpart
                 if cuda is not None and cuda.precision == r.precision:
-                    out.append(pair("counterpart", r, cuda))
+                    out.append(pair(Relation.COUNTERPART, r, cuda))
                 mirror = by_impl.get((r.kernel, f"gluon:{GLUON_MIRROR}"))
                 if mirror is not None and mirror.precision == r.precision:
-                    out.append(pair("model", r, mirror))
+                    out.append(pair(Relation.MODEL, r, mirror))
             if r.impl_id.is_gluon and r.kernel is not None:
                 cuda = by_impl.get((r.kernel, "cuda"))
                 if cuda is not None and cuda.precision == r.precision:
-                    out.append(pair("gluon", r, cuda))
+                    out.append(pair(Relation.GLUON, r, cuda))
             out.append(aa(r))
             out.append(beside(r, by_impl, catalog))
         out += steps(rows, catalog)
@@ -298,7 +330,7 @@ def beside(r: Result, by_impl: dict[tuple, Result], catalog: Catalog) -> Compari
     form = next((c.name for c in other.counterparts if not c.deliberately_different), None)
     impl = "cuda" if r.impl_id.is_cuda else f"triton:{form}" if form else ""
     reference = by_impl.get((other.id, impl))
-    return pair("beside", r, reference) if reference is not None and reference.precision == r.precision else None
+    return pair(Relation.BESIDE, r, reference) if reference is not None and reference.precision == r.precision else None
 
 
 def rung_records(rows: list[Result], lad: Ladder, model: str, catalog: Catalog) -> list[Result | None]:
@@ -340,7 +372,7 @@ def steps(rows: list[Result], catalog: Catalog) -> list[Comparison | None]:
                 if r is None:
                     continue
                 if before is not None:
-                    out.append(pair("step", r, before))
+                    out.append(pair(Relation.STEP, r, before))
                 before = r
     return out
 
@@ -348,5 +380,5 @@ def steps(rows: list[Result], catalog: Catalog) -> list[Comparison | None]:
 def across(before: Iterable[Result], after: Iterable[Result], source: str) -> Analysis:
     """Every implementation timed in both files: the later file's against the earlier's ("runs")."""
     earlier = {r.key: r for r in before if r.timed}
-    out = [pair("runs", r, earlier[r.key]) for r in after if r.timed and r.key in earlier]
+    out = [pair(Relation.RUNS, r, earlier[r.key]) for r in after if r.timed and r.key in earlier]
     return Analysis(source, [c for c in out if c is not None])

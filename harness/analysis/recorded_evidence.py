@@ -60,7 +60,7 @@ def from_run(results: Iterable[Result], kernels: list[Kernel],
                   for c in kernel.counterparts if (r := sides[(name := c.name)]) is not None and r.resources}
         out[kernel.id] = KernelEvidence(kernel, cuda_numbers(kernel, _resources(cuda.resources),
                                                              cuda.resources.driver), triton,
-                                        where="the kernels this run compiled and measured",
+                                        where="this run's compiled kernels",
                                         gluon={g.name: gluon_numbers(kernel, g, _resources(r.resources))
                                                if (r := gluon[g.name]) is not None and r.resources is not None
                                                else Numbers() for g in kernel.gluon},

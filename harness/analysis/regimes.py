@@ -1,10 +1,9 @@
 """The two regimes side by side, as data: from a sustained-regime results file (`rosetta run --regime sustained`,
 harness/measure/sustained.py), the table of its headline implementations (burst against sustained throughput, clock,
 power, energy per launch), the calls of its headline comparisons in both regimes with the energy call beside the time
-call, the A/A control in both, and the findings: where a CUDA-vs-Triton call differs between the regimes, and where a
-time call and its energy call disagree; and the section's sentences as data (its method, its findings, the terminal's
-lines). The tables' columns are declared in harness/analysis/columns.py; the report prints them
-(harness/report/regimes.py).
+call, the A/A control in both, and what the page finds in them: where a CUDA-vs-Triton call differs between the
+regimes, and where a time call and its energy call disagree. The page words and prints it (harness/report/regimes.py,
+its columns in harness/report/columns.py).
 
 A sustained file lies beside the run of bursts it took its headline rows from, named after it (sustained_path), and
 holds in each record both regimes of the same rounds: the burst (its first launches after an idle gap) in
@@ -18,13 +17,12 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.analysis import fmt
-from harness.analysis.energy import EnergyFigure, FileEnergy, Interval
+from harness.analysis.energy import EnergyFigure
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows
 from harness.analysis.record import RowKey, read_beside
-from harness.analysis.verdicts import TENSOR_CORE_PRECISIONS, Estimate, Verdict, compare, margin_for
-from harness.analysis.wording import PRECISION_TEXT
+from harness.analysis.relations import Relation
+from harness.analysis.verdicts import Estimate, Verdict, compare, margin_for
 from harness.baselines import cublas_of
 from harness.measure.energy import Card
 from harness.measure.regime import Rule
@@ -47,12 +45,6 @@ def regime_of(results: Results) -> str:
     return (results.header.regime or {}).get("name", BURST)
 
 
-def names_regime(precision: str) -> bool:
-    """Does a figure of this precision class name its regime? Tensor-core work is clocked down at the power limit
-    when sustained, so its figures differ between regimes; SIMT work keeps its clock."""
-    return precision in TENSOR_CORE_PRECISIONS
-
-
 @dataclass(frozen=True)
 class RegimeRow:
     """One headline implementation in both regimes."""
@@ -71,16 +63,12 @@ class RegimeRow:
     settle_s: float                     # the longest time back to back before a steady window
     spread: tuple[float, float] | None  # the widest (clock, power) spread of the windows the rule held on
 
-    @property
-    def tensor_cores(self) -> bool:
-        return names_regime(self.precision)
-
 
 @dataclass(frozen=True)
 class RegimeCall:
     """A headline comparison in both regimes: burst and sustained verdicts (the sustained with its energy call)."""
 
-    relation: str                       # "triton-vs-cuda", "cublas", "aa"
+    relation: Relation
     precision: str
     subject: RowKey
     reference: RowKey
@@ -111,20 +99,21 @@ class RegimeStudy:
     period_ms: float | None             # the energy counter's measured period
     rows: list[RegimeRow]
     calls: list[RegimeCall]
+    flush_l2: bool | None = None        # whether the L2 was flushed before each burst run (None: not recorded)
 
     @property
     def flips(self) -> list[RegimeCall]:
         """CUDA-vs-Triton calls that differ between the regimes."""
-        return [c for c in self.calls if c.relation == "triton-vs-cuda" and c.flips]
+        return [c for c in self.calls if c.relation == Relation.TRITON_VS_CUDA and c.flips]
 
     @property
     def disagreements(self) -> list[RegimeCall]:
         """Comparisons (other than the A/A control) whose energy call and time call differ."""
-        return [c for c in self.calls if c.relation != "aa" and c.energy_disagrees]
+        return [c for c in self.calls if c.relation != Relation.AA and c.energy_disagrees]
 
     @property
     def aa(self) -> list[RegimeCall]:
-        return [c for c in self.calls if c.relation == "aa"]
+        return [c for c in self.calls if c.relation == Relation.AA]
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -175,7 +164,7 @@ def _burst_verdict(a: Result, b: Result) -> Verdict | None:
     return compare(a.regime.burst, b.regime.burst, margin_for(a.precision, b.precision))
 
 
-def _call(relation: str, m: Measured, a: Result, b: Result) -> RegimeCall:
+def _call(relation: Relation, m: Measured, a: Result, b: Result) -> RegimeCall:
     sustained = m.between(a, b)
     return RegimeCall(relation, a.precision, a.key, b.key, name(a), name(b), _burst_verdict(a, b),
                       sustained.verdict if sustained else None)
@@ -185,7 +174,7 @@ def _aa(r: Result) -> RegimeCall | None:
     if r.regime is None or r.regime.aa_burst is None or r.timing is None or r.timing.aa is None:
         return None
     margin = margin_for(r.precision)
-    return RegimeCall("aa", r.precision, r.key, r.key, name(r), name(r),
+    return RegimeCall(Relation.AA, r.precision, r.key, r.key, name(r), name(r),
                       compare(r.regime.aa_burst, r.regime.burst, margin),
                       compare(r.timing.aa, r.timing.samples, margin))
 
@@ -201,11 +190,11 @@ def study(results: Results) -> RegimeStudy | None:
     for h in headline_rows(m):
         sides = [b.result for b in (h.cuda, h.triton) if b is not None]
         if h.cuda and h.triton:
-            calls.append(_call("triton-vs-cuda", m, h.triton.result, h.cuda.result))
+            calls.append(_call(Relation.TRITON_VS_CUDA, m, h.triton.result, h.cuda.result))
         for r in sides:
             if (r.key, "cublas") not in seen and r.impl != cublas_of(r.precision):
                 seen.add((r.key, "cublas"))
-                calls.append(_call("cublas", m, r, h.cublas))
+                calls.append(_call(Relation.CUBLAS, m, r, h.cublas))
     calls += [c for r in sorted(m.all, key=m.order) if (c := _aa(r)) is not None]
     regime = results.header.regime or {}
     energy = [r.timing.samples.energy for r in m.all if r.timed and r.timing.samples and r.timing.samples.energy]
@@ -213,7 +202,7 @@ def study(results: Results) -> RegimeStudy | None:
     return RegimeStudy(results.path.name, regime.get("source"), results.header.device,
                        Card.from_json(results.header.power) if results.header.power else None,
                        Rule.from_json(regime.get("rule") or {}), regime.get("idle_s"),
-                       statistics.median(periods) if periods else None, rows, calls)
+                       statistics.median(periods) if periods else None, rows, calls, regime.get("flush_l2"))
 
 
 def study_beside(results_path: Path) -> RegimeStudy | None:
@@ -254,103 +243,3 @@ def newest_study(results_path: Path) -> RegimeStudy | None:
 def sustained_pct(row: RegimeRow) -> float:
     """The steady throughput as % of the burst's."""
     return 100.0 * row.sustained_tflops / row.burst_tflops
-
-
-
-def regime_note(m: Measured, precision: str) -> str:
-    """' · burst' or ' · sustained' after a tensor-core figure's class; '' for SIMT work (its clock does not depend on
-    the regime)."""
-    return f" · {regime_of(m.file)}" if names_regime(precision) else ""
-
-
-# ---------------------------------------------------------------------------------------------- the words
-# How an energy call is said: FAST and SLOW are about time everywhere else
-ENERGY_WORDS = {"FAST": "less energy", "SLOW": "more energy", "SAME": "a tie", "AMBIGUOUS": "undecided"}
-RELATION_TEXT = {"triton-vs-cuda": "best Triton against best CUDA", "cublas": "against its cuBLAS",
-                 "aa": "A/A control (second entry against first)"}
-
-
-def interval_text(i: Interval | None, digits: str = "#.3g") -> str:
-    if i is None:
-        return "—"
-    if i.lo is None or i.hi is None:
-        return f"{i.value:{digits}}"
-    return f"{i.value:{digits}} [{i.lo:{digits}}–{i.hi:{digits}}]"
-
-
-def speed_text(e: Estimate | None) -> str:
-    """A time estimate as a speed ratio with its interval and call: '0.90x [0.89–0.91] SLOW'."""
-    if e is None:
-        return "—"
-    return f"{fmt.ratio_ci(1 / e.ratio, 1 / e.hi, 1 / e.lo)} {e.call.value}"
-
-
-def energy_text(v: Verdict | None) -> str:
-    """An energy estimate as subject joules over reference joules, its interval and what the call says."""
-    if v is None or v.energy is None:
-        return "—"
-    e = v.energy
-    return f"{e.ratio:.3f}x [{e.lo:.3f}–{e.hi:.3f}] {ENERGY_WORDS[e.call.value]}"
-
-
-def time_text(v: Verdict | None) -> str:
-    return speed_text(v.time) if v is not None else "—"
-
-
-def rounds_text(r: RegimeRow) -> str:
-    spread = f", spread ≤ {100 * r.spread[0]:.1f}% / {100 * r.spread[1]:.1f}%" if r.spread else ""
-    return f"{r.steady_rounds} of {r.rounds} (≤ {r.settle_s:.1f} s{spread})"
-
-
-def _word(v: Verdict | None) -> str:
-    return fmt.CALL_WORDS[v.call.value] if v is not None else "not compared"
-
-
-def findings(s: RegimeStudy) -> list[str]:
-    """The findings the study's data make: calls that change with the regime, energy calls against time calls, and
-    the A/A control in both regimes."""
-    out = [f"{c.subject_label} against {c.reference_label} ({PRECISION_TEXT.get(c.precision, c.precision)}): "
-           f"{_word(c.burst)} in a burst ({time_text(c.burst)}), {_word(c.sustained)} sustained "
-           f"({time_text(c.sustained)})." for c in s.flips]
-    out += [f"{c.subject_label} against {c.reference_label}: sustained, {_word(c.sustained)} in time "
-            f"({time_text(c.sustained)}) but {ENERGY_WORDS[c.sustained.energy.call.value]} per launch "  # type: ignore
-            f"({energy_text(c.sustained)})." for c in s.disagreements]
-    if not s.flips:
-        out.append("No CUDA-against-Triton call of the headline changes between the regimes.")
-    if not s.disagreements:
-        out.append("No headline comparison's energy call differs from its time call in the sustained regime.")
-    for regime in ("burst", "sustained"):
-        verdicts = [getattr(c, regime) for c in s.aa if getattr(c, regime) is not None]
-        if verdicts:
-            same = sum(v.call.value == "SAME" for v in verdicts)
-            out.append(f"A/A control, {regime}: {same} of {len(verdicts)} implementations timed twice called SAME.")
-    return out
-
-
-def method_text(s: RegimeStudy) -> str:
-    card = s.card
-    limits = (f"power limit {card.limit_w:.0f} W, enforced {card.enforced_w:.0f} W, driver {card.driver}"
-              if card and card.limit_w and card.enforced_w else "power limit not reported")
-    period = (f"NVML's energy counter changes every {s.period_ms:.1f} ms here (measured on the busy GPU)"
-              if s.period_ms else "the energy counter's period was not measured")
-    return (f"From {s.source}, the headline implementations of {s.burst_source or 'a run of bursts'}, on {s.device} "
-            f"({limits}). Each in turn, in a shuffled order per round, after an idle gap of {s.idle_s or 0:g} s: a "
-            f"burst (its first launches, each timed), then launches back to back until the steady state: "
-            f"{s.rule.text()}. The steady window opens and closes where the counter changes; {period}.")
-
-
-def energy_note(fe: FileEnergy) -> str:
-    return (f"{fe.line()}. Tensor-core figures of this page are bursts; `rosetta run --regime sustained` runs the "
-            f"headline implementations to their steady state, with energy per GEMM, and this section shows them.")
-
-
-def terminal_lines(s: RegimeStudy) -> list[str]:
-    """The study in the terminal: one line per row, then the calls that are findings, then the A/A control."""
-    out = [f"sustained regime ({s.source}): {s.rule.text()}"]
-    for r in s.rows:
-        e = r.energy
-        out.append(f"  {r.label} [{r.precision}]: {r.burst_tflops:.1f} -> {r.sustained_tflops:.1f} TFLOP/s "
-                   f"({speed_text(r.change)}), {fmt.mhz(r.burst_mhz)} -> {fmt.mhz(r.steady_mhz)} MHz, "
-                   f"{interval_text(e.watts if e else None, '.0f')} W, {interval_text(e.joules if e else None)} "
-                   f"J/GEMM, {interval_text(e.gflop_per_j if e else None, '.0f')} GFLOP/J, steady {rounds_text(r)}")
-    return out + [f"  {line}" for line in findings(s)]

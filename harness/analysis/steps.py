@@ -70,6 +70,7 @@ class Step:
     moved: Moved | None = None
     lineage: str = "ladder"         # LINEAGES: whose step it is, or "starts" (no step: `before` is None)
     against: tuple[str, ...] = ()   # the kernel ids of the step before (the file its diff is shown against)
+    same_launch: bool = False       # the step before is the same launch timed again (an A/A pair, not a step)
 
     @property
     def call(self) -> Call | None:
@@ -136,7 +137,7 @@ def step(m: Measured, best: Best | None, before: Best | None, kinds: tuple[str, 
         return Step(best, None, lineage=lineage, against=against)
     c = m.between(best.result, before.result)
     found = moved(m, best.result, before.result, kinds) if c is not None and c.call is Call.FAST else None
-    return Step(best, before, c, found, lineage, against)
+    return Step(best, before, c, found, lineage, against, m.launch(best.result) == m.launch(before.result))
 
 
 def series(k: Kernel) -> tuple[str, str, str]:
@@ -224,7 +225,9 @@ def ladder_steps(m: Measured) -> list[LadderStep]:
         return []
     out = []
     for rung in ladder_rungs(m):
-        cuda, tri = rung.cuda, m.best(_own_triton(m, list(rung.kernels), problem))
+        # both sides step the one kernel whose diff the rung shows: the fastest CUDA kernel's (its own Triton form)
+        shown = [k for k in rung.kernels if rung.cuda is None or k.id == rung.cuda.result.kernel]
+        cuda, tri = rung.cuda, m.best(_own_triton(m, shown, problem))
         out.append(LadderStep(
             rung,
             _lineage_step(m, cuda, problem, "cuda", COUNTERS,
@@ -271,22 +274,6 @@ def hopper_steps(m: Measured, problems: list[Problem] | None = None) -> list[Hop
                                       step(m, tri, before[1], COUNTERS_AND_COMPILED, lineage, previous)))
                 before = (cuda or before[0], tri or before[1])
                 previous = tuple(k.id for k in kernels)
-    return out
-
-
-def hopper_points(m: Measured) -> list[tuple[str, str, float | None, float | None]]:
-    """The Hopper chart's bars: (rung name, precision, best CUDA %, best Triton %) on the sgemm headline problem,
-    chain by chain."""
-    problem = m.headline("sgemm")
-    if problem is None:
-        return []
-    out = []
-    for precision, rungs in chains(m):
-        for kernels in rungs:
-            cuda, tri = m.bests(kernels, problem, precision)
-            if cuda or tri:
-                out.append((rung_name(cuda, kernels), precision, cuda.pct if cuda else None,
-                            tri.pct if tri else None))
     return out
 
 

@@ -13,6 +13,7 @@ harness.registry (the kernels and ideas) and harness.claims (the claims), which 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from harness.catalog import cost, gemv, gluon, hopper, seeds, simt, tensor_cores
@@ -42,17 +43,25 @@ CATALOG = Catalog(KERNELS, IDEAS, seeds.SEEDS, seeds.SECTION_EN, seeds.UNROLL_CL
 
 
 def get(kernel_id: str) -> Kernel:
-    try:
-        return BY_ID[kernel_id]
-    except KeyError:
-        from harness.pairs import active  # a user's own pair, declared to this run (harness/pairs)
+    """A catalog kernel by id (a run's declared pairs are in the run's catalog: Catalog.kernel)."""
+    return CATALOG.kernel(kernel_id)
 
-        declared = active.kernel(kernel_id)
-        if declared is not None:
-            return declared
-        close = [k for k in BY_ID if kernel_id.lower() in k.lower()]
-        hint = f"; did you mean {', '.join(close[:5])}?" if close else "; `rosetta list` shows them all"
-        raise ValueError(f"unknown kernel id {kernel_id!r}{hint}") from None
+
+# What one build of a source holds: every catalog kernel's name expression of that source, built once (seed 001's
+# stride sweep is one compile of five); a user's own kernel is built with its own beside them (harness/nvrtc).
+_SYMBOLS: dict[str, frozenset[str]] = {}
+for _k in KERNELS:
+    _SYMBOLS[_k.source] = _SYMBOLS.get(_k.source, frozenset()) | {_k.symbol}
+
+
+def instantiations(kernel: Kernel) -> tuple[str, ...]:
+    """The name expressions the build of `kernel`'s source instantiates: the catalog's of that source, and its own."""
+    return tuple(sorted(_SYMBOLS.get(kernel.source, frozenset()) | {kernel.symbol}))
+
+
+def build_units(kernels: Iterable[Kernel]) -> list[tuple[str, tuple[str, ...]]]:
+    """The builds (source, name expressions) that make `kernels`, each once, in their order."""
+    return list(dict.fromkeys((k.source, instantiations(k)) for k in kernels))
 
 
 def select(patterns: list[str] | None = None, op: Op | None = None) -> list[Kernel]:

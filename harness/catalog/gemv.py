@@ -14,7 +14,7 @@ from harness.catalog_types.claim import COMPILER, PROGRAMMER, Check, Claim
 from harness.catalog_types.evidence import Evidence
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Deviation, Kernel
-from harness.preconditions import dims_fit_int32
+from harness.problems.preconditions import dims_fit_int32
 
 IDEAS: dict[str, Idea] = {
     idea.key: idea

@@ -19,8 +19,8 @@ from harness.catalog_types.gluon import GLUON_MIRROR, GluonCounterpart
 
 _SIMT = ("BM", "BN", "BK", "WM", "WN", "TM", "TN", "GROUP_M")
 _GROUP = 8  # the grouped tile order of the Hopper rungs, a constant of their CUDA text (harness/catalog/hopper.py)
-_TMA_64 = ("the copy engine addresses A and Bt through tensor descriptors, whose coordinates the CPU tier cannot "
-           "prove 64-bit: operands past 2^31 elements are refused at bind, as for the Triton persistent form")
+# offsets_64bit=False below: the copy engine addresses A and Bt through tensor descriptors, whose coordinates the CPU
+# tier cannot prove 64-bit; operands past 2^31 elements are refused at bind, as for the Triton persistent form.
 _PRODUCER = ("one warp (the CUDA kernel: a warpgroup of which one thread issues the copies); the block is rounded "
              "up to whole warpgroups, 384 threads as in CUDA")
 
@@ -31,13 +31,20 @@ def _mirror(module: str, template: tuple[str, ...], params: dict | None = None, 
 
 
 def _with_dot(forms: tuple[GluonCounterpart, ...]) -> tuple[GluonCounterpart, ...]:
-    """The mirror and, beside it, the same decisions with each K tile's product one gl.dot_fma ("dot")."""
+    """The mirror and, beside it, the same decisions with each K tile's product one gl.dot_fma ("dot"), and with the
+    CUDA kernel's order of fragments and FFMAs written out ("ordered")."""
     mirror = forms[0]
     dot = GluonCounterpart("dot", mirror.module, mirror.template, {**mirror.params, "PRODUCT": "dot_fma"},
                            {**mirror.deviations, "product": "each K tile's product is one gl.dot_fma on the "
                             "accumulator's dot-operand layouts: the compiler expands it and orders its loads (CUDA: a "
                             "loop of rank-1 updates from register fragments)"}, mirror.offsets_64bit)
-    return (mirror, dot)
+    deviations = {k: v for k, v in mirror.deviations.items() if k != "fragment order"}
+    ordered = GluonCounterpart("ordered", mirror.module, mirror.template,
+                               {**mirror.params, "PRODUCT": "prefetch", "ORDER": 2, "READ_C": "beta"},
+                               {**deviations, "C's read": "a launch with beta == 0 runs a kernel compiled without "
+                                "C's read (CUDA: one kernel, a branch at run time); the form whose PTX ptxas gives "
+                                "the fewest same-bank FFMA (harness/run/ablation.py)"}, mirror.offsets_64bit)
+    return (mirror, dot, ordered)
 
 
 _PIECES = ("the accumulator's BlockedLayout repeats a thread's 4 x 4 pieces at the block tile's pitch (CUDA: at the "

@@ -51,7 +51,7 @@ from harness.catalog_types.kernel import (
     Kernel,
     Precision,
 )
-from harness.preconditions import dims_fit_int32, multiple_of
+from harness.problems.preconditions import dims_fit_int32, multiple_of
 
 IDEA = Idea(
     "wgmma",

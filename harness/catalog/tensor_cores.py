@@ -30,7 +30,7 @@ from harness.catalog_types.claim import COMPILER, PROGRAMMER, ByCompiler, ByKern
 from harness.catalog_types.evidence import Evidence
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import TF32_CONVERSION_TEXT, BLayout, Counterpart, Kernel, Precision, Role
-from harness.preconditions import dims_fit_int32
+from harness.problems.preconditions import dims_fit_int32
 
 IDEA = Idea(
     "tensor_core",

@@ -18,14 +18,23 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from harness.catalog_types.kernel import Kernel, Precision
+from typing import Protocol
 
 # The Gluon form that takes every decision its CUDA kernel makes: the one the model-or-compiler comparisons stand on.
 GLUON_MIRROR = "mirror"
 _TEMPLATE_ARGS = re.compile(r"<([^<>]*)>\s*$")
+
+
+class Entry(Protocol):
+    """What a Gluon form reads of its catalog kernel (harness/catalog_types/kernel.py Kernel, which holds its Gluon
+    forms: so this module names none of kernel.py's types)."""
+
+    id: str
+    symbol: str
+    tile_m: int
+    tile_n: int
+    tile_k: int
+    precision: str
 
 
 def template_args(symbol: str) -> tuple[int, ...]:
@@ -49,9 +58,9 @@ class GluonCounterpart:
     # Offsets formed in 64 bits on every operand's path; where False (the copy engine's coordinates, which the CPU
     # tier cannot see into), binding refuses operands past 2^31 elements.
     offsets_64bit: bool = True
-    precision: Precision | None = None   # None: the kernel's
+    precision: str | None = None   # a precision class (kernel.py Precision); None: the kernel's
 
-    def config(self, kernel: Kernel) -> dict[str, int | bool | str]:
+    def config(self, kernel: Entry) -> dict[str, int | bool | str]:
         """The settings its module's launch takes: the CUDA kernel's tile, its template arguments by name, params."""
         args = template_args(kernel.symbol)
         if len(args) != len(self.template):
@@ -64,7 +73,7 @@ class GluonCounterpart:
             raise ValueError(f"{kernel.id} [gluon:{self.name}]: params {sorted(clash)} contradict the CUDA kernel's")
         return {**out, **self.params}
 
-    def precision_of(self, kernel: Kernel) -> Precision:
+    def precision_of(self, kernel: Entry) -> str:
         return self.precision or kernel.precision
 
     def deviation_notes(self) -> list[str]:

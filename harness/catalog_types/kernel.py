@@ -7,18 +7,16 @@ beside the value: `Counterpart.config(kernel)` is the one place the derivation h
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from harness.preconditions import Precondition, indices_fit_int32, unmet
+from harness.catalog_types.declared_files import declared_function
+from harness.catalog_types.gluon import GluonCounterpart
 from harness.problems import Op, Problem
-
-if TYPE_CHECKING:
-    from harness.catalog_types.gluon import GluonCounterpart
+from harness.problems.preconditions import Precondition, indices_fit_int32, unmet
 
 # fp32: FFMA (Triton input_precision="ieee"); tf32: tensor cores, inputs cut to 10 mantissa bits (rounded or
 # truncated, per implementation: TF32_CONVERSION_TEXT);
@@ -196,6 +194,12 @@ class Counterpart:
     # drawn from a record shows the code without the file. "" for the catalog's forms, kernels_triton/<module>.py.
     file: str = ""
     code: str = ""
+    # How a user's file is launched (harness/launch/declared.py builds its form from these): its @triton.jit function
+    # ("" where the file has one), a launch function of the file that launches it instead of the suite, and a grid
+    # function, "file:name" ("" for the CUDA side's tile grid).
+    kernel_fn: str = ""
+    launch_fn: str = ""
+    grid_fn: str = ""
 
     def __post_init__(self) -> None:
         if self.design and not self.design.startswith(DELIBERATELY_DIFFERENT):
@@ -291,7 +295,7 @@ class Kernel:
     # for the catalog's kernels, whose file is kernels_cuda/<source>.
     file: str = ""
     code: str = ""
-    # A declared grid function, "module:function", called with {M, N, K, BLOCK_M, BLOCK_N, BLOCK_K} and returning
+    # A declared grid function, "file:function", called with {M, N, K, BLOCK_M, BLOCK_N, BLOCK_K} and returning
     # the grid (1 to 3 sizes); "" for the tile grid below.
     grid_fn: str = ""
     # A user's pair: the catalog kernel it was declared to stand beside, which the analysis compares it with, model by
@@ -342,8 +346,7 @@ class Kernel:
 
     def grid(self, problem: Problem) -> tuple[int, int, int]:
         if self.grid_fn:
-            module, _, name = self.grid_fn.partition(":")
-            sizes = getattr(importlib.import_module(module), name)(
+            sizes = declared_function(self.grid_fn)(
                 {"M": problem.M, "N": problem.N, "K": problem.K, "BLOCK_M": self.tile_m, "BLOCK_N": self.tile_n,
                  "BLOCK_K": self.tile_k})
             x, y, z = (*(int(v) for v in sizes), 1, 1)[:3]
@@ -378,3 +381,4 @@ class Kernel:
                 return c
         raise ValueError(f"{self.id} has no Triton counterpart {name!r}: "
                          f"{', '.join(c.name for c in self.counterparts)}")
+

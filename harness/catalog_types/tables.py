@@ -24,7 +24,7 @@ from harness.catalog_types.kernel import (
     Role,
     Seed,
 )
-from harness.preconditions import Precondition
+from harness.problems.preconditions import Precondition
 
 
 @dataclass(frozen=True)
@@ -100,17 +100,45 @@ class Catalog:
         """The wgmma rungs: every rung of a tensor-core chain after its first (the mma.sync rung it starts from)."""
         return tuple(k for lad in self.ladders if lad.precision != "fp32" for rung in lad.rungs[1:] for k in rung)
 
-    def with_declared(self, data: dict) -> Catalog:
-        """This catalog with the kernels and ideas a run declared (a user's own pairs, harness/pairs: the JSON of
-        `declared_json`, as the run's header keeps it) after its own; an id it already holds stays its own."""
-        kernels = tuple(k for k in (_kernel(k) for k in data.get("kernels") or ()) if k.id not in self.by_id)
-        ideas = {i["key"]: Idea(**i) for i in data.get("ideas") or () if i["key"] not in self.ideas}
+    def kernel(self, kernel_id: str) -> Kernel:
+        """A kernel by id; a ValueError naming the ids that come close where it holds none."""
+        try:
+            return self.by_id[kernel_id]
+        except KeyError:
+            close = [k for k in self.by_id if kernel_id.lower() in k.lower()]
+            hint = f"; did you mean {', '.join(close[:5])}?" if close else "; `rosetta list` shows them all"
+            raise ValueError(f"unknown kernel id {kernel_id!r}{hint}") from None
+
+    def adding(self, kernels: tuple[Kernel, ...] | list[Kernel], ideas: list[Idea]) -> Catalog:
+        """This catalog with a run's declared kernels and their ideas (a user's own pairs, harness/pairs) after its
+        own: the run's catalog, which the run hands to every process it starts. An id it already holds stays its
+        own."""
+        kernels = tuple(k for k in kernels if k.id not in self.by_id)
+        ideas = [i for i in ideas if i.key not in self.ideas]
         if not kernels and not ideas:
             return self
-        return replace(self, kernels=(*self.kernels, *kernels), ideas={**self.ideas, **ideas})
+        return replace(self, kernels=(*self.kernels, *kernels), ideas={**self.ideas, **{i.key: i for i in ideas}})
+
+    def with_declared(self, data: dict) -> Catalog:
+        """This catalog with the kernels and ideas of `declared_json` (as a run's header keeps them)."""
+        return self.adding([kernel_from_json(k) for k in data.get("kernels") or ()],
+                           [Idea(**i) for i in data.get("ideas") or ()])
+
+    @property
+    def declared(self) -> tuple[Kernel, ...]:
+        """The kernels a user declared for the run (harness/pairs), not the catalog's own."""
+        return tuple(k for k in self.kernels if k.declared)
+
+    def declared_json(self) -> dict | None:
+        """What a results file's header keeps of the run's declared kernels and their ideas, so that any later
+        analysis and page draw them as the run measured them (`with_declared`); None for the catalog alone."""
+        mine = self.declared
+        if not mine:
+            return None
+        return declared_json(mine, [self.ideas[i] for i in dict.fromkeys(k.idea for k in mine) if i in self.ideas])
 
     def to_json(self) -> dict:
-        return {"kernels": [_kernel_json(k) for k in self.kernels],
+        return {"kernels": [kernel_json(k) for k in self.kernels],
                 "ideas": [asdict(i) for i in self.ideas.values()],
                 "seeds": [asdict(s) for s in self.seeds.values()],
                 "section_en": dict(self.section_en), "unroll_claim": asdict(self.unroll_claim),
@@ -122,7 +150,7 @@ class Catalog:
 
     @classmethod
     def from_json(cls, data: dict) -> Catalog:
-        kernels = tuple(_kernel(k) for k in data["kernels"])
+        kernels = tuple(kernel_from_json(k) for k in data["kernels"])
         by_id = {k.id: k for k in kernels}
         seeds = [Seed(**{**s, "cublas": Published(**s["cublas"]) if s.get("cublas") else None})
                  for s in data["seeds"]]
@@ -146,7 +174,7 @@ def _ladder(data: dict, by_id: dict[str, Kernel]) -> Ladder:
 
 def declared_json(kernels: tuple[Kernel, ...] | list[Kernel], ideas: list[Idea]) -> dict:
     """Kernels and ideas a run declares beside the catalog, as `Catalog.with_declared` reads them back."""
-    return {"kernels": [_kernel_json(k) for k in kernels], "ideas": [asdict(i) for i in ideas]}
+    return {"kernels": [kernel_json(k) for k in kernels], "ideas": [asdict(i) for i in ideas]}
 
 
 def _fields(pairs: list[tuple[str, object]]) -> dict:
@@ -166,7 +194,7 @@ def _lean(data: dict, cls: type) -> dict:
     return {k: v for k, v in data.items() if k not in defaults or v != defaults[k]}
 
 
-def _kernel_json(k: Kernel) -> dict:
+def kernel_json(k: Kernel) -> dict:
     data = _lean(asdict(k, dict_factory=_fields), Kernel)
     data["counterparts"] = [_lean(c, Counterpart) for c in data["counterparts"]]
     if "gluon" in data:
@@ -180,7 +208,7 @@ def _counterpart(data: dict) -> Counterpart:
                           "preconditions": tuple(Precondition.from_json(p) for p in data.get("preconditions") or ())})
 
 
-def _kernel(data: dict) -> Kernel:
+def kernel_from_json(data: dict) -> Kernel:
     return Kernel(**{**data, "args": tuple(data["args"]), "block": tuple(data["block"]),
                      "preconditions": tuple(Precondition.from_json(p) for p in data["preconditions"]),
                      "counterparts": tuple(_counterpart(c) for c in data["counterparts"]),

@@ -2,25 +2,21 @@
 which this machine has.
 
 A proof is a fact about the compiler that made the code (harness/analysis/proven.Verdict records its name and
-version). pyproject.toml's [tool.tile-rosetta] `tested-compilers` names the versions the suite is tested on, as
-version prefixes ("3.8": every 3.8.x): there a claim must hold, with a version-specific statement
-(harness/catalog_types/claim.ByCompiler) where the compiled code legitimately differs. A claim false on any other
-version is a changed mapping: what that compiler makes of the kernel now, reported with its version, not a failure.
+version; proven.changed_and_false parts the checks that fail by it). pyproject.toml's [tool.tile-rosetta]
+`tested-compilers` names the versions the suite is tested on, as version prefixes ("3.8": every 3.8.x): there a claim
+must hold, with a version-specific statement (harness/catalog_types/claim.ByCompiler) where the compiled code
+legitimately differs. A claim false on any other version is a changed mapping: what that compiler makes of the kernel
+now, reported with its version, not a failure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harness.catalog_types.claim import version_in
 
-if TYPE_CHECKING:  # a proof's record is the analysis's; this module only reads it
-    from harness.analysis.proven import Verdict
-
-__all__ = ["PYPROJECT", "changed_and_false", "installed", "is_tested", "side_compiler", "tested"]
+__all__ = ["PYPROJECT", "installed", "is_tested", "side_compiler", "tested"]
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
@@ -63,14 +59,3 @@ def installed() -> dict[str, str]:
     except Exception:  # cuda-bindings or the NVRTC library missing
         pass
     return out
-
-
-def changed_and_false(verdicts: Iterable[Verdict]) -> tuple[list[Verdict], list[Verdict]]:
-    """The checks that do not hold, parted: (changed mappings: made by a compiler version the suite is not tested on;
-    false claims: on a tested version, or on one the record does not name)."""
-    changed, false = [], []
-    for v in verdicts:
-        if not v.holds:
-            untested = v.compiler_version and not is_tested(v.compiler, v.compiler_version)
-            (changed if untested else false).append(v)
-    return changed, false

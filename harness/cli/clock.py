@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness import env
 from harness.cli.console import console
-from harness.cli.options import DEFAULT_OUT, UserError
+from harness.cli.options import DEFAULT_OUT, NUMBERS, UserError
 
 
 def add_clock(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +20,7 @@ def add_clock(sub: argparse._SubParsersAction) -> None:
                        "clock, and the timer's step, written to a JSON file (GPU).")
     s.add_argument("results", nargs="*", help="results files whose clock readings to examine")
     s.add_argument("--measure", action="store_true", help="measure the probe's error on this machine's GPU")
-    s.add_argument("--repeats", type=int, default=None, help="windows of each kind and length (--measure)")
+    s.add_argument("--repeats", type=NUMBERS["count"], default=None, help="windows of each kind and length (--measure)")
     s.add_argument("--out", default=DEFAULT_OUT, help="folder for the measurement's JSON (default: %(default)s/)")
     s.set_defaults(func=cmd_clock)
 

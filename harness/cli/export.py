@@ -1,5 +1,5 @@
 """`rosetta export RESULTS`: a results file as CSV that `pandas.read_csv` reads as it is: --csv, a row per
-implementation and problem; --samples, a row per timed run. The rows are harness/analysis/export.py's; the columns
+implementation and problem; --samples, a row per timed run. The rows are harness/report/export.py's; the columns
 are documented in docs/export.md. Reads the records and the analysis record only: nothing is run or compiled."""
 
 from __future__ import annotations
@@ -32,19 +32,21 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise UserError("give --csv FILE, --samples FILE or both ('-' writes to standard output)")
     if args.csv == "-" and args.samples == "-":
         raise UserError("--csv - and --samples -: one table to standard output at a time")
-    from harness.analysis.export import COLUMNS, SAMPLE_COLUMNS, rows, sample_rows
     from harness.analysis.measured import Measured
     from harness.analysis.record import read_beside
-    from harness.cli.paths import output_file, results_in
+    from harness.cli.paths import apart, output_file, results_in
+    from harness.report.export import SAMPLE_COLUMNS, columns_of, rows, sample_rows
 
-    # every path checked before anything is written: the results file, then each file to write
+    # every path checked before anything is written: no file named twice, the results file, then each file to write
+    apart((str(args.results), args.results), (f"--csv {args.csv}", args.csv),
+          (f"--samples {args.samples}", args.samples))
     results = results_in(args.results, "export")
     for flag, target in (("--csv", args.csv), ("--samples", args.samples)):
         if target and target != "-":
             output_file(target, flag)
     # the file's analysis record (the verdicts its page shows); made now, the same way, where it is missing or stale
     m = Measured(results, read_beside(Path(args.results)))
-    for target, names, table in ((args.csv, [c.name for c in COLUMNS], rows),
+    for target, names, table in ((args.csv, [c.name for c in columns_of(m)], rows),
                                  (args.samples, [n for n, _ in SAMPLE_COLUMNS], sample_rows)):
         if target:
             count = write(target, names, table(m))

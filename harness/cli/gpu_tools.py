@@ -10,9 +10,8 @@ from pathlib import Path
 from harness import env
 from harness.cli.console import console
 from harness.cli.ids import choose
-from harness.cli.options import DEFAULT_OUT, UserError, add_only
+from harness.cli.options import DEFAULT_OUT, NUMBERS, UserError, add_only, shape_text
 from harness.cli.paths import beside, output_folder, results_in
-from harness.measure.rounds import MIN_ROUNDS
 from harness.problems import parse_shape
 from harness.run.knob_study import STUDY_ROUNDS
 
@@ -20,7 +19,8 @@ from harness.run.knob_study import STUDY_ROUNDS
 def add_profile(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("profile", help="ncu hardware counters of every implementation on one problem (GPU)")
     add_only(s, "profile")
-    s.add_argument("--shape", default="4096x4096x4096", help="MxNxK (sgemm) or MxN (sgemv) (default: %(default)s)")
+    s.add_argument("--shape", default="4096x4096x4096", type=shape_text,
+                   help="MxNxK (sgemm) or MxN (sgemv) (default: %(default)s)")
     s.add_argument("--out", default=DEFAULT_OUT, help="folder for the counters file (default: %(default)s/)")
     s.add_argument("--results", help="store the counters with this results file's matching records")
     s.add_argument("--baselines", action="store_true",
@@ -78,7 +78,7 @@ def add_sanitize(sub: argparse._SubParsersAction) -> None:
     add_only(s, "check")
     s.add_argument("--tool", nargs="+", default=list(TOOLS), choices=TOOLS, help="default: all three")
     s.add_argument("--out", default=DEFAULT_OUT, help="folder for the sanitizer's summary (default: %(default)s/)")
-    s.add_argument("--jobs", type=int, default=8, help="sanitizer processes at once")
+    s.add_argument("--jobs", type=NUMBERS["count"], default=8, help="sanitizer processes at once")
     s.set_defaults(func=cmd_sanitize)
 
 
@@ -98,7 +98,8 @@ def add_referee(sub: argparse._SubParsersAction) -> None:
                        "NVIDIA's nvbench (the optional cuda-bench package) on the very same bound launches, and "
                        "print both times, both SM clocks and their ratio.")
     add_only(s, "referee")
-    s.add_argument("--shape", default="4096x4096x4096", help="MxNxK (sgemm) or MxN (sgemv) (default: %(default)s)")
+    s.add_argument("--shape", default="4096x4096x4096", type=shape_text,
+                   help="MxNxK (sgemm) or MxN (sgemv) (default: %(default)s)")
     s.set_defaults(func=cmd_referee)
 
 
@@ -140,14 +141,16 @@ def add_knobs(sub: argparse._SubParsersAction) -> None:
                        "report's findings then say which knob explains each gap.")
     s.add_argument("results", help="a results file with its analysis beside it (a GPU run)")
     add_only(s, "study (of those the file calls SLOW)")
-    s.add_argument("--shape", default="4096x4096x4096", help="the sgemm problem studied (default: %(default)s)")
-    s.add_argument("--rounds", type=int, default=STUDY_ROUNDS, help="interleaved rounds (default: %(default)s)")
+    s.add_argument("--shape", default="4096x4096x4096", type=shape_text,
+                   help="the sgemm problem studied (default: %(default)s)")
+    s.add_argument("--rounds", type=NUMBERS["rounds"], default=STUDY_ROUNDS,
+                   help="interleaved rounds (default: %(default)s)")
     s.set_defaults(func=cmd_knobs)
 
 
 def cmd_knobs(args: argparse.Namespace) -> int:
     from harness.analysis import knobs as found
-    from harness.analysis.knobs import knob_sentence
+    from harness.report.knobs import knob_sentence
     from harness.run import knob_study as knobs
 
     problem = parse_shape(args.shape)
@@ -155,8 +158,6 @@ def cmd_knobs(args: argparse.Namespace) -> int:
     if problem.op != "sgemm":
         raise UserError(f"knobs studies sgemm problems (the Triton baseline's op), not {problem.label}")
     only = {k.id for k in choose(args.only, problem.op)} if args.only else None
-    if args.rounds < MIN_ROUNDS:
-        raise UserError(f"--rounds {args.rounds}: a verdict needs at least {MIN_ROUNDS} rounds")
     results_in(path, "knobs")
     beside(path, "", found.study_path(path))
     if not env.has_gpu():

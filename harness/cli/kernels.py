@@ -48,13 +48,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     from harness.term_table import Column, print_table
 
-    # What a kernel needs of a problem comes before what it is: left out first when narrow are the tile, the threads,
-    # the idea, the seed, then the Triton modules and the source file (whose name is the kernel id, README "Layout");
-    # the preconditions and the beta=0 behaviour stay. The kernel id is never left out or cut. A precondition shows
-    # its condition; its reason is in --json and `rosetta explain`.
-    columns = [Column("kernel"), Column("seed", drop=4), Column("idea", drop=3), Column("threads", drop=2, short="thr"),
-               Column("tile", drop=1), Column("preconditions", drop=8, wrap=17), Column("beta=0", drop=7),
-               Column("kernels_cuda/", drop=6), Column("kernels_triton/", drop=5)]
+    # Where a kernel stands comes first: its seed, idea and threads are what CONTRIBUTING.md sends a reader here for
+    # (an 80-column terminal holds them beside the longest id), so they are left out last; before them the tile, the
+    # Triton modules and the source file (whose name is the kernel id, README "Layout"), then the preconditions and
+    # the beta=0 behaviour, each named under the table when left out. The kernel id is never left out or cut. A
+    # precondition shows its condition; its reason is in --json and `rosetta explain`.
+    columns = [Column("kernel"), Column("seed", drop=8), Column("idea", drop=7), Column("threads", drop=6, short="thr"),
+               Column("tile", drop=1), Column("preconditions", drop=4, wrap=17), Column("beta=0", drop=5),
+               Column("kernels_cuda/", drop=3), Column("kernels_triton/", drop=2)]
     rows = [[k.id, k.seed or "ours", k.idea, "x".join(map(str, k.block[:2])),
              f"{k.tile_m}x{k.tile_n}x{k.tile_k}" if k.tile_n else f"{k.tile_m} row(s)",
              "\n".join(c.text.split(" (", 1)[0] for c in k.preconditions),
@@ -96,9 +97,9 @@ def explain(kernel: Kernel, console, side_by_side: int = SIDE_BY_SIDE, rows: lis
     from rich.syntax import Syntax
     from rich.table import Table
 
-    from harness.analysis.wording import config_text, section_title, seed_title
     from harness.catalog import CATALOG
     from harness.report.sources import cuda_text, triton_text
+    from harness.report.wording import config_text, section_title, seed_title
     from harness.term_table import Column, print_table
 
     idea = IDEAS[kernel.idea]

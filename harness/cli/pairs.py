@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 
+from harness.catalog import CATALOG
+from harness.catalog_types.tables import Catalog
 from harness.cli.ids import choose, resolve
 from harness.cli.options import problems_of
 from harness.pairs.declaration import PairError
-from harness.registry import BY_ID, Kernel
+from harness.registry import Kernel
 
 
 def add_pair(parser: argparse.ArgumentParser) -> None:
@@ -19,15 +21,15 @@ def add_pair(parser: argparse.ArgumentParser) -> None:
                         "unless --only names kernels too. Repeat for several pairs. docs/pairs.md")
 
 
-def kernels_of(args: argparse.Namespace) -> list[Kernel]:
-    """The kernels a run measures: the declared pairs (each checked, one line and exit code 2 where it cannot run,
-    before anything is launched), their `beside` kernels and those --only names; without --pair, the catalog's by
-    --only and --op."""
+def kernels_of(args: argparse.Namespace) -> tuple[list[Kernel], Catalog]:
+    """The kernels a run measures and the run's catalog: with --pair, the declared pairs (each checked, one line and
+    exit code 2 where it cannot run, before anything is launched), their `beside` kernels and those --only names, in
+    the catalog with the pairs added as entries of its own; without --pair, the catalog's by --only and --op."""
     if not getattr(args, "pair", None):
-        return choose(args.only, args.op)
-    from harness.pairs import active, checks
-    from harness.pairs.declaration import read
+        return choose(args.only, args.op), CATALOG
+    from harness.pairs import checks
     from harness.pairs.pair import build
+    from harness.pairs.read import read
     from harness.problems import CPU_SGEMM, CPU_SGEMV
     from harness.registry.shapes import cpu_problem
 
@@ -45,17 +47,16 @@ def kernels_of(args: argparse.Namespace) -> list[Kernel]:
                         f"{next(d.op for d in declarations if d.op != args.op)} pair")
     pairs = [build(d) for d in declarations]
     for p in pairs:
-        if p.kernel.id in BY_ID:
+        if p.kernel.id in CATALOG.by_id:
             raise PairError(f"{p.declaration.who}: {p.kernel.id} is a catalog kernel's id")
     beside = [resolve(d.beside) for d in declarations if d.beside]  # an unknown id: one line naming the matches
     for d, k in zip([d for d in declarations if d.beside], beside, strict=True):
         if k.op != d.op:
             raise PairError(f"{d.who}: beside {k.id} is an {k.op} kernel, the pair an {d.op} one")
     checks.module_names(pairs)
-    active.importable(declarations)
     problems = [*problems_of(args), *(cpu_problem(p.kernel, p.counterpart) for p in pairs), CPU_SGEMM, CPU_SGEMV]
     for p in pairs:
         checks.check(p, problems)
-    active.activate(declarations)
     chosen = choose(args.only, args.op) if args.only else []
-    return list({k.id: k for k in (*(p.kernel for p in pairs), *beside, *chosen)}.values())
+    kernels = list({k.id: k for k in (*(p.kernel for p in pairs), *beside, *chosen)}.values())
+    return kernels, CATALOG.adding([p.kernel for p in pairs], [p.idea for p in pairs])

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.cli.options import UserError
+from harness.cli.errors import UserError
 
 if TYPE_CHECKING:
     from harness.records.file import Results
@@ -86,6 +86,20 @@ def input_file(value: str | Path, flag: str, what: str = "file") -> Path:
     if not os.access(path, os.R_OK):
         raise UserError(f"{_said(flag, value)}: cannot be read")
     return path
+
+
+def apart(*files: tuple[str, str | Path | None]) -> None:
+    """Refuse a verb whose files (what it reads and what it writes, each as (how the message names it, its path);
+    '-' and None are not files) name one file twice: the second write would replace the first, or a write the file
+    it reads."""
+    seen: dict[Path, str] = {}
+    for said, value in files:
+        if value is None or str(value) == "-":
+            continue
+        same = Path(value).resolve()
+        if same in seen:
+            raise UserError(f"{seen[same]} and {said} are one file ({same}): give each its own")
+        seen[same] = said
 
 
 def _begins_with(path: Path, text: str) -> bool:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from harness.cli.console import console
 from harness.cli.options import DEFAULT_OUT, report_dir
-from harness.cli.paths import beside, output_file, output_folder, results_in
+from harness.cli.paths import apart, beside, output_file, output_folder, results_in
 
 if TYPE_CHECKING:  # the verbs load what they read when they run, so that `rosetta --help` stays quick
     from harness.analysis.claims import Claim
@@ -43,9 +43,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from harness.report.compare import print_compare, render_compare
 
     cmp = compare(a, b)
-    print_compare(cmp, console())
+    # the page before the terminal's tables: a reader that stops early (`| head`) must not cost the page
     out.parent.mkdir(parents=True, exist_ok=True)  # runs/ does not exist in a fresh clone
-    print(f"compare: {render_compare(cmp, out)}")
+    page = render_compare(cmp, out)
+    print_compare(cmp, console())
+    print(f"compare: {page}")
     return 0
 
 
@@ -103,17 +105,46 @@ def cmd_report(args: argparse.Namespace) -> int:
     path = Path(args.results)
     out = output_folder(args.out, "--out") if args.out else output_folder(report_dir(path, Path(DEFAULT_OUT)),
                                                                             "--out", default=True)
+    apart((str(path), path), *((f"the page written in {out}", out / f"{path.stem}{suffix}")
+                               for suffix in (".html", ".md")))  # render's pages must not replace what it reads
     results_in(path, "report")  # a clear one-line error for a bad file before anything is imported or written
+    from harness.analysis.measured import Measured
     from harness.analysis.record import read_beside
+    from harness.records.file import load
     from harness.report import render
+    from harness.report.overview import headline_table
 
     html, md = render(path, out)
-    print(f"report: {html}\n        {md}")
     analysed = read_beside(path)
+    # what the page opens with, in the terminal, before where the page is
+    print_headline(headline_table(Measured(load(path), analysed)), f"{path.name}: the headline", console())
+    print(f"report: {html}\n        {md}")
     if analysed is None or analysed.mapping is None:
         print(f"note: the mapping claims are shown unproven: this file's analysis record has no proof of them "
               f"(`rosetta analyse {path}` writes one)")
     return 0
+
+
+def print_headline(table, title: str, console) -> None:
+    """The page's headline table in the terminal (harness.term_table): each cell's figure, and under it the first
+    words of what the page writes beneath it (the rate, the call, the class); the problem's name wraps, and where the
+    width is short the columns past the best CUDA, the best Triton and the first comparison are left out, the last
+    first."""
+    from harness.term_table import Column, print_table
+
+    if not table:
+        console.print(f"{title}: nothing timed", markup=False)
+        return
+    n = len(table.headers)
+    kept = {0, 1, 2, next((i for i, (h, _) in enumerate(table.headers) if " vs " in h), 0)}  # the first call stays
+    columns = [Column(h, right=num, wrap=14 if i == 0 else None, drop=None if i in kept else n - i,
+                      short="problem" if i == 0 else h.split(",")[0]) for i, (h, num) in enumerate(table.headers)]
+
+    def cell(c) -> str:
+        under = c.sub.split(" · ")[0].split("; ")[0].split(" (")[0]
+        return f"{c.text}\n{under}" if under else c.text
+
+    print_table(console, title, columns, [[cell(c) for c in row] for row in table.rows], "the page has them")
 
 
 def add_claims(sub: argparse._SubParsersAction) -> None:
@@ -144,9 +175,10 @@ def unroll_ratio(results: Results | Measured | None) -> str:
 def print_claims(rows: list[Claim], console, results: Results | Measured | None = None) -> None:
     """`rosetta claims`: the page's tables of the documents' figures (harness/report/overview.py) in the terminal,
     fitted to its width (harness.term_table)."""
-    from harness.analysis import fmt
     from harness.analysis.claims import as_measured, stride_occupancy, stride_sweep
-    from harness.analysis.wording import published_text
+    from harness.report import fmt
+    from harness.report.columns import order_text
+    from harness.report.wording import published_text
     from harness.term_table import Column, print_table
 
     m = as_measured(results)
@@ -157,7 +189,7 @@ def print_claims(rows: list[Claim], console, results: Results | Measured | None 
                  Column("doc % cuBLAS", right=True, short="doc %"), Column(f"ours ({where})", drop=3, wrap=14),
                  Column("our % cuBLAS", right=True, short="our %"), Column("order", drop=2, wrap=12)],
                 [[c.kernel.id, c.seed.gpu, published_text(c.published), fmt.pct(c.published_pct),
-                  _ours_text(c.ours), fmt.pct(c.ours_pct), c.order] for c in rows], "a wider terminal shows them")
+                  _ours_text(c.ours), fmt.pct(c.ours_pct), order_text(c)] for c in rows], "a wider terminal shows them")
     points = stride_sweep(m)
     if points:
         table = []
@@ -178,7 +210,7 @@ def print_claims(rows: list[Claim], console, results: Results | Measured | None 
 
 
 def _ours_text(r: Result | None) -> str:
-    from harness.analysis import fmt
+    from harness.report import fmt
 
     if r is None or r.timing is None or r.figures is None:
         return "not measured"

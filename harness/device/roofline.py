@@ -42,23 +42,41 @@ def intensity(p: Problem, moved_bytes: int) -> float:
 
 @dataclass
 class Peaks:
+    """What a worker measured of its GPU at its start (harness/run/peaks.py): the FP32 FMA peak with the SM clock it
+    ran at, the copy bandwidth, and the SM clock probe's own error by window length."""
+
     fp32_tflops: float      # FFMA throughput, all SMs
     copy_gbps: float        # device-to-device copy, bytes read + written
     device: str
+    # the mean SM clock the probe read over the FMA peak's runs (corrected to the GPU's maximum); None: older files,
+    # which recorded none
+    fp32_mhz: float | None = None
+    fp32_tries: int = 1     # measurements taken: another where the clock was more than PEAK_CLOCK_DROP below the max
+    # the probe's error by window length (ms -> relative error): the 95th percentile of |probe reading / NVML's clock
+    # - 1| over windows of that length; None: not measured
+    probe_error: dict[float, float] | None = None
 
     def to_json(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if self.probe_error is not None:  # JSON keys are strings
+            out["probe_error"] = {f"{ms:g}": e for ms, e in self.probe_error.items()}
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Peaks:
-        return cls(float(data["fp32_tflops"]), float(data["copy_gbps"]), str(data.get("device", "")))
+        probe = data.get("probe_error")
+        return cls(float(data["fp32_tflops"]), float(data["copy_gbps"]), str(data.get("device", "")),
+                   data.get("fp32_mhz"), int(data.get("fp32_tries", 1)),
+                   {float(ms): float(e) for ms, e in probe.items()} if probe else None)
 
 
 @dataclass(frozen=True)
 class TensorRoof:
-    """The tensor cores' roof a run measured: the fastest TF32 rate it timed, with the SM clock it ran at and the same
-    work per cycle scaled to the GPU's maximum SM clock. The spec sheet's dense figure (harness/device/specs.py) assumes
-    a clock of its own; a rate per SM cycle compares with it whatever clock either ran at."""
+    """The tensor cores' roof a run measured: the fastest TF32 rate it timed per SM cycle, with the SM clock the probe
+    read while it ran. The spec sheet's dense figure (harness/device/specs.py) is stated at a clock of its own (the
+    H100 SXM's at 1829 MHz, under the GPU's maximum 1980): the two compare per SM cycle, or, the same, the measured rate
+    per cycle at the sheet's clock (`at_mhz`); never a rate projected to the maximum clock against a figure stated at
+    a lower one."""
 
     tflops: float             # the rate as timed (median time)
     clock_mhz: float          # the mean SM clock of its timed runs (readings above the maximum corrected)
@@ -70,14 +88,12 @@ class TensorRoof:
     def flop_per_sm_cycle(self) -> float:
         return self.tflops * 1e12 / (self.clock_mhz * 1e6 * self.sms)
 
-    @property
-    def at_max_clock(self) -> float:
-        """TFLOP/s at the GPU's maximum SM clock, the same work per cycle."""
-        return self.tflops * self.max_mhz / self.clock_mhz
+    def at_mhz(self, mhz: float) -> float:
+        """TFLOP/s at another SM clock, the same work per cycle."""
+        return self.tflops * mhz / self.clock_mhz
 
     @property
     def text(self) -> str:
-        """What was timed, at what clock, and the same work per cycle at the GPU's maximum clock."""
-        return (f"{self.tflops:.0f} TFLOP/s timed ({self.source}) at a mean {self.clock_mhz:.0f} MHz: "
-                f"{self.flop_per_sm_cycle:.0f} FLOP per SM cycle, {self.at_max_clock:.0f} TFLOP/s at the GPU's "
-                f"maximum {self.max_mhz:.0f} MHz")
+        """What was timed, at what clock, and its work per SM cycle."""
+        return (f"{self.tflops:.0f} TFLOP/s timed ({self.source}) at a mean {self.clock_mhz:.0f} MHz as the clock "
+                f"probe read it: {self.flop_per_sm_cycle:.0f} FLOP per SM cycle")

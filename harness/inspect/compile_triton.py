@@ -10,14 +10,15 @@ Triton prints with TRITON_DUMP_PTXAS_LOG; if that log is missing they are 0 and
 ``sass["LDL"]``/``sass["STL"]`` tell the story. The ttgir facts (shared allocations, async copies,
 dots, layouts) come with every report: the mapping claims are proven on them.
 
-Under TRITON_INTERPRET=1 (the CPU tier) the kernels' helpers are interpreter objects the compiler
-cannot lower, so compiles run in one child process with the interpreter off; everything about the
-interpreter stays behind that switch.
+Under TRITON_INTERPRET=1 (the CPU tier) a Triton kernel and its helpers are interpreter objects the compiler
+cannot lower, so such compiles run in one child process with the interpreter off; each request's kernel says
+whether it is one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import json
 import os
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.catalog_types.declared_files import declared_module
 from harness.device.kernel_resources import KernelResources
 from harness.inspect import cache, ttgir
 from harness.inspect.ptxas import parse_ptxas_log, res_usage, reserved_shared
@@ -59,14 +61,32 @@ class TritonRequest:
 
     def to_child(self) -> dict:
         inner = getattr(self.fn, "fn", self.fn)
-        return {"module": inner.__module__, "name": inner.__name__, "signature": dict(self.signature),
+        # a user's file (harness/pairs) is a top-level module: the child imports it from its file
+        file = inspect.getfile(inner) if "." not in inner.__module__ else None
+        return {"module": inner.__module__, "file": file, "name": inner.__name__, "signature": dict(self.signature),
                 "constexprs": dict(self.constexprs), "num_warps": self.num_warps, "num_stages": self.num_stages,
                 "arch": self.arch, "divisible_by_16": None if self.divisible_by_16 is None
                 else list(self.divisible_by_16), "options": dict(self.options)}
 
 
-def _interpreting() -> bool:
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+def _interpreted(request: TritonRequest) -> bool:
+    """Was the request's kernel defined under Triton's interpreter (an InterpretedFunction: the CPU tier, where Triton
+    read TRITON_INTERPRET as the kernel was defined)? Its helpers are then interpreter objects this process's
+    compiler cannot lower: the compile runs in a child with the interpreter off."""
+    from triton import knobs
+    from triton.runtime.interpreter import InterpretedFunction
+
+    # Triton 3.6's compiler reads the interpreter switch too: a constexpr function (gl.cdiv, a Gluon layout passed
+    # to a jit helper) then returns a plain value, and the compile fails. In a process that interprets, every
+    # compile goes to the child.
+    if knobs.runtime.interpret:
+        return True
+    fn = request.fn
+    for _ in range(8):
+        if isinstance(fn, InterpretedFunction):
+            return True
+        fn = getattr(fn, "fn", None)
+    return False
 
 
 def _as_jit(fn: Any) -> Any:
@@ -232,7 +252,7 @@ def triton_resources_many(requests: Sequence[TritonRequest],
             found.append(e)
     missing = [i for i, r in enumerate(found) if r is None]
     if missing:
-        compiled = (_in_child([requests[i] for i in missing]) if _interpreting()
+        compiled = (_in_child([requests[i] for i in missing]) if any(_interpreted(requests[i]) for i in missing)
                     else [_compile_or_error(requests[i]) for i in missing])
         for i, r in zip(missing, compiled, strict=True):
             found[i] = r
@@ -306,7 +326,8 @@ def _child_main() -> None:
     out = []
     for req in json.loads(sys.stdin.read()):
         try:
-            fn = getattr(importlib.import_module(req["module"]), req["name"])
+            module = declared_module(req["file"]) if req.get("file") else importlib.import_module(req["module"])
+            fn = getattr(module, req["name"])
             request = TritonRequest(fn, req["signature"], req["constexprs"], req["num_warps"], req["num_stages"],
                                     req["arch"],
                                     None if req["divisible_by_16"] is None else tuple(req["divisible_by_16"]),

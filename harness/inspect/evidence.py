@@ -184,8 +184,8 @@ def on_gpu(kernel: Kernel) -> KernelEvidence:
     from harness.launch import cuda as launch_cuda
     from harness.launch import triton as launch_triton
     from harness.measure import numerics
-    from harness.preconditions import allowed_shape
     from harness.problems import Problem
+    from harness.problems.preconditions import allowed_shape
 
     want = Problem("sgemm", 512, 512, 512) if kernel.op == "sgemm" else Problem("sgemv", 1024, 1024)
     p = allowed_shape(kernel.preconditions, want)

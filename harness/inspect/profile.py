@@ -1,7 +1,8 @@
 """`rosetta profile`'s engine: Nsight Compute counters for each implementation of each kernel on one problem.
 
 Each implementation runs in its own process under ncu (``python -m harness.inspect.profile --one KERNEL_ID
-IMPL M N K``), launched once, so one kernel's replay (or crash) cannot disturb another's.
+IMPL M N K``; a user's declared kernel is handed over as its catalog entry, ``@FILE`` of its JSON), launched once, so
+one kernel's replay (or crash) cannot disturb another's.
 ``--clock-control none`` keeps the clocks as the timed runs see them. From the CSV ncu prints, the counters the
 report needs are read back (harness/inspect/ncu_csv.py): FMA-pipe and tensor-pipe utilisation, shared-memory bank
 conflicts, DRAM bytes (set beside the roofline model's bytes), achieved occupancy, global reads (plain loads and
@@ -10,15 +11,17 @@ per implementation is a flat ``dict[str, float]``, the shape of ``records.Resour
 
 An autotuned counterpart chooses its tile by timing, and under the profiler's replay it may choose another one
 than the timed run did, so its counters would describe another kernel. Given the configuration a results file
-recorded for it (``harness.records.file.autotuned_configs``), the launch under ncu is pinned to that
-configuration, and the counters
-carry ``config_pinned`` (1.0: the timed configuration ran; 0.0: it could not be pinned and another one ran).
+recorded for it (``harness.records.file.autotuned_configs``, read by the caller), the launch under ncu is pinned to
+that configuration, and the counters carry ``config_pinned`` (1.0: the timed configuration ran; 0.0: it could not be
+pinned and another one ran). The counters are returned; storing them with their records is the caller's
+(harness/run/profile.py for `rosetta run --profile`, `rosetta profile --results`).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -27,20 +30,23 @@ from pathlib import Path
 from typing import Any
 
 from harness.baselines import is_triton_baseline
+from harness.catalog_types.tables import kernel_from_json, kernel_json
+from harness.identity import KernelImpl
 from harness.inspect.ncu_csv import METRICS, derive, parse_csv
 from harness.inspect.tools import find_tool, run
 from harness.problems import Problem
 from harness.registry import Kernel, get
 from kernels_triton.forms import AutotunedForm
 
-__all__ = ["METRICS", "ProfileRow", "command", "derive", "parse_csv", "pin", "profile", "profile_one",
-           "profile_records"]
+__all__ = ["METRICS", "ProfileRow", "command", "derive", "parse_csv", "pin", "profile", "profile_one"]
 
 # What the profiled child prints of the configuration it launched (an autotuned counterpart's choice).
 CONFIG_MARK = "rosetta-profiled-config: "
 TIMEOUT_S = 900
 # What the child is given in place of a kernel id when it launches a baseline: this and the problem's op.
 BASELINE_MARK = "baseline:"
+# What the child is given in place of a kernel id for a user's declared kernel: this and a file of its catalog entry
+DECLARED_MARK = "@"
 
 
 @dataclass
@@ -94,17 +100,19 @@ def _kernel_name(kernel: Kernel | None, impl: str) -> str | None:
         return getattr(getattr(fn, "fn", fn), "__name__", "")
     from harness.launch import triton as launch_triton
 
-    mod = launch_triton.module(kernel.counterpart(impl.split(":", 1)[1]))
+    mod = launch_triton.module(kernel.counterpart(impl.split(":", 1)[1]), kernel)
     return getattr(getattr(mod.KERNEL, "fn", mod.KERNEL), "__name__", "")
 
 
-def command(kernel: Kernel | None, impl: str, problem: Problem, config: dict | None = None) -> list[str]:
+def command(kernel: Kernel | None, impl: str, problem: Problem, config: dict | None = None,
+            entry: Path | None = None) -> list[str]:
+    """ncu's command line for one launch; `entry`: the file of a declared kernel's catalog entry (`entry_file`)."""
     ncu = find_tool("ncu")
     name = _kernel_name(kernel, impl)
+    which = (DECLARED_MARK + str(entry) if entry is not None else kernel.id) if kernel else BASELINE_MARK + problem.op
     return [str(ncu), "--clock-control", "none", "--csv", "--print-units", "base",
             *(["--kernel-name", f"regex:{name}"] if name else []), "--metrics", ",".join(asked_metrics().values()),
-            sys.executable, "-m", "harness.inspect.profile", "--one",
-            kernel.id if kernel else BASELINE_MARK + problem.op, impl,
+            sys.executable, "-m", "harness.inspect.profile", "--one", which, impl,
             str(problem.M), str(problem.N), str(problem.K), *([json.dumps(config, sort_keys=True)] if config else [])]
 
 
@@ -122,7 +130,9 @@ def profile_one(kernel: Kernel | None, impl: str, problem: Problem, config: dict
         row.error = "skipped: " + "; ".join(unmet)
         return row
     try:
-        proc = run(command(kernel, impl, problem, config), timeout=TIMEOUT_S)
+        with tempfile.TemporaryDirectory(prefix="rosetta-profile-") as tmp:
+            entry = _entry_file(kernel, Path(tmp)) if kernel is not None and kernel.declared else None
+            proc = run(command(kernel, impl, problem, config, entry), timeout=TIMEOUT_S)
     except Exception as e:  # no ncu, or the replay overran: recorded, the sweep goes on
         row.error = f"{type(e).__name__}: {e}"
         return row
@@ -162,7 +172,7 @@ def pin(module: Any, config: dict) -> bool:
 
 def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any,
             on_row: Callable[[ProfileRow], None] | None = None,
-            configs: dict[tuple[str | None, str], dict] | None = None,
+            configs: dict[KernelImpl, dict] | None = None,
             baselines: bool = False, impls: list[str] | None = None) -> list[ProfileRow]:
     """Every implementation of every kernel under ncu on `problem`; writes profile-<time>.json in out_dir.
     With `baselines`, the problem's baselines too (cuBLAS in each class, the Triton tutorial GEMM in each class),
@@ -173,10 +183,6 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
     counterparts to the configuration their timed run chose. The JSON is rewritten after every implementation (and
     `on_row` called), so a profile cut short keeps every counter it read.
     """
-    rows: list[ProfileRow] = []
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    path = out_dir / f"profile-{stamp}.json"
     todo: list[tuple[Kernel | None, str]] = [(k, impl) for k in kernels if k.op == problem.op
                                              for impl in ["cuda", *(f"triton:{c.name}" for c in k.counterparts),
                                                           *(f"gluon:{g.name}" for g in k.gluon)]]
@@ -186,8 +192,21 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
         todo += [(None, impl.name) for impl in of_op(problem.op)]
     if impls is not None:  # a profile cut short is taken up where it stopped, one model at a time
         todo = [(kernel, impl) for kernel, impl in todo if impl in impls]
-    for kernel, impl in todo:
-        row = profile_one(kernel, impl, problem, (configs or {}).get((kernel.id if kernel else None, impl)))
+    return profile_each([(k, impl, problem, (configs or {}).get(KernelImpl(k.id if k else None, impl)))
+                         for k, impl in todo], out_dir, console, on_row, {"problem": problem.to_json()})
+
+
+def profile_each(todo: list[tuple[Kernel | None, str, Problem, dict | None]], out_dir: Path, console: Any,
+                 on_row: Callable[[ProfileRow], None] | None = None, about: dict | None = None) -> list[ProfileRow]:
+    """Each (kernel, implementation, problem, configuration to pin) under ncu in turn, a line each; profile-<time>.json
+    in out_dir (with `about`: what was profiled) is rewritten after every one and `on_row` called, so that a profile
+    cut short keeps every counter it read."""
+    rows: list[ProfileRow] = []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    path = out_dir / f"profile-{stamp}.json"
+    for kernel, impl, problem, config in todo:
+        row = profile_one(kernel, impl, problem, config)
         rows.append(row)
         m = row.metrics
         said = row.error or (f"FMA pipe {m.get('fma_pipe_pct', float('nan')):.1f}%, tensor pipe "
@@ -197,9 +216,8 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
                              f"{m.get('issue_active_pct', float('nan')):.1f}%, other instructions per FFMA "
                              f"{m.get('other_per_ffma', float('nan')):.3f}")
         console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel.id if kernel else impl}"
-                      f"{f' [{impl}]' if kernel else ''} {problem.shape_label}: {said}",
-                      markup=False)
-        path.write_text(json.dumps({"started": stamp, "problem": problem.to_json(), "metrics": asked_metrics(),
+                      f"{f' [{impl}]' if kernel else ''} {problem.shape_label}: {said}", markup=False)
+        path.write_text(json.dumps({"started": stamp, **(about or {}), "metrics": asked_metrics(),
                                     "not_known_to_ncu": sorted(set(METRICS) - set(asked_metrics())),
                                     "rows": [asdict(r) for r in rows]}, indent=1))
         if on_row is not None:
@@ -209,32 +227,12 @@ def profile(kernels: list[Kernel], problem: Problem, out_dir: Path, console: Any
     return rows
 
 
-def profile_records(results: Path, targets: list[tuple[Problem, str | None, str]], out_dir: Path, console: Any
-                    ) -> list[ProfileRow]:
-    """ncu on the given records of a results file (`rosetta run --profile`): (problem, kernel id, impl) each, launched
-    in the configuration its timed run chose (pinned, as `profile` pins it), its counters stored with its record as
-    soon as they are read (harness/records/file.py attach_profiles), so that the analysis reads them. Writes
-    profile-<time>.json in out_dir; a record that cannot be profiled is named and the rest go on."""
-    from harness.records.file import attach_profiles, autotuned_configs
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    path = out_dir / f"profile-{stamp}.json"
-    configs = {p.key: autotuned_configs(results, p) for p in {t[0] for t in targets}}
-    rows: list[ProfileRow] = []
-    for problem, kernel_id, impl in targets:
-        kernel = get(kernel_id) if kernel_id else None
-        row = profile_one(kernel, impl, problem, configs[problem.key].get((kernel_id, impl)))
-        rows.append(row)
-        if row.metrics and not row.error:
-            attach_profiles(results, {(kernel_id, impl, problem.key): row.metrics})
-        console.print(f"{'ok  ' if not row.error else 'FAIL'} {kernel_id or impl} [{impl}] {problem.shape_label}"
-                      + (f": {row.error}" if row.error else ""), markup=False)
-        path.write_text(json.dumps({"started": stamp, "results": str(results), "metrics": asked_metrics(),
-                                    "rows": [asdict(r) for r in rows]}, indent=1))
-    console.print(f"profile: {len(rows)} records, {sum(r.error is not None for r in rows)} without counters; {path}",
-                  markup=False)
-    return rows
+def _entry_file(kernel: Kernel, folder: Path) -> Path:
+    """A declared kernel's catalog entry in a file of `folder`, for the child under ncu: no process is told of a
+    user's pair any other way."""
+    path = folder / "kernel.json"
+    path.write_text(json.dumps(kernel_json(kernel)), encoding="utf-8")
+    return path
 
 
 def _problem(op: str, m: str, n: str, k: str) -> Problem:
@@ -250,13 +248,14 @@ def _main(argv: list[str]) -> None:
     if kernel_id.startswith(BASELINE_MARK):
         _baseline_main(impl, _problem(kernel_id[len(BASELINE_MARK):], m, n, k), config)
         return
-    kernel = get(kernel_id)
+    kernel = (kernel_from_json(json.loads(Path(kernel_id[len(DECLARED_MARK):]).read_text(encoding="utf-8")))
+              if kernel_id.startswith(DECLARED_MARK) else get(kernel_id))
     problem = _problem(kernel.op, m, n, k)
     mod = None
     if impl != "cuda" and not impl.startswith("gluon:"):
         from harness.launch import triton as launch_triton
 
-        mod = launch_triton.module(kernel.counterpart(impl.split(":", 1)[1]))
+        mod = launch_triton.module(kernel.counterpart(impl.split(":", 1)[1]), kernel)
         if config is not None and not pin(mod, config):
             print(f"profile: no configuration of {impl} matches {config}; the tuner chooses", file=sys.stderr)
     launch_once(kernel, impl, problem, scalars=(problem.alpha, problem.beta))

@@ -19,7 +19,7 @@ from harness.inspect.compile_triton import TritonRequest, handle_resources, trit
 from harness.inspect.sass import SASS_KEYS, sass_mix
 from harness.inspect.source_facts import source_facts
 from harness.inspect.tools import find_tool
-from harness.registry import Counterpart, Kernel
+from harness.registry import Counterpart, Kernel, instantiations
 from kernels_cuda import source_path
 
 __all__ = [
@@ -47,7 +47,8 @@ def kernel_cuda_resources(kernel: Kernel, arch: str | None = None) -> KernelReso
     """The kernel as the suite builds it (NVRTC, its source's module; sm_90a without a GPU), cached."""
     from harness import nvrtc
 
-    return built_resources(nvrtc.module(kernel.source, arch or nvrtc.CPU_TIER_ARCH), kernel.symbol)
+    built = nvrtc.module(kernel.source, instantiations(kernel), arch or nvrtc.CPU_TIER_ARCH)
+    return built_resources(built, kernel.symbol)
 
 
 def counterpart_request(kernel: Kernel, counterpart: Counterpart, arch: int = 90) -> TritonRequest:
@@ -58,7 +59,7 @@ def counterpart_request(kernel: Kernel, counterpart: Counterpart, arch: int = 90
     """
     from harness.launch import triton as launch_triton
 
-    mod = launch_triton.module(counterpart)
+    mod = launch_triton.module(counterpart, kernel)
     cfg = launch_triton.config(kernel, counterpart)
     cx = launch_triton.constexprs(kernel, counterpart)
     signature = {**mod.SIGNATURE, **dict.fromkeys(cx, "constexpr")}

@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harness.inspect.tools import find_tool
-from harness.preconditions import allowed_shape
 from harness.problems import Problem
+from harness.problems.preconditions import allowed_shape
 from harness.registry import Kernel, get
 
 TARGET = {"sgemm": Problem("sgemm", 300, 200, 136), "sgemv": Problem("sgemv", 300, 1001)}

@@ -17,28 +17,29 @@ import torch
 from harness import nvrtc
 from harness.measure.operands import check_alignment, pack_b, problem_of
 from harness.problems import Problem
-from harness.registry import Kernel
+from harness.registry import Kernel, instantiations
 
 _INT_ARGS = {"M", "N", "K"}
 _FLOAT_ARGS = {"alpha", "beta"}
 
 
 @cache
-def _module(source: str, variant: str):
-    """One loaded module per (.cu file, build variant), holding every registered instantiation of the file.
+def _module(source: str, names: tuple[str, ...], variant: str):
+    """One loaded module per (.cu file, its instantiations, build variant).
 
     `cupy.RawModule(path=...)` loads the suite's cubin as it is; `RawModule(code=...)` is not used because CuPy
     would compile it again with its own flags (-ftz=true, sm_90).
     """
     import cupy as cp
 
-    built = nvrtc.module(source, variant=variant)
+    built = nvrtc.module(source, names, variant=variant)
     return built, cp.RawModule(path=str(built.cubin))
 
 
 def function(kernel: Kernel, variant: str = "default"):
-    """The loaded CuPy function of a registry entry (built, or read from the build cache, on first use)."""
-    built, mod = _module(kernel.source, variant)
+    """The loaded CuPy function of a kernel (built, or read from the build cache, on first use): the build of its
+    source that holds every catalog instantiation of it, and its own."""
+    built, mod = _module(kernel.source, instantiations(kernel), variant)
     return mod.get_function(built.lowered[kernel.symbol])
 
 
@@ -65,18 +66,19 @@ def check_launch(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float 
 
 
 def bind(kernel: Kernel, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
-         beta: float = 0.0, variant: str = "default") -> Callable[[], None]:
+         beta: float = 0.0, variant: str = "default", cubin: tuple[str, str] | None = None) -> Callable[[], None]:
     """Check, then return a zero-argument launch of `kernel` on these tensors (nothing else in it).
 
     `variant` names a build of harness/nvrtc/options.py: "default" for every measurement, "cupy" for the study of
-    CuPy's default flags.
+    CuPy's default flags. `cubin` (path, entry name) launches a cubin made elsewhere instead, in the same way (an
+    ablation's: harness/run/ablation.py).
     """
     import cupy as cp
 
     problem = check_launch(kernel, tensors, alpha, beta)
     if kernel.b_layout == "kmajor":
         tensors = pack_b(tensors)
-    fn = function(kernel, variant)
+    fn = function(kernel, variant) if cubin is None else cp.RawModule(path=cubin[0]).get_function(cubin[1])
     smem = kernel.dynamic_smem
     if smem > 48 * 1024:  # past the default per-block limit the function must opt in, once
         fn.max_dynamic_shared_size_bytes = smem

@@ -17,8 +17,8 @@ import torch
 
 from harness.catalog_types.gluon import GluonCounterpart
 from harness.measure.operands import check_alignment, pack_b, problem_of
-from harness.preconditions import indices_fit_int32, unmet
 from harness.problems import Problem
+from harness.problems.preconditions import indices_fit_int32, unmet
 from harness.registry import Kernel
 
 

@@ -12,10 +12,8 @@ from types import ModuleType
 
 import torch
 
-from harness import env
 from harness.launch import interpreter_precision
 from harness.measure.operands import pack_b, problem_of
-from harness.pairs import active
 from harness.registry import Counterpart, Kernel
 from kernels_triton.forms import AutotunedForm, TritonForm
 
@@ -27,11 +25,7 @@ UNROUNDED_PRECISION = {"bf16x3": "ieee", "bf16x6": "ieee"}
 
 
 def form(name: str) -> TritonForm:
-    """A form of kernels_triton by its module name, checked against the declared interface (kernels_triton/forms.py);
-    a user's pair's Triton file by its pair's ("pair:<name>", harness/pairs)."""
-    declared = active.form(name)
-    if declared is not None:
-        return declared
+    """A form of kernels_triton by its module name, checked against the declared interface (kernels_triton/forms.py)."""
     mod: ModuleType = importlib.import_module(f"kernels_triton.{name}")
     if not isinstance(mod, TritonForm):
         lacking = [n for n in ("KERNEL", "SIGNATURE", "constexprs", "launch") if not hasattr(mod, n)]
@@ -40,21 +34,28 @@ def form(name: str) -> TritonForm:
     return mod
 
 
-def module(counterpart: Counterpart) -> TritonForm:
-    """The counterpart's form."""
-    return form(counterpart.module)
+def module(counterpart: Counterpart, kernel: Kernel | None = None) -> TritonForm:
+    """The counterpart's form: its kernels_triton module, or a user's Triton file (harness/pairs) as the counterpart
+    declares it, for its kernel (`kernel`, which a declared counterpart needs)."""
+    if not counterpart.file:
+        return form(counterpart.module)
+    if kernel is None:
+        raise ValueError(f"the Triton form of {counterpart.path} is built for its kernel: name it")
+    from harness.launch.declared import form_of
+
+    return form_of(kernel, counterpart)
 
 
-def chosen_config(counterpart: Counterpart) -> dict | None:
+def chosen_config(counterpart: Counterpart, kernel: Kernel | None = None) -> dict | None:
     """The configuration an autotuned form's tuner chose at its last launch; None for a form without a tuner."""
-    mod = module(counterpart)
+    mod = module(counterpart, kernel)
     return mod.chosen_config() if isinstance(mod, AutotunedForm) else None
 
 
 def config(kernel: Kernel, counterpart: Counterpart) -> dict:
     """The counterpart's launch settings, as its module's launch takes them (derived in the registry)."""
     wanted = counterpart.config(kernel)
-    accepted = inspect.signature(module(counterpart).launch).parameters
+    accepted = inspect.signature(module(counterpart, kernel).launch).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
         return wanted
     extra = set(counterpart.params) | set(counterpart.deviations)
@@ -68,8 +69,9 @@ def config(kernel: Kernel, counterpart: Counterpart) -> dict:
 
 def constexprs(kernel: Kernel, counterpart: Counterpart) -> dict:
     cfg = config(kernel, counterpart)
-    names = inspect.signature(module(counterpart).constexprs).parameters
-    return module(counterpart).constexprs(**{k: v for k, v in cfg.items() if k in names})
+    mod = module(counterpart, kernel)
+    names = inspect.signature(mod.constexprs).parameters
+    return mod.constexprs(**{k: v for k, v in cfg.items() if k in names})
 
 
 def bind(kernel: Kernel, counterpart: Counterpart, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
@@ -80,11 +82,11 @@ def bind(kernel: Kernel, counterpart: Counterpart, tensors: dict[str, torch.Tens
     problem = problem_of(who, kernel.op, tensors, alpha, beta, device_type)
     if refused := counterpart.unmet(problem):
         raise ValueError(f"{who} cannot run {problem.label}: {'; '.join(refused)}")
-    launch = module(counterpart).launch
+    launch = module(counterpart, kernel).launch
     opts = config(kernel, counterpart)
     if not tune and "tune" in inspect.signature(launch).parameters:  # an autotuned form (forms.AutotunedForm)
         opts = {**opts, "tune": False}
-    if env.interpreting():
+    if device_type == "cpu":  # Triton's interpreter: its dots rounded as each class is on the GPU
         interpreter_precision.install()
         precision = str(opts.get("input_precision", ""))
         if precision in UNROUNDED_PRECISION and interpreter_precision.not_checked(precision):

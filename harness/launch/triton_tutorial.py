@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 import torch
 
-from harness import env
 from harness.baselines import TRITON_BASELINES
 from harness.catalog_types.kernel import TRITON_INPUT_PRECISION
 from harness.launch import interpreter_precision
@@ -37,7 +36,7 @@ def bind(name: str, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: 
     declared configuration, untuned)."""
     precision = input_precision(name)
     problem_of(f"Triton baseline {name}", "sgemm", tensors, alpha, beta, device_type)
-    if env.interpreting():  # its TF32 and 3xTF32 rows rounded as on the GPU
+    if device_type == "cpu":  # Triton's interpreter: its TF32 and 3xTF32 rows rounded as on the GPU
         interpreter_precision.install()
     from kernels_triton.gemm_tutorial import launch
 

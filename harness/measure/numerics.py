@@ -74,6 +74,8 @@ SUBNORMAL_SCALE = 2.0**-64
 # SCALED_EXPONENT]: every value stays normal in fp32 and bf16 (|a*b| >= 2^-88 for the smallest nonzero draws).
 SCALED_EXPONENT = 20
 FLUSH_REASON = "flushes subnormal values to zero"
+# Where a check's result would stand when it could not run: a CUDA kernel built on a machine without a GPU.
+NOT_CHECKED_NO_GPU = "numerics not checked: no GPU"
 
 
 @dataclass
@@ -236,16 +238,16 @@ def check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
     given, hold a row that is `fp32_accurate` to VENDOR_MULTIPLE times each of them (normwise and componentwise);
     they are recorded either way, so a row that is not fp32-accurate (bf16x3) still shows how far it is from fp32.
 
-    On the subnormal layer a miss of the bounds means the implementation flushed: it fails saying so, unless it
-    declares flushing (then it passes with that reason recorded, and a declared flusher that keeps subnormals
-    fails: the declaration is checked, like the beta == 0 one).
+    A failure says what the layer saw: how many outputs are wrong, where the first is (its index, its value and the
+    reference's, its error against the bound); the cause is `failure`'s to name, from every layer. On the subnormal
+    layer a kernel that declares flushing passes with that recorded, and a declared flusher that keeps subnormals
+    fails: the declaration is checked, like the beta == 0 one.
     """
     verdict = _check(out, ops, ref, poison=poison, vendor=(vendor_error, vendor_componentwise),
                      bound=error_bound(ops.problem, tf32, precision), held_to_vendor=fp32_accurate and not tf32)
     if ops.layer != "subnormal" or verdict.error is None:
         return verdict
-    if not verdict.passed:
-        verdict.reason = f"subnormal inputs: {verdict.reason}: it {FLUSH_REASON}"
+    if not verdict.passed:  # a cause is named by `failure`, which sees every layer; a declaration is the kernel's
         if declares_flush:
             verdict.passed, verdict.reason = True, f"{FLUSH_REASON} (declared): {verdict.reason}"
     elif declares_flush:
@@ -255,49 +257,66 @@ def check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
     return verdict
 
 
+def _first(wrong: torch.Tensor) -> tuple[int, list[int]]:
+    """How many outputs `wrong` marks, and the index of the first (row-major)."""
+    return int(wrong.sum()), wrong.nonzero()[0].tolist()
+
+
+def _where(wrong: torch.Tensor, what: str, o: torch.Tensor, ref: torch.Tensor | None = None) -> str:
+    """'<n> of <all> outputs <what>, first at [i, j]' (and its value beside the reference's)."""
+    count, first = _first(wrong)
+    at = f": {o[tuple(first)].item():.7g} vs {ref[tuple(first)].item():.7g}" if ref is not None else ""
+    return f"{count} of {wrong.numel()} outputs {what}, first at {first}{at}"
+
+
 def _check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float,
            vendor: tuple[float | None, float | None], bound: float, held_to_vendor: bool) -> Verdict:
     import torch
     o = out.detach()
     seed = ops.seed
-    nan = torch.isnan(o)
-    if bool(nan.any()):
-        where = nan.nonzero()[0].tolist()
-        return Verdict(False, ops.layer, reason=f"{int(nan.sum())} NaN outputs (first at {where})", seed=seed)
-    if not bool(torch.isfinite(o).all()):
-        return Verdict(False, ops.layer, reason="Inf in the output", seed=seed)
-    if poison == FINITE_SENTINEL:
-        left = o == FINITE_SENTINEL
-        if bool(left.any()):
-            return Verdict(False, ops.layer, reason=f"{int(left.sum())} outputs never written "
-                                                    f"(first at {left.nonzero()[0].tolist()})", seed=seed)
-    if ops.layer == "exact":
+    layer = ops.layer
+    for wrong, what in ((torch.isnan(o), "NaN"), (torch.isinf(o), "infinite"),
+                        (o == FINITE_SENTINEL if poison == FINITE_SENTINEL else None, "never written")):
+        if wrong is not None and bool(wrong.any()):
+            return Verdict(False, layer, reason=f"{layer} layer: {_where(wrong, what, o)}", seed=seed)
+    if layer == "exact":
         wrong = o.double() != ref
         if bool(wrong.any()):
-            first = wrong.nonzero()[0].tolist()
-            return Verdict(False, "exact", error=float((o.double() - ref).abs().max()), bound=0.0,
-                           reason=f"{int(wrong.sum())} outputs differ from the exact result "
-                                  f"(first at {first}: {float(o[tuple(first)])} vs {float(ref[tuple(first)])})",
-                           seed=seed)
+            return Verdict(False, "exact", error=float((o.double() - ref).abs().max()), bound=0.0, seed=seed,
+                           reason=f"exact layer: {_where(wrong, 'differ from the float64 result', o, ref)}")
         return Verdict(True, "exact", error=0.0, bound=0.0, seed=seed)
     err, cw = errors(o, ops, ref)
     vendor_err, vendor_cw = vendor
-    layer = ops.layer
+    denominators = magnitudes(ops)
+    diff = (o.double() - ref).abs()
 
     def verdict(reason: str = "") -> Verdict:
         return Verdict(not reason, layer, err, bound, vendor_err, reason, seed, cw, vendor_cw)
 
-    for name, value in (("forward error", err), ("componentwise error", cw)):
+    def past(limit: float, normwise: bool) -> str:
+        """How many outputs are past `limit` (by their own error, or normwise: against the largest magnitude) and
+        the first of them, its error beside the limit."""
+        scale = denominators.max() if normwise else torch.where(denominators == 0, torch.ones_like(denominators),
+                                                                 denominators)
+        wrong = (diff / scale > limit) | ((denominators == 0) & (diff > 0))
+        if not bool(wrong.any()):
+            return ""
+        first = tuple(_first(wrong)[1])
+        error = float(diff[first] / (scale[first] if scale.dim() else scale))
+        return f"; {_where(wrong, 'past it', o, ref)} (its error {error:.3g} against {limit:.3g})"
+
+    for name, value, normwise in (("forward error", err, True), ("componentwise error", cw, False)):
         if value > bound:
-            return verdict(f"{layer} layer: {name} {value:.3g} exceeds the bound {bound:.3g}")
+            return verdict(f"{layer} layer: {name} {value:.3g} exceeds the bound {bound:.3g}{past(bound, normwise)}")
     if held_to_vendor:
         # on the scaled layer an output is dominated by a few terms, so the worst output's error (normwise) is set by
         # the order of summation as much as the componentwise one; elsewhere one rounding (U_FP32) stays the floor
         # of the normwise check, the one that tells a TF32 product from an fp32 one on uniform magnitudes
         floor = summation_floor(ops.problem)
         floors = (floor if layer == "scaled" else U_FP32, floor)
-        for name, value, theirs, floor in (("forward error", err, vendor_err, floors[0]),
-                                           ("componentwise error", cw, vendor_cw, floors[1])):
+        for (name, value, theirs, normwise), floor in zip((("forward error", err, vendor_err, True),
+                                                           ("componentwise error", cw, vendor_cw, False)), floors,
+                                                          strict=True):
             if theirs is None:
                 continue
             allowed = max(VENDOR_MULTIPLE * max(theirs, U_FP32), floor)
@@ -305,8 +324,29 @@ def _check(out: torch.Tensor, ops: Operands, ref: torch.Tensor, *, poison: float
                 return verdict(f"{layer} layer: {name} {value:.3g} is over {VENDOR_MULTIPLE:g}x the library's "
                                f"{theirs:.3g} on the same inputs"
                                + (f" and over recursive summation's {floor:.3g}" if floor > U_FP32 else "")
-                               + " (reduced precision?)")
+                               + past(allowed, normwise))
     return verdict()
+
+
+def failure(layers: dict[str, Verdict]) -> list[str]:
+    """What a failed check says, from every layer's verdict: what the first layer to fail saw (in LAYERS' order, the
+    one that tells most first), which others fail too, and a cause only where the layers tell it apart: the subnormal
+    layer failing alone is a kernel that flushes subnormals to zero; the exact layer passing where a rounding layer
+    fails is arithmetic coarser than the class (the indexing is right: every output was bit-identical on integers)."""
+    failed = [name for name in LAYERS if name in layers and not layers[name].passed]
+    if not failed:
+        return []
+    said = [layers[failed[0]].reason or f"{failed[0]} layer: failed"]
+    if others := failed[1:]:
+        said.append(f"the {', '.join(others[:-1]) + ' and ' if others[:-1] else ''}{others[-1]} layer"
+                    f"{'s fail' if others[:-1] else ' fails'} too")
+    rounding = [name for name in failed if layers[name].error is not None]  # a bound missed, not NaN or unwritten
+    if failed == ["subnormal"] and rounding:
+        said.append(f"only the subnormal layer fails: it {FLUSH_REASON}")
+    elif "exact" in layers and layers["exact"].passed and rounding == failed and "random" in failed:
+        said.append("the exact layer passes, so the indexing is right: its arithmetic is coarser than its class "
+                    "(reduced precision)")
+    return said
 
 
 def summation_floor(problem: Problem) -> float:

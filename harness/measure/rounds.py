@@ -35,7 +35,9 @@ if TYPE_CHECKING:  # torch loads where something is timed, not where a record is
 ROUNDS = 20
 # Device time one implementation is measured for over its rounds, unless a run asks otherwise (`rosetta run --rep-ms`).
 REP_MS = 100.0
-MIN_ROUNDS = 3           # fewer rounds than this make no call (harness/analysis/verdicts.py)
+# The fewest paired rounds whose interval can cover the median at 95%: the range of n rounds covers it with
+# 1 - 2^(1-n), 96.9% at 6 and 93.8% at 5 (harness/analysis/verdicts.py makes no call under 95%).
+MIN_ROUNDS = 6
 BURST_MIN_RUNS = 1
 # A run of tens of microseconds (sgemv 4096x4096) has a long tail (0.034 to 0.14 ms in one burst, measured on an
 # H100), so a burst's median needs many runs: with 40 a burst, 8 of 11 A/A pairs of that problem were SAME; with
@@ -96,7 +98,8 @@ def interleave(entries: Sequence[Entry], *, rounds: int = ROUNDS, rep_ms: float 
     """
     import torch
 
-    from harness.measure.energy import burst_energy, meter_state
+    from harness.measure.energy import meter_state
+    from harness.measure.energy_record import burst_energy
     from harness.measure.sm_clock import ProbeBuffer, max_sm_clock_mhz
 
     device = device or torch.device("cuda", torch.cuda.current_device())

@@ -27,8 +27,6 @@ from dataclasses import dataclass
 
 import torch
 
-# nvbench's default: a run whose mean clock is under this fraction of the GPU's maximum SM clock is throttled
-THROTTLE_FRACTION = 0.75
 _SLOT = 3  # int64 per SM: clock64, globaltimer, and the SM id + 1 (0: no program of this probe ran there)
 # %smid counts physical SMs, floorswept ones too (an H100 enables 132 of 144): slots for any id below this
 _SM_IDS = 512
@@ -98,7 +96,8 @@ def sm_spans(before: list[list[int]], after: list[list[int]]) -> list[tuple[floa
 
 
 def max_sm_clock_mhz(device: torch.device) -> float | None:
-    """The GPU's maximum SM clock (NVML), the reference of the throttle threshold; None where NVML is missing."""
+    """The GPU's maximum SM clock (NVML), the reference of the throttle threshold (timing.py THROTTLE_FRACTION); None
+    where NVML is missing."""
     try:
         import pynvml
 

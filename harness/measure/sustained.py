@@ -31,7 +31,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.measure.energy import COUNTER, NONE, POWER, Energy, MeterState, delta_mj, integrate_mj
+from harness.measure.energy import COUNTER, NONE, POWER, MeterState, delta_mj, integrate_mj
+from harness.measure.energy_record import Energy
 from harness.measure.regime import (
     BURST_RUNS,
     CHUNK_MS,
@@ -44,13 +45,14 @@ from harness.measure.regime import (
     last_windows,
     steady_at,
 )
-from harness.measure.rounds import Entry
+from harness.measure.rounds import MIN_ROUNDS, Entry
 from harness.measure.timing import Samples
 
 if TYPE_CHECKING:
     import torch
 
-ROUNDS = 4               # rounds of the sustained regime (each costs every entry a turn of several seconds)
+# rounds of the sustained regime: each costs every entry a turn of several seconds, so the fewest that make a call
+ROUNDS = MIN_ROUNDS
 DEPTH = 3                # chunks kept queued ahead of the GPU
 EDGE_WAIT_S = 1.0        # how long to wait for a change of the energy counter before reading it where it stands
 # The most chunks a turn may queue (the probe buffer's size): max_s + measure_s + two edge waits of 20 ms chunks.

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from harness.measure.energy import Energy
+from harness.measure.energy_record import Energy
 
 if TYPE_CHECKING:  # torch loads where something is timed, not where a record is read
     import torch
@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # torch loads where something is timed, not where a record is
 L2_FLUSH_BYTES = 256 * 2**20
 SPREAD_LIMIT = 0.05     # (p80 - p20) / median above this is flagged
 CLOCK_DROP_LIMIT = 0.05  # an SM clock that fell by more than this during the runs is flagged
-THROTTLE_FRACTION = 0.75  # a run whose window's mean SM clock is under this fraction of the maximum is throttled
+# nvbench's default: a run whose window's mean SM clock is under this fraction of the GPU's maximum is throttled
+THROTTLE_FRACTION = 0.75
 @dataclass
 class Timing:
     median_ms: float
@@ -114,6 +115,10 @@ class Samples:
     max_mhz: float | None = None   # the GPU's maximum SM clock: the reference of the throttle threshold
     energy: Energy | None = None   # one value per round
     launches: int = 1              # launches each sample stands for
+    # the probe's error as measured on the GPU that took these samples, by window length (ms -> relative error): its
+    # run header keeps it with the peaks (harness/run/peaks.py), and loading the file hands it to every record's
+    # samples (harness/records/file.py); never written here. None: not measured
+    probe_error: dict[float, float] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.mhz) != len(self.ms) or sum(self.per_round) != len(self.ms) or not self.ms:

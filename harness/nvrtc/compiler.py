@@ -134,6 +134,32 @@ def _compile(source_text: str, name: str, names: Sequence[str], arch: str, optio
         nvrtc.nvrtcDestroyProgram(prog)
 
 
+def ptx(source: Path, names: Sequence[str], arch: str, options: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """The PTX NVRTC hands its own assembler when it builds `source` for `arch` with `options` (the same front end,
+    stopped at the virtual arch: compute_90a for sm_90a), and the lowered names. Not cached: for ablations that
+    assemble it elsewhere (harness/run/ablation.py)."""
+    from cuda.bindings import nvrtc
+
+    source = Path(source)
+    headers = includes(source)
+    (prog,) = _check(nvrtc.nvrtcCreateProgram(source.read_text().encode(), source.name.encode(), len(headers),
+                                              [t.encode() for t in headers.values()], [h.encode() for h in headers]),
+                     "create")
+    try:
+        for expr in names:
+            _check(nvrtc.nvrtcAddNameExpression(prog, expr.encode()), f"name expression {expr!r}")
+        flags = [f"--gpu-architecture={arch.replace('sm_', 'compute_')}", *options]
+        _check(nvrtc.nvrtcCompileProgram(prog, len(flags), [f.encode() for f in flags]), f"PTX of {source.name}", prog)
+        (size,) = _check(nvrtc.nvrtcGetPTXSize(prog), "PTX size")
+        text = b" " * size
+        _check(nvrtc.nvrtcGetPTX(prog, text), "PTX")
+        lowered = {expr: _check(nvrtc.nvrtcGetLoweredName(prog, expr.encode()), f"lowered name of {expr!r}")[0]
+                   .decode() for expr in names}
+        return text.rstrip(b"\x00 ").decode(), lowered
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
 def build(source: Path, names: Sequence[str], arch: str, options: Sequence[str]) -> Built:
     """The cubin of `source` with every name expression in `names` instantiated, from the cache when it is there."""
     source = Path(source)

@@ -21,12 +21,13 @@ import importlib.util
 import re
 from pathlib import Path
 
+from harness.catalog_types.declared_files import declared_function, module_name
 from harness.catalog_types.kernel import PRECISION_CLASSES, Kernel
+from harness.launch.declared import DeclaredForm, one_line
 from harness.pairs.declaration import POINTERS, PairError
-from harness.pairs.form import DeclaredForm, _line, function
-from harness.pairs.pair import Pair, module_name
-from harness.preconditions import unmet
+from harness.pairs.pair import Pair
 from harness.problems import Problem
+from harness.problems.preconditions import unmet
 
 TENSOR_CORE_SASS = ("HMMA", "HGMMA")
 
@@ -35,7 +36,10 @@ def check(pair: Pair, problems: list[Problem]) -> DeclaredForm:
     """Every check of the module's docstring, cheapest first; returns the Triton side's form."""
     d, kernel = pair.declaration, pair.kernel
     cuda_parameters(pair)
-    form = DeclaredForm(d)
+    try:
+        form = DeclaredForm(kernel, pair.counterpart)
+    except ValueError as e:
+        raise PairError(f"{d.who}: {e}") from None
     covers(pair, form, problems)
     built = cuda_build(pair)
     if built is not None:
@@ -138,7 +142,7 @@ def cuda_build(pair: Pair):
     except BuildError as e:
         errors = [ln for ln in str(e).splitlines() if "error" in ln.lower() and ln.strip() != str(e).splitlines()[0]]
         raise PairError(f"{d.who}: cuda.symbol {d.cuda.symbol!r} does not build (NVRTC, {CPU_TIER_ARCH}): "
-                        f"{_line(errors[0] if errors else str(e))}") from None
+                        f"{one_line(errors[0] if errors else str(e))}") from None
 
 
 # ---------------------------------------------------------------------------------------------------------- grids
@@ -147,8 +151,11 @@ def covers(pair: Pair, form: DeclaredForm, problems: list[Problem]) -> None:
     d, kernel = pair.declaration, pair.kernel
     counterpart = pair.counterpart
     settings = counterpart.config(kernel)
-    if d.cuda.grid:
-        function(d.cuda.grid, d.who, "cuda.grid")  # named, and there
+    if d.cuda.grid:  # named, and there
+        try:
+            declared_function(d.cuda.grid)
+        except ValueError as e:
+            raise PairError(f"{d.who}: cuda.grid {d.cuda.grid.rpartition(':')[2]!r}: {e}") from None
     for p in problems:
         if p.op != d.op or unmet(kernel.preconditions, p):
             continue
@@ -157,7 +164,7 @@ def covers(pair: Pair, form: DeclaredForm, problems: list[Problem]) -> None:
         try:
             grid = kernel.grid(p)
         except Exception as e:
-            raise PairError(f"{d.who}: cuda.grid fails on {p.label}: {type(e).__name__}: {_line(str(e))}") from None
+            raise PairError(f"{d.who}: cuda.grid fails on {p.label}: {type(e).__name__}: {one_line(str(e))}") from None
         shape = f"{kernel.tile_m}x{kernel.tile_n}" if p.op == "sgemm" else f"{kernel.tile_m}-row"
         _covers(d.who, "the CUDA grid", grid, per_block, outputs, p, f"block(s) of {shape}")
         if counterpart.unmet(p):  # the Triton side's own preconditions
@@ -166,7 +173,7 @@ def covers(pair: Pair, form: DeclaredForm, problems: list[Problem]) -> None:
             programs = form.programs(p.M, p.N, p.K, settings)
         except Exception as e:
             raise PairError(f"{d.who}: the Triton grid fails on {p.label}: {type(e).__name__}: "
-                            f"{_line(str(e))}") from None
+                            f"{one_line(str(e))}") from None
         if programs is not None:
             bm, bn = int(settings["block_m"]), int(settings.get("block_n") or 1)
             _covers(d.who, "the Triton grid", programs, bm * (bn if p.op == "sgemm" else 1), outputs, p,

@@ -1,9 +1,10 @@
 """A declaration as the catalog's words: a Kernel with one Counterpart, under an Idea of its own.
 
 Everything downstream (the run plan, the build, the launchers, the numerics, the rounds, the records, the analysis
-and the page) reads these exactly as it reads a catalog kernel; what sets a user's kernel apart is only where its
-files are (Kernel.file, Counterpart.file) and their text as the run read it (Kernel.code, Counterpart.code), so
-that a record carries the code and a page renders without the files.
+and the page) reads these exactly as it reads a catalog kernel, handed them in the run's catalog; what sets a user's
+kernel apart is only where its files are (Kernel.file, Counterpart.file), how its Triton file is launched
+(Counterpart.kernel_fn, launch_fn, grid_fn: harness/launch/declared.py) and their text as the run read it
+(Kernel.code, Counterpart.code), so that a record carries the code and a page renders without the files.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from harness.pairs.declaration import COMMAND_LINE, Declaration
 # A declared kernel's id: this prefix and the name expression without blanks. No catalog id starts with it (the
 # catalog's are a seed's key or "rosetta").
 ID_PREFIX = "user."
-# A declared counterpart's `module`: not a module of kernels_triton; harness/launch/triton.py asks harness.pairs for
-# the form of a module that starts with it.
+# A declared counterpart's `module`: not a module of kernels_triton (harness/launch/triton.py launches a declared
+# counterpart from its file: harness/launch/declared.py).
 MODULE_PREFIX = "pair:"
 IDEA_PREFIX = "pair-"
 
@@ -53,7 +54,7 @@ def build(d: Declaration) -> Pair:
         name=tri.form, module=module_of(d), params=dict(tri.constexprs),
         deviations={k: Deviation(v, why) for k, (v, why) in tri.deviations.items()}, num_stages=tri.num_stages,
         offsets_64bit=tri.offsets_64bit, preconditions=d.conditions(tri.preconditions), file=tri.file,
-        code=_text(tri.file))
+        code=_text(tri.file), kernel_fn=tri.kernel, launch_fn=tri.launch, grid_fn=tri.grid)
     kernel = Kernel(
         id=kernel_id(d), op=d.op, idea=idea.key, seed=None,
         section=f"declared {'on ' if d.where == COMMAND_LINE else 'in '}{d.where}", symbol=d.cuda.symbol,
@@ -61,21 +62,9 @@ def build(d: Declaration) -> Pair:
         preconditions=d.conditions(), reads_c_when_beta_zero=d.cuda.reads_c_when_beta_zero,
         counterparts=(counterpart,), precision=d.precision, b_layout=d.b_layout,  # type: ignore[arg-type]
         dynamic_smem=d.cuda.dynamic_smem, aligned16=d.cuda.aligned16, file=d.cuda.file, code=_cuda_text(d.cuda.file),
-        grid_fn=_grid_fn(d.cuda.grid), beside=d.beside)
+        grid_fn=d.cuda.grid, beside=d.beside)
     counterpart.config(kernel)  # raises where a derived setting is impossible and no deviation says why
     return Pair(d, kernel, idea)
-
-
-def module_name(file: str) -> str:
-    """The name a user's Python file is imported by: its stem (its folder is on the path: harness/pairs/active.py)."""
-    return Path(file).stem
-
-
-def _grid_fn(spec: str) -> str:
-    if not spec:
-        return ""
-    file, _, name = spec.rpartition(":")
-    return f"{module_name(file)}:{name}"
 
 
 def _text(file: str) -> str:

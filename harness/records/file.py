@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.identity import KernelImpl
 from harness.problems import Problem
 from harness.records.lines import SCHEMA, Result, RunEnd, RunHeader
 
@@ -146,6 +147,10 @@ def load(path: str | Path) -> Results:
         except (ValueError, TypeError, KeyError) as e:
             raise ValueError(f"{path}, line {lineno}: {e}") from None
     assert header is not None  # the first non-empty line was read or raised
+    if (probe := header.probe_error) is not None:  # the clock readings of every record were taken by that probe
+        for r in results:
+            for samples in r.samples():
+                samples.probe_error = probe
     if end is None:
         notes.append("the run did not finish: this file holds what it measured before it stopped")
     return Results(path, header, results, end, notes)
@@ -219,7 +224,7 @@ def attach_profiles(path: str | Path, metrics: dict[tuple, dict[str, float]]) ->
     return attached
 
 
-def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[tuple[str | None, str], dict]:
+def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[KernelImpl, dict]:
     """(kernel id, impl) -> the configuration the autotuner chose in the timed run of `problem`, from a results
     file's records (``resources.config["autotuned"]``); a baseline's kernel id is None."""
     out = {}
@@ -227,5 +232,5 @@ def autotuned_configs(results_path: str | Path, problem: Problem) -> dict[tuple[
         cfg = r.resources.config if r.resources else None
         chosen = cfg.get("autotuned") if cfg else None
         if r.problem.key == problem.key and isinstance(chosen, dict):
-            out[(r.kernel, r.impl)] = dict(chosen)
+            out[r.kernel_impl] = dict(chosen)
     return out

@@ -9,8 +9,12 @@ the registry for files written before records carried any.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from harness.catalog_types.kernel import Kernel
+
+if TYPE_CHECKING:
+    from harness.catalog_types.tables import Catalog
 
 
 @dataclass(frozen=True)
@@ -28,11 +32,10 @@ class KernelFacts:
     reads_c_when_beta_zero: bool
 
     @classmethod
-    def of(cls, kernel: Kernel) -> KernelFacts:
-        from harness.pairs import active  # a user's own pair's idea (harness/pairs)
-        from harness.registry import IDEAS  # the catalog: where a record is written, not where one is read
-
-        idea = IDEAS.get(kernel.idea) or active.ideas().get(kernel.idea)
+    def of(cls, kernel: Kernel, catalog: Catalog | None = None) -> KernelFacts:
+        """The facts of a kernel of `catalog` (the run's, which holds a user's declared pairs; today's catalog where
+        none is given)."""
+        idea = _catalog(catalog).ideas.get(kernel.idea)
         return cls(kernel.id, kernel.op, kernel.idea, idea.title if idea else kernel.idea, kernel.seed,
                    kernel.precision, (kernel.tile_m, kernel.tile_n, kernel.tile_k), kernel.threads, kernel.b_layout,
                    kernel.computes_alpha_beta, kernel.reads_c_when_beta_zero)
@@ -54,12 +57,19 @@ class KernelFacts:
                    bool(data.get("computes_alpha_beta", True)), bool(data.get("reads_c_when_beta_zero", False)))
 
 
-def facts_of_id(kernel_id: str | None) -> KernelFacts | None:
-    """Today's registry's facts of a kernel id (None for a baseline or an id it does not list): for a record written
-    before records kept their kernel's."""
+def facts_of_id(kernel_id: str | None, catalog: Catalog | None = None) -> KernelFacts | None:
+    """The facts of a kernel id in `catalog` (today's where none is given: for a record written before records kept
+    their kernel's); None for a baseline or an id it does not list."""
     if kernel_id is None:
         return None
-    from harness.registry import BY_ID
+    found = _catalog(catalog)
+    kernel = found.by_id.get(kernel_id)
+    return KernelFacts.of(kernel, found) if kernel is not None else None
 
-    kernel = BY_ID.get(kernel_id)
-    return KernelFacts.of(kernel) if kernel is not None else None
+
+def _catalog(catalog: Catalog | None) -> Catalog:
+    if catalog is not None:
+        return catalog
+    from harness.catalog import CATALOG  # the catalog: where a record is written, not where one is read
+
+    return CATALOG

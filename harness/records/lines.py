@@ -15,10 +15,10 @@ from enum import Enum
 
 from harness.device.kernel_resources import Resources  # the record's field type, defined beside what it is read from
 from harness.device.roofline import Peaks
-from harness.identity import ImplId, RecordKey
-from harness.measure.numerics import Verdict
+from harness.identity import ImplId, KernelImpl, RecordKey
+from harness.measure.numerics import Verdict, failure
 from harness.measure.regime import Regime
-from harness.measure.timing import Timing
+from harness.measure.timing import Samples, Timing
 from harness.problems import Problem
 from harness.records.kernel_facts import KernelFacts, facts_of_id
 
@@ -85,8 +85,7 @@ class Numerics:
         return {name: v for name, v in found.items() if v is not None}
 
     def failure_reasons(self) -> list[str]:
-        out = [v.reason for v in (self.exact, self.random, self.subnormal, self.scaled)
-               if v is not None and not v.passed and v.reason]
+        out = failure(self.layers)  # what the layers saw, a cause only where they tell it (harness/measure/numerics)
         if self.beta0 is not None and not self.beta0.agrees:
             out.append(f"beta == 0: {self.beta0.observed}, declared {self.beta0.declared}")
         return out
@@ -191,6 +190,13 @@ class Result:
     def median_ms(self) -> float | None:
         return self.timing.median_ms if self.timing else None
 
+    def samples(self) -> list[Samples]:
+        """Every set of timed runs the record holds: its rounds, its A/A twin's, a sustained record's bursts."""
+        found = [self.timing.samples, self.timing.aa] if self.timing else []
+        if self.regime is not None:
+            found += [self.regime.burst, self.regime.aa_burst]
+        return [s for s in found if s is not None]
+
     @property
     def rate(self) -> float | None:
         """TFLOP/s for sgemm, GB/s for sgemv."""
@@ -211,6 +217,11 @@ class Result:
     def label(self) -> str:
         """How the implementation is named in tables (ImplId.label: 'torch CPU (fp32)' on a run without a GPU)."""
         return self.impl_id.label(self.device)
+
+    @property
+    def kernel_impl(self) -> KernelImpl:
+        """Its implementation of its kernel, whatever the problem."""
+        return KernelImpl(self.kernel, self.impl)
 
     @property
     def key(self) -> RecordKey:
@@ -302,6 +313,16 @@ class RunHeader:
     # a sustained-regime run (harness/measure/sustained.py): its name, rule, the burst run it took its rows from; None:
     # bursts
     regime: dict | None = None
+
+    @property
+    def probe_error(self) -> dict[float, float] | None:
+        """The SM clock probe's error the run measured, by window length: the worst of its GPUs' at each length
+        (harness/run/peaks.py); None where any GPU's was not measured."""
+        every = [p for p in (self.peaks, *(self.peaks_by_device or {}).values()) if p is not None]
+        if not every or any(p.probe_error is None for p in every):
+            return None
+        lengths = set.intersection(*(set(p.probe_error) for p in every))  # type: ignore[arg-type]
+        return {ms: max(p.probe_error[ms] for p in every) for ms in sorted(lengths)} or None  # type: ignore[index]
 
     def to_json(self) -> dict:
         out = {"record": "run", "schema": self.schema, "started": self.started, "mode": self.mode,

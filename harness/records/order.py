@@ -1,10 +1,11 @@
-"""Which records come first, and which problem of an op a single chart shows: one way for every table and plot."""
+"""Which records come first, and which problem of an op its headline and single charts show: one way for every table
+and plot."""
 
 from __future__ import annotations
 
 from harness.baselines import BASELINE_ORDER
 from harness.catalog_types.tables import Catalog
-from harness.problems import Problem
+from harness.problems import HEADLINE, Problem
 from harness.records.lines import Result
 
 
@@ -27,18 +28,16 @@ def record_order(result: Result, catalog: Catalog | None = None) -> tuple:
     return (1, catalog.position[kernel.id], within, result.impl)
 
 
-# The seeds' own problem (every GEMM worklog benchmarks 4096^3): their published % of cuBLAS is for it.
-SEED_SGEMM = Problem("sgemm", 4096, 4096, 4096)
-
-
 def headline_problem(results: list[Result], op: str) -> Problem | None:
-    """The problem of an op to show one chart for: the seeds' 4096^3 when timed, else the one most
-    implementations were timed on (ties: the biggest, then the first measured)."""
+    """The problem of an op that its headline, findings and single charts show: the declared one (problems.py
+    HEADLINE) where the run timed it, else the one most implementations were timed on (ties: the biggest, then the
+    first measured). Every reader of "the headline problem" asks here (Measured.headline)."""
     timed = [r for r in results if r.timed and r.op == op]
     if not timed:
         return None
-    if op == "sgemm" and any(r.problem == SEED_SGEMM for r in timed):
-        return SEED_SGEMM
+    declared = HEADLINE.get(op)  # type: ignore[call-overload]
+    if any(r.problem == declared for r in timed):
+        return declared
     counts: dict[Problem, int] = {}
     first: dict[Problem, int] = {}
     for i, r in enumerate(timed):

@@ -9,7 +9,7 @@ a kernel (shapes). The ladders are the catalog's (harness/catalog/ladders.py).
 
 from __future__ import annotations
 
-from harness.catalog import BY_ID, IDEAS, KERNELS, get, select
+from harness.catalog import BY_ID, IDEAS, KERNELS, build_units, get, instantiations, select
 from harness.catalog.seeds import SECTION_EN, SEEDS, UNROLL_CLAIM
 from harness.catalog_types.kernel import (
     DERIVED,
@@ -30,4 +30,5 @@ from harness.catalog_types.kernel import (
 
 __all__ = ["BY_ID", "DERIVED", "IDEAS", "KERNELS", "PRECISIONS", "PRECISION_CLASSES", "SECTION_EN", "SEEDS",
            "UNROLL_CLAIM", "Counterpart", "Deviation", "Kernel", "Precision", "PrecisionClass", "Published",
-           "PublishedRatio", "Role", "Seed", "get", "precision_caveat", "precision_label", "select"]
+           "PublishedRatio", "Role", "Seed", "build_units", "get", "instantiations", "precision_caveat",
+           "precision_label", "select"]

@@ -5,8 +5,8 @@ counterpart, and the seeds' default problem as near as the kernel's precondition
 from __future__ import annotations
 
 from harness.catalog_types.kernel import Counterpart, Kernel
-from harness.preconditions import allowed_shape
 from harness.problems import CPU_SGEMM, CPU_SGEMV, DEFAULT_SGEMM, DEFAULT_SGEMV, Problem
+from harness.problems.preconditions import allowed_shape
 
 
 def cpu_problem(kernel: Kernel, counterpart: Counterpart) -> Problem:

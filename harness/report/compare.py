@@ -1,47 +1,98 @@
 """Two results files compared, as text: the terminal tables of `rosetta compare` and its HTML page (a headline per op,
 B's speed over A's plotted for every shared record, every shared record in a table with its call, and the rank
-changes within ideas). The comparison itself and its sentences are harness/analysis/compare.py."""
+changes within ideas), and its sentences. The comparison itself is harness/analysis/compare.py."""
 
 from __future__ import annotations
 
 import base64
+import statistics
 from pathlib import Path
 
-from harness.analysis import fmt
-from harness.analysis.compare import HEADERS, Comparison, Row, headline, headlines, table_rows
+from harness.analysis.compare import Comparison, Row
 from harness.analysis.verdicts import Call
-from harness.analysis.wording import INTERVAL
+from harness.report import fmt
+from harness.report.metrics import Metric
+from harness.report.wording import INTERVAL, verdict_speed
+from harness.term_table import Column
+
+
+def _speed(r: Row) -> str:
+    return fmt.ratio_ci(r.speedup) if r.verdict.verdict is None else verdict_speed(r.verdict.verdict)
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}%"
+
+
+# The columns of a record timed in both files, declared once: the page prints them all, the terminal those with a
+# terminal column. Both runs' times and the call are never left out; the interval goes first at a narrow width, then
+# both runs' % of cuBLAS (one column, so that neither run's is shown without the other's).
+COLUMNS: list[Metric[Row]] = [
+    Metric("problem", lambda c, r: r.problem, num=False),
+    Metric("kernel", lambda c, r: r.kernel or "baseline", num=False, code=True, term=Column("kernel", elide=True)),
+    Metric("implementation", lambda c, r: r.label, num=False,
+           term=Column("implementation", wrap=14, short="impl")),
+    Metric("A ms", lambda c, r: r.a.timing.median_ms, lambda v: f"{v:.4g}", term=Column("A ms", right=True)),
+    Metric("B ms", lambda c, r: r.b.timing.median_ms, lambda v: f"{v:.4g}", term=Column("B ms", right=True)),
+    Metric("B speed / A", lambda c, r: r, _speed, style=lambda r: {Call.FAST: "faster", Call.SLOW: "slower"}.get(
+        r.call, "same"), term=Column("B speed / A", drop=1, short="B/A")),
+    Metric("call", lambda c, r: r.call, lambda v: v.value, num=False, term=Column("call")),
+    Metric("% cuBLAS A → B", lambda c, r: (r.pct_a, r.pct_b), lambda v: f"{_pct(v[0])} → {_pct(v[1])}",
+           term=Column("% cuBLAS A → B", drop=2, right=True, short="%cuBLAS A→B")),
+]
+
+
+def op_headline(cmp: Comparison, op: str) -> str:
+    """One op's sentence: the median B/A ratio of its shared records, its range, and the calls."""
+    rows = [r for r in cmp.rows if r.op == op]
+    if not rows:
+        side = "A" if any(r.op == op for r in cmp.only_a) else "B"
+        return f"{op}: timed in {side} only, nothing to compare"
+    ratios = sorted(r.speedup for r in rows)
+    calls = {c: sum(r.call is c for r in rows) for c in Call}
+    unjudged = sum(r.call is None for r in rows)
+    deltas = [abs(d) for r in rows if r.kernel and (d := r.pct_delta) is not None]
+    said = ", ".join(f"{n} {c.value}" for c, n in calls.items() if n)
+    return (f"{op}: B ran a median {statistics.median(ratios):.2f}x as fast as A over {len(rows)} records "
+            f"({ratios[0]:.2f}x to {ratios[-1]:.2f}x); B against A: {said or 'no calls'}"
+            + (f", {unjudged} without rounds (no call)" if unjudged else "")
+            + f"; % of cuBLAS moved by more than 5 points for {sum(d > 5.0 for d in deltas)} of {len(deltas)} "
+            "kernel rows")
+
+
+def held_headline(cmp: Comparison) -> str:
+    """How many of A's FAST and SLOW calls B repeats, reverses or weakens."""
+    if not cmp.held:
+        return "A made no FAST or SLOW call that B could repeat"
+    n = len(cmp.held)
+    counts = {o: sum(h.outcome == o for h in cmp.held) for o in ("repeated", "reversed", "weakened", "not in B")}
+    return (f"of A's {n} FAST/SLOW calls, B repeats {counts['repeated']} ({100 * counts['repeated'] / n:.1f}%), "
+            f"reverses {counts['reversed']}, weakens {counts['weakened']} to a tie or undecided"
+            + (f", lacks {counts['not in B']}" if counts["not in B"] else ""))
+
+
+def headlines(cmp: Comparison) -> list[str]:
+    """One per op, the rank changes within ideas, and what became of A's calls."""
+    return [*(op_headline(cmp, op) for op in cmp.ops), f"{len(cmp.rank_changes)} rank changes within ideas",
+            held_headline(cmp)]
+
+
+def headline(cmp: Comparison) -> str:
+    return "; ".join(headlines(cmp)) if cmp.rows else "no implementation was timed on the same problem in both files"
 
 
 def print_compare(cmp: Comparison, console) -> None:
-    from harness.term_table import Column, print_table
+    """The comparison in the terminal, fitted to its width (harness.term_table): a table per problem (its title names
+    it) of COLUMNS; the ids are shortened (never left out) and the implementation's name wraps to keep the figures."""
+    from harness.term_table import print_table
 
     console.print(f"A: {cmp.name_a}\nB: {cmp.name_b}\n{headline(cmp)}", markup=False)
-    # Fitted to the console (harness.term_table): the numbers before the names. The times go first, then the
-    # interval; the call and both % of cuBLAS stay, with the ids shortened (never left out) to make room for them.
-    drops = {"A ms": 1, "B ms": 2, "B speed / A": 3, "call": 4, "A % cuBLAS": 5, "B % cuBLAS": 6}
-    shorts = {"implementation": "impl", "B speed / A": "B/A", "A % cuBLAS": "A %cuB", "B % cuBLAS": "B %cuB"}
-    columns = [Column(h, drop=drops.get(h), right=h in drops, short=shorts.get(h), wrap=14 if h == "problem" else None,
-                      elide=h == "kernel") for h in HEADERS]
-    # The op is read from the shape (MxNxK or MxN): six characters more for the ids.
-    rows = [[row[0].split(" ", 1)[-1], *row[1:]] for row in table_rows(cmp)]
-    print_table(console, "per implementation and problem (MxNxK: sgemm, MxN: sgemv)", columns, rows,
-                "the HTML page has them")
-    if cmp.rank_changes:
-        print_table(console, "rank changes within an idea (1 = fastest)",
-                    [Column("idea", drop=2), Column("problem", drop=1), Column("implementation"),
-                     Column("rank in A", right=True), Column("rank in B", right=True)],
-                    [[c.idea, c.problem, c.impl, str(c.rank_a), str(c.rank_b)] for c in cmp.rank_changes])
-    changed = [[h.relation, h.problem, h.subject, h.reference, h.call_a.value, h.call_b.value if h.call_b else "-",
-                h.outcome] for h in cmp.held if h.outcome != "repeated"]
-    if changed:
-        print_table(console, "A's FAST and SLOW calls that B does not repeat",
-                    [Column(h, drop={"problem": 1, "comparison": 2}.get(h)) for h in
-                     ("comparison", "problem", "subject", "against", "call in A", "call in B", "outcome")], changed)
-    if cmp.only_a or cmp.only_b:
-        console.print(f"timed in one file only: {len(cmp.only_a)} in A, {len(cmp.only_b)} in B")
-
-
+    shown = [c for c in COLUMNS if c.term]
+    for problem in dict.fromkeys(r.problem for r in cmp.rows):
+        console.print()
+        print_table(console, f"{problem}: B against A", [c.term for c in shown],
+                    [[c.text(cmp, r) for c in shown] for r in cmp.rows if r.problem == problem],
+                    "the HTML page has them")
 _CSS = """body{font-family:system-ui,"Noto Sans","Noto Sans CJK SC",sans-serif;max-width:1400px;margin:2em auto;
 padding:0 1em;color:#222}table{border-collapse:collapse;font-size:14px;margin:1em 0;max-width:100%}th,td{border-bottom:
 1px solid #ddd;padding:4px 8px;text-align:left;overflow-wrap:break-word}td.n{text-align:right;
@@ -84,20 +135,13 @@ def ratio_plot(cmp: Comparison) -> bytes | None:
         return png(fig)
 
 
-def _verdict(r: Row) -> str:
-    return {Call.FAST: "faster", Call.SLOW: "slower"}.get(r.call, "same")
-
-
 def render_compare(cmp: Comparison, out: Path) -> Path:
     """A self-contained HTML page of the comparison: a headline per op, the ratios plotted, every shared record."""
     e = fmt.esc
-    numeric = {"A ms", "B ms", "B speed / A", "A % cuBLAS", "B % cuBLAS"}
-    head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
-    body = "".join(
-        "<tr>" + "".join(f'<td class="{"n " if h in numeric else ""}{_verdict(r) if h == "B speed / A" else ""}">'
-                         f"{e(v)}</td>" for h, v in zip(HEADERS, row, strict=True)) + "</tr>"
-        for r, row in zip(cmp.rows, table_rows(cmp), strict=True))
-    ranks = "".join(f"<tr><td>{e(c.idea)}</td><td>{e(c.problem)}</td><td><code>{e(c.impl)}</code></td>"
+    head = "".join(f"<th>{e(c.name)}</th>" for c in COLUMNS)
+    body = "".join("<tr>" + "".join(f'<td class="{"n " if cell.num else ""}{cell.cls}">{e(cell.text)}</td>'
+                                    for cell in (c.cell(cmp, r) for c in COLUMNS)) + "</tr>" for r in cmp.rows)
+    ranks = "".join(f"<tr><td>{e(c.idea)}</td><td>{e(c.problem)}</td><td><code>{e(c.kernel)} [{e(c.label)}]</code></td>"
                     f'<td class="n">{c.rank_a}</td><td class="n">{c.rank_b}</td></tr>' for c in cmp.rank_changes)
     heads = "".join(f"<li>{e(h)}</li>" for h in headlines(cmp))
     data = ratio_plot(cmp)

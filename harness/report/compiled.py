@@ -5,11 +5,11 @@ Why one kernel is faster is not read off these tables: causes.py weighs their fa
 
 from __future__ import annotations
 
-from harness.analysis import fmt, metrics
 from harness.analysis.compiled import TOLERANCE, Uncompiled, build_pairs, subnormal_error
 from harness.analysis.measured import Measured
 from harness.analysis.verdicts import Call
 from harness.records.lines import Result
+from harness.report import fmt, metrics
 from harness.report.doc import Cell, Table
 from harness.report.tables import table
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.analysis.fmt import Cell, Inline, Link, Mono, plain
+from harness.report.fmt import Cell, Inline, Link, Mono, plain
 
 __all__ = ["Cell", "Inline", "Link", "Mono", "plain"]
 

@@ -12,9 +12,8 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import CudaLexer, DiffLexer, PythonLexer
 
-from harness.analysis import anchors
-from harness.analysis.fmt import esc
-from harness.report import doc
+from harness.report import anchors, doc
+from harness.report.fmt import esc
 
 
 def _cls(cls: str) -> str:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from harness.analysis import anchors
-from harness.report import doc
+from harness.report import anchors, doc
 
 
 def inline(parts: list[doc.Inline], links: bool = True) -> str:

@@ -5,18 +5,20 @@ from __future__ import annotations
 import shlex
 from datetime import datetime
 
-from harness.analysis import anchors, fmt
+from harness.analysis.clock import peak_clock, probe_status
 from harness.analysis.measured import Measured
 from harness.analysis.overview import TimingSummary, timing_summary
-from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
-from harness.analysis.wording import CLASS, PRECISION_TEXT, baseline_label
+from harness.analysis.verdicts import LEVEL, median_interval
 from harness.device.specs import spec
 from harness.measure.numerics import VENDOR_MULTIPLE
-from harness.measure.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS
+from harness.measure.rounds import ENTRY_BUDGET_MS, MIN_ROUNDS, ROUNDS
 from harness.measure.timing import CLOCK_DROP_LIMIT, L2_FLUSH_BYTES, SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.records.lines import Status
+from harness.report import anchors, fmt
 from harness.report.compiled import build_study_table, build_text
 from harness.report.doc import Cell, Inline, Notice, Para, Section, Table, TableBlock
+from harness.report.metrics import CALLS
+from harness.report.wording import CLASS, PRECISION_TEXT, baseline_label
 
 
 def when(stamp: str | None) -> str:
@@ -69,20 +71,36 @@ def rounds_paragraph(m: Measured, t: TimingSummary) -> list[Inline]:
         f"Here from {t.runs[0]} to {t.runs[1]} runs per row (a slow kernel takes part in the first {MIN_ROUNDS} "
         f"rounds or more, within {ENTRY_BUDGET_MS / 1e3:g} s of device time); SM clocks {t.clocks[0]:.0f}–"
         f"{t.clocks[1]:.0f} MHz; {fmt.plural(t.throttled, 'run')} under {THROTTLE_FRACTION:.0%} of the maximum "
-        "clock (throttled: kept and counted in its row's flags, not dropped, so a row's time is the time a sustained "
-        "run of it takes). ",
+        "clock (throttled: kept and counted in its row's flags, not dropped). A row's time is that of its bursts "
+        "between the other rows' runs, not of a sustained run at the power limit (the regimes section). ",
         "Every ratio on this page is a verdict (harness/analysis/verdicts.py): the median over the rounds of the "
         "ratio of the two sides' per-round medians, paired round by round (one outlying round moves it little), "
-        f"with a {LEVEL:.0%} bootstrap interval over rounds (two files: the means of independent rounds); "
-        f"the call is SAME where the interval lies within ±{MARGIN_SIMT:.0%} (SIMT and bandwidth rows) or "
-        f"±{MARGIN_TENSOR_CORES:.0%} (a side on the tensor cores, whose clock moves with the power draw), FAST or "
-        "SLOW where it lies wholly below or above 1 beyond that, AMBIGUOUS (undecided) where it straddles 1. The "
-        "same is computed in cycles; where the two calls differ, the text names the side that ran at the higher clock "
-        "and whether the clock made, hid or reversed the time difference. "]
+        f"with the {LEVEL:.0%} interval of a median that assumes nothing of the rounds' distribution: the k-th "
+        f"smallest and largest of the rounds' ratios, k the largest that covers at least {LEVEL:.0%} ({ROUNDS} "
+        f"rounds: k = {median_interval(list(range(ROUNDS)))[0] + 1:.0f}, {median_interval(list(range(ROUNDS)))[2]:.1%}"
+        f"; two files: the Mann–Whitney interval of the shift). Fewer than {MIN_ROUNDS} rounds cannot cover "
+        f"{LEVEL:.0%}: their range is said as a range and makes no call. {CALLS[0].upper() + CALLS[1:]}. ",
+        probe_sentence(m)]
     if t.aa_called:
         parts.append(f"A/A control (every implementation timed as a second entry of the same rounds): {t.aa_same} "
                      f"of {t.aa_called} called SAME ({100 * t.aa_same / t.aa_called:.1f}%).")
     return parts
+
+
+def probe_sentence(m: Measured) -> str:
+    """What the clock probe's readings prove of its error and whether it was measured: what cycles calls rest on."""
+    p = probe_status(m.header, m.all)
+    if (r := p.readings) is None:
+        return "No clock was read with the GPU's maximum known: no comparison is called in cycles. "
+    said = (f"The clock probe read {r.over:,} of {r.runs:,} windows ({r.share_over:.1%}) above the GPU's maximum SM "
+            f"clock of {r.device_max_mhz:.0f} MHz, up to {r.max_mhz:.0f} MHz: its error is at least {r.worst:.1%}, a "
+            "lower bound those readings prove, not a measure of it (they are brought down to the maximum). ")
+    if p.measured is None:
+        return said + "This run did not measure the probe's error, so nothing on this page is called in cycles. "
+    errors = ", ".join(f"{e:.1%} at {ms:g} ms" for ms, e in sorted(p.measured.items()))
+    return said + (f"Its error measured against NVML's clock at the run's start (95th percentile by window length): "
+                   f"{errors}; a comparison is called in cycles where that error, or the excess its readings prove if "
+                   "larger, is below its margin. ")
 
 
 def _seed_table(m: Measured) -> Table:
@@ -109,8 +127,8 @@ def _facts(m: Measured) -> Table:
     rows = [("device", h.device + (f" ({', '.join(h.devices)})" if h.devices and len(h.devices) > 1 else ""))]
     if h.peaks:
         rows.append(("measured peaks", f"FP32 FMA {h.peaks.fp32_tflops:.1f} TFLOP/s (a micro-kernel of independent "
-                                       f"FMA chains on every SM); copy {h.peaks.copy_gbps:.0f} GB/s (a 1 GiB "
-                                       "device-to-device copy, bytes read + written)"))
+                                       f"FMA chains on every SM; {peak_clock_text(m)}); copy {h.peaks.copy_gbps:.0f} "
+                                       "GB/s (a 1 GiB device-to-device copy, bytes read + written)"))
     sheet, roof = spec(h.device), m.tensor_roof
     if sheet is not None:
         text = f"HBM {sheet.hbm_tbps:g} TB/s; FP32 {sheet.fp32_tflops:g} TFLOP/s; {sheet.tf32_text}"
@@ -121,7 +139,9 @@ def _facts(m: Measured) -> Table:
                      "of the spec FP32: a kernel can pass the measured figures, never the spec sheet's")
         rows.append(("spec sheet", text))
     if roof is not None:
-        share = f": {fmt.pct(100 * roof.at_max_clock / sheet.tf32_tflops)} of the sheet's dense figure" if sheet else ""
+        share = (f"; {fmt.pct(100 * roof.flop_per_sm_cycle / sheet.tf32_per_cycle)} of the sheet's "  # per SM cycle
+                 f"{sheet.tf32_per_cycle} ({roof.at_mhz(sheet.tf32_mhz):.0f} TFLOP/s at its {sheet.tf32_mhz:.0f} MHz, "
+                 f"against {sheet.tf32_tflops:g})" if sheet else "")
         rows.append(("measured tensor-core roof", roof.text + share))
     if h.peaks_by_device and len(h.peaks_by_device) > 1:
         rows.append(("peaks per GPU", "; ".join(f"{gpu}: {p.fp32_tflops:.1f} TFLOP/s, {p.copy_gbps:.0f} GB/s"
@@ -171,6 +191,17 @@ def method_section(m: Measured) -> Section:
                                 "(-ftz=true, sm_90)", folded=True))
     s.add(TableBlock(_seed_table(m), "The documents", folded=True))
     return s
+
+
+def peak_clock_text(m: Measured) -> str:
+    """The SM clock the FP32 peak ran at against its rows', flagged where it lies well under theirs."""
+    if (p := peak_clock(m.header, m.all)) is None:
+        return ""
+    text = (f"run at {p.clock_mhz:.0f} MHz (probe), {p.tries} measurement(s)" if p.clock_mhz is not None else
+            "its clock not recorded" + (f": {p.effective_mhz:.0f} MHz effective" if p.effective_mhz else ""))
+    return text + (f"; the fp32 rows ran at {p.rows_mhz:.0f} MHz" if p.rows_mhz else "") + (
+        f": flagged low, {p.below:.1%} under them; every % of FP32 peak on this page and the roofline's FP32 roof use "
+        "it as measured, and read too high" if p.low and p.below is not None else "")
 
 
 def notices(m: Measured) -> list[Notice]:

@@ -1,15 +1,16 @@
-"""The compact tables under the findings, each the declared columns of harness/analysis/columns.py over the rows the
+"""The compact tables under the findings, each the declared columns of harness/report/columns.py over the rows the
 analysis makes: the headline, per idea, the shared Triton kernels, fp32 work on the tensor cores (every point the
 accuracy chart draws), and the documents' figures beside ours."""
 
 from __future__ import annotations
 
-from harness.analysis import columns, fmt
 from harness.analysis.claims import claims_table, stride_sweep, unroll_check
 from harness.analysis.fp32_work import fp32_rows
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows, idea_rows, shared_modules
+from harness.report import columns, fmt
 from harness.report.doc import Inline, Mono, Table
+from harness.report.metrics import verdict_text
 from harness.report.tables import table
 
 
@@ -23,8 +24,8 @@ def headline_table(m: Measured) -> Table:
 def idea_table(m: Measured) -> Table:
     out = table(m, columns.IDEAS, idea_rows(m), "ideas")
     headline = [p.label for op in m.ops if (p := m.headline(op))]
-    out.notes = [f"Measured on {fmt.joined(headline) or 'no timed problem'}: each op's headline problem (the seeds' "
-                 "4096³ for sgemm, else the problem most implementations were timed on).", *columns.IDEAS_LEGEND,
+    out.notes = [f"Measured on {fmt.joined(headline) or 'no timed problem'}: each op's headline problem, the one of "
+                 "the headline table.", *columns.IDEAS_LEGEND,
                  *out.notes]
     return out
 
@@ -57,7 +58,7 @@ def claims_tables(m: Measured) -> tuple[Table, Table | None, list[Inline] | None
     unroll = None
     if check is not None and check.fast.timing and check.slow.timing:
         speed = check.speed
-        said = (f"{fmt.times(check.ratio)} the medians' ratio here, and {columns.verdict_text(speed)} over the "
+        said = (f"{fmt.times(check.ratio)} the medians' ratio here, and {verdict_text(speed)} over the "
                 "rounds" if speed is not None else f"{fmt.times(check.ratio)} here (single bursts: no call)")
         unroll = [f"Seed {check.claim.seed}'s unroll claim: ", Mono(check.claim.fast), " against ",
                   Mono(check.claim.slow), f": '{check.claim.words}' ({check.claim.ratio:g}x) in the document; {said} "

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.analysis import anchors, columns, knobs
+from harness.analysis import knobs as analysis_knobs
 from harness.analysis.findings import recorded
 from harness.analysis.measured import Measured
+from harness.analysis.model_findings import ModelOrCompiler
 from harness.analysis.overview import Part, parts
 from harness.analysis.record import read_beside
 from harness.records.file import load
-from harness.report import html, markdown
-from harness.report.doc import Bullets, Document, Inline, Link, Para, Section, SourcePair, TableBlock
+from harness.report import anchors, html, knobs, markdown, sections, splits, wording
+from harness.report.doc import Bullets, Document, Link, Para, Section, SourcePair, TableBlock
+from harness.report.findings import evidence, words
 from harness.report.method import method_section, notices, when
 from harness.report.overview import claims_tables, fp32_class_table, headline_table, idea_table, shared_triton_table
 from harness.report.plots import Plot, all_plots
@@ -67,25 +69,18 @@ def findings_section(m: Measured) -> Section:
     found = recorded(m)
     s.add(Para([f"Computed from {m.file.path.name}, not written by hand: each sentence carries its numbers and "
                 "links to the section that shows the evidence."], cls="note"))
-
-    def items(per_rung: bool) -> list[list[Inline]]:
-        return [[*f.words(m), " ", Link(f"→ {f.evidence(m).text}", f.evidence(m).href)] for f in found
-                if f.PER_RUNG is per_rung]
-
-    s.add(Bullets(items(False), cls="findings", ordered=True))
-    if rungs := items(True):
-        sub = Section(anchors.MODEL_OR_COMPILER, "Model or compiler, rung by rung", 3)
-        sub.add(Para(["Each rung timed in CUDA, Triton and Gluon (the CUDA kernel's own decisions written in "
-                      "Triton's layout-level language): Triton against Gluon on the same tile is the programming "
-                      "model's part of the CUDA-Triton gap, Gluon against CUDA the compiler's."], cls="note"))
-        sub.add(Bullets(rungs, cls="findings"))
+    s.add(Bullets([[*words(f, m), " ", Link(f"→ {evidence(f, m).text}", evidence(f, m).href)] for f in found
+                   if f.NUMBERED], cls="findings", ordered=True))
+    if rungs := [f.split for f in found if isinstance(f, ModelOrCompiler) and f.split is not None]:
+        sub = Section(anchors.MODEL_OR_COMPILER, splits.TITLE, 3)
+        sub.add(Para([splits.INTRO], cls="note"), TableBlock(splits.splits_table(m, rungs)))
         s.add(sub)
-    study = knobs.read_beside(m.file.path)
+    study = analysis_knobs.read_beside(m.file.path)
     if study is not None and study.findings:
         sub = Section(anchors.KNOBS, knobs.TITLE, 3)
         sub.add(Para(knobs.knob_intro(study), cls="note"))
         sub.add(Bullets(knobs.knob_bullets(study, detail=False), cls="findings"))
-        sub.add(TableBlock(table(m, columns.KNOBS, knobs.variant_rows(study), "knobs"), "Every knob of each row",
+        sub.add(TableBlock(table(m, knobs.KNOBS, knobs.variant_rows(study), "knobs"), "Every knob of each row",
                            folded=True))
         s.add(sub)
     return s
@@ -170,7 +165,7 @@ def _fold(section: Section) -> Section:
 
 
 def part_section(m: Measured, part: Part, planner: SourcePlanner) -> Section:
-    s = Section(anchors.part(part.key), part.title, 3)
+    s = Section(anchors.part(part), wording.part_title(part), 3)
     s.cls = "part"
     if part.is_ladder:
         s.add(Para([f"{len(part.ideas)} rungs in registry order, each adding one idea to the rung before; "
@@ -179,7 +174,7 @@ def part_section(m: Measured, part: Part, planner: SourcePlanner) -> Section:
     ids = {k.id for _, kernels in part.ideas for k in kernels}
     reads = [read for r in (m.on(problem) if problem else []) if r.kernel in ids and (read := m.layout(r))]
     if reads:
-        s.add(TableBlock(table(m, columns.LAYOUT, reads, "layout"), f"B's layout: each K-major row on "
+        s.add(TableBlock(table(m, sections.LAYOUT, reads, "layout"), f"B's layout: each K-major row on "
                          f"{problem.label} alone and with the time to pack B", folded=len(reads) > OPEN_ROWS))
     for idea, kernels in part.ideas:
         s.add(_fold(idea_section(m, idea, list(kernels), planner)))

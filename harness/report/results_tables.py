@@ -1,16 +1,16 @@
 """The full results: one table per problem, every record of the file in it, figures or the reason for none; its
-columns are the declared metrics of harness/analysis/metrics.py."""
+columns are the declared metrics of harness/report/metrics.py."""
 
 from __future__ import annotations
 
-from harness.analysis import fmt, metrics
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import why_no_figures
 from harness.device.specs import spec
 from harness.problems import Problem
 from harness.records.file import Results, load
+from harness.report import fmt, metrics
 from harness.report.doc import Table
 from harness.report.markdown import to_markdown
+from harness.report.metrics import why_no_figures
 from harness.report.tables import legends, table
 
 

@@ -7,27 +7,153 @@ Nothing is compiled here: where the record has no proof of the idea, the claims'
 
 from __future__ import annotations
 
-from harness.analysis import anchors, columns, fmt, metrics, wording
-from harness.analysis.cause_words import NO_CAUSE, because, despite
+from collections.abc import Callable
+
 from harness.analysis.claims import published_pct, unroll_check
 from harness.analysis.compiled import compiled_records
-from harness.analysis.findings import ModelOrCompiler, between_text, ran, recorded, short
-from harness.analysis.measured import Measured, ideas_of, triton_modules
-from harness.analysis.metrics import Metric, ran_text, why_no_figures
+from harness.analysis.findings import recorded
+from harness.analysis.measured import LayoutRead, Measured
+from harness.analysis.model_findings import ModelOrCompiler, Why
+from harness.analysis.overview import ideas_of, triton_modules
 from harness.analysis.proven import Row
+from harness.analysis.record import Comparison
+from harness.analysis.relations import Relation
 from harness.analysis.steps import hopper_ideas
-from harness.analysis.verdicts import Call
-from harness.analysis.wording import baseline_label, published_text, who
-from harness.catalog_types.idea import Idea
+from harness.analysis.verdicts import LEVEL, Call
+from harness.baselines import KMAJOR_TEXT
+from harness.catalog_types.idea import COMPILER, Idea
 from harness.catalog_types.kernel import Kernel
-from harness.catalog_types.tables import Catalog
+from harness.catalog_types.tables import DECISIONS, Catalog
 from harness.records.lines import Result
+from harness.report import anchors, fmt, metrics, wording
+from harness.report.cause_words import NO_CAUSE, phrase, said
 from harness.report.compiled import missing_text, resources_table, sass_table
 from harness.report.doc import Bullets, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
+from harness.report.findings import between_text, ran, short
+from harness.report.metrics import Metric, call_style, launch_text, ran_text, why_no_figures
 from harness.report.sources import SourcePlanner
+from harness.report.splits import splits_table
 from harness.report.steps import HOPPER_TITLE, counters_table, hopper_steps_table
 from harness.report.tables import table
+from harness.report.wording import PRECISION_TEXT, pct_of, published_text, who
 
+# ---------------------------------------------------------------------------------------------- the mapping
+_SIDE = {"cuda": "CUDA", "triton": "Triton", "gluon": "Gluon"}
+
+
+def _decider(v: str) -> str:
+    return "by-compiler" if v == COMPILER else "by-programmer"
+
+
+def _proof(row: Row) -> tuple[str, str] | None:
+    """'✓ n of n' and the checks, or what does otherwise and on which compiler; None where nothing was checked."""
+    if not row.verdicts:
+        return None
+    failed = [v for v in row.verdicts if not v.holds]
+    checks = "\n".join(dict.fromkeys(f"{_SIDE[v.side]}: {v.check}" for v in row.verdicts if v.check))
+    if failed:  # which compiler made the code that does otherwise, and what it does (Verdict.changed)
+        return "\n".join(f"✗ {v.changed}" for v in failed[:3]) + ("\n…" if len(failed) > 3 else "") + "\n" + checks, \
+            "bad"
+    return f"✓ {len(row.verdicts)} of {len(row.verdicts)}\n" + checks, "ok-text"
+
+
+MAPPING: list[Metric[Row]] = [
+    Metric("decision", lambda m, r: r.decision, num=False),
+    Metric("CUDA", lambda m, r: r.cuda, num=False),
+    Metric("Triton", lambda m, r: r.triton, num=False),
+    Metric("in Triton, decided by", lambda m, r: r.decided_by, num=False, style=_decider,
+           legend="decided by: who makes the decision in that model, the programmer (in the kernel text or its "
+                  "launch settings) or the compiler (from the layouts it chooses)."),
+    Metric("Gluon", lambda m, r: r.gluon or None, num=False, optional=True,
+           legend="Gluon: the same decision in the kernel's Gluon form, Triton's layout-level language, where the "
+                  "programmer writes what Triton's compiler decides from a tl.dot (its check read on Gluon's "
+                  "compiled code like the others)."),
+    Metric("in Gluon, decided by", lambda m, r: r.gluon_decided_by or None, num=False, style=_decider,
+           optional=True),
+    Metric("checked on the compiled kernels", lambda m, r: _proof(r) or ("not checked", "muted"), lambda v: v[0],
+           num=False, style=lambda v: v[1]),
+]
+
+
+# ---------------------------------------------------------------------------------------------- an idea's kernels
+def _document(m: Measured, k: Kernel) -> str:
+    if k.seed:
+        return f"{k.seed} {wording.seed_title(m.catalog, k.seed)}\n{wording.section_title(m.catalog, k.section)}"
+    return f"its user's own\n{k.section}" if k.declared else f"tile-rosetta's own\n{k.section}"
+
+
+def _forms(m: Measured, k: Kernel) -> str:
+    """Each Triton counterpart and Gluon form with its launch (as it ran) and what departs from the CUDA kernel."""
+    triton = [f"{c.name} ({c.file or c.module}): {launch_text(m, k, c)}" + "".join(f"\n  deviation: {n}"
+                                                                                  for n in c.deviation_notes())
+              for c in k.counterparts]
+    gluon = [f"gluon {g.name} (kernels_gluon/{g.module}.py): the CUDA kernel's decisions"
+             + "".join(f"\n  deviation: {n}" for n in g.deviation_notes()) for g in k.gluon]
+    return "\n".join([*triton, *gluon])
+
+
+def _beta0(k: Kernel) -> tuple[str, str]:
+    if k.op == "sgemv":
+        return "n/a", "muted"
+    if k.reads_c_when_beta_zero:
+        return "reads C (declared)", "warn"
+    return ("honours" if k.computes_alpha_beta else "honours (C = A·B)"), "ok"
+
+
+KERNELS: list[Metric[Kernel]] = [
+    Metric("kernel", lambda m, k: k.id, num=False, code=True),
+    Metric("document · section", _document, num=False),
+    Metric("threads · tile", lambda m, k: f"{'×'.join(map(str, k.block[:2]))} = {k.threads} · "
+           + (f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else f"{k.tile_m} row{'s' if k.tile_m != 1 else ''}"),
+           num=False),
+    Metric("Triton and Gluon counterparts: settings", _forms, num=False),
+    Metric("preconditions", lambda m, k: "\n".join(c.text for c in k.preconditions), num=False),
+    Metric("beta = 0", lambda m, k: _beta0(k), lambda v: v[0], num=False, style=lambda v: v[1]),
+    Metric("published (document's GPU)", lambda m, k: published_text(k.published)
+           + (f" ({m.catalog.seeds[k.seed].gpu})" if k.seed else "") if k.published else None, num=False),
+]
+
+
+# ---------------------------------------------------------------------------------------------- what each model costs
+def _cost(model: str) -> Callable[[Measured, Kernel], tuple[int, int] | None]:
+    return lambda m, k: m.catalog.costs.get(k.id, {}).get(model)
+
+
+COSTS: list[Metric[Kernel]] = [
+    Metric("kernel", lambda m, k: k.id, num=False, code=True),
+    *(Metric(name, _cost(model), lambda v: f"{v[0]} lines · {v[1]} of {len(DECISIONS)}",
+             legend="CUDA, Triton, Gluon: lines of kernel code (no comments, docstrings or blank lines: CUDA the "
+                    ".cu with the headers it includes, Triton the plain counterpart's module, Gluon the mirror's "
+                    "module and the kernels_gluon modules it imports) · the kinds of decision its source states, of "
+                    f"the {len(DECISIONS)} a GEMM kernel here makes ({', '.join(DECISIONS)}); a kind its compiler "
+                    "decides has no mark in its source." if model == "cuda" else "")
+      for model, name in (("cuda", "CUDA"), ("triton", "Triton"), ("gluon", "Gluon"))),
+]
+
+
+# ---------------------------------------------------------------------------------------------- B's layout
+def _pct_of(c: Comparison) -> str:
+    return f"{fmt.pct_ci(*c.pct())} {fmt.call(c.call)}"
+
+
+LAYOUT: list[Metric[LayoutRead]] = [
+    Metric("kernel", lambda m, row: row.result.kernel, num=False, code=True),
+    Metric("implementation", lambda m, row: row.result.label, num=False),
+    Metric("class", lambda m, row: PRECISION_TEXT.get(row.result.precision, row.result.precision), num=False),
+    Metric("kernel ms", lambda m, row: row.result.timing.median_ms if row.result.timing else None, fmt.ms),
+    Metric("pack ms", lambda m, row: (row.pack_ms, row.pack_share) if row.pack_ms else None,
+           lambda v: fmt.ms(v[0]) + (f" ({fmt.pct(100 * v[1])} of the kernel's)" if v[1] else ""),
+           legend="pack ms: the median time to write B^T (K-major) from the suite's row-major B before the kernel "
+                  "runs, timed on its own, and its share of the kernel's own median time."),
+    Metric(f"alone: % {KMAJOR_TEXT}", lambda m, row: row.same_layout, _pct_of, style=lambda c: call_style(c),
+           legend=f"alone: % {KMAJOR_TEXT}: the kernel's time alone against cuBLAS of its class given B as the "
+                  "kernel reads it (B^T stored, cuBLAS TN); with the pack: the pack's median time added to each of "
+                  "the kernel's runs, against cuBLAS on row-major B (NN), what a caller holding row-major B waits "
+                  f"for; alone: % NN, as every % of cuBLAS on the page. Each with its {LEVEL:.0%} interval and the "
+                  "call."),
+    Metric("with the pack: % NN", lambda m, row: row.packed, _pct_of, style=lambda c: call_style(c)),
+    Metric("alone: % NN", lambda m, row: row.alone, _pct_of, style=lambda c: call_style(c)),
+]
 
 def provenance(catalog: Catalog, kernels: list[Kernel]) -> list[Inline]:
     places: dict[str | None, list[str]] = {}
@@ -58,19 +184,22 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
         cuda, tri = m.bests(kernels, problem, precision)
         if cuda:
             parts += [f"On {problem.label} the best CUDA kernel of this idea, ", *who(cuda.result),
-                      f", runs at {fmt.pct_ci(*cuda.interval)} of {baseline_label(precision)}"]
+                      f", runs at {pct_of(m, cuda.vs_cublas) if cuda.vs_cublas else fmt.pct(cuda.pct)}"]
         c = m.between(tri.result, cuda.result) if cuda and tri else None
         if tri:
             parts += ["; the best Triton, " if cuda else f"On {problem.label} the best Triton, ", *who(tri.result),
-                      ran(m, tri.result), f", at {fmt.pct_ci(*tri.interval)}"]
+                      ran(m, tri.result), f", at {fmt.pct_ci(*tri.interval)}"
+                      + (wording.pack(tri.vs_cublas) if tri.vs_cublas else "")]
         if cuda and tri:
             parts.append(": " + between_text(m, c, short(tri.result), short(cuda.result)))
-        if cuda and tri and c is not None and c.call in (Call.FAST, Call.SLOW):
-            # a "because" only for a difference the rounds decided
+        found = next((f for f in recorded(m) if isinstance(f, Why) and f.idea == idea.key
+                      and f.precision == precision), None)
+        if cuda and tri and found is not None and c is not None:
+            # a "because" only for a difference the rounds decided, as the analysis found it
             lead, trail = (tri, cuda) if c.call is Call.FAST else (cuda, tri)
             names = (short(lead.result), short(trail.result))
-            why = because(m, lead.result, trail.result, names)
-            against = despite(m, lead.result, trail.result, names) if why else None
+            why = said(found.stated, names)
+            against = phrase(found.against, names) if found.against else None
             parts.append(f"; what favours the faster: {why}" + (f"; against it, {against}" if against else "")
                          if why else f"; {NO_CAUSE}")
         parts.append(". ")
@@ -79,7 +208,7 @@ def measured_paragraph(m: Measured, idea: Idea, kernels: list[Kernel]) -> list[I
     # a user's own pair beside the catalog kernel it was declared beside: the analysis's "beside" verdicts
     ids = {k.id for k in kernels if k.beside}
     for r in (r for r in m.all if r.kernel in ids and r.problem == problem):
-        if (c := m.vs(r, "beside")) is not None:
+        if (c := m.vs(r, Relation.BESIDE)) is not None:
             parts.append(f"On {r.problem.label}, " + wording.sentence(c, f"{r.kernel} [{r.impl}]",
                                                                       f"{c.reference[0]} [{c.reference[1]}]") + ". ")
     for k in kernels:
@@ -161,7 +290,7 @@ def mapping_rows(idea: Idea, m: Measured) -> tuple[list[Row], str]:
 
 def mapping_table(idea: Idea, m: Measured) -> Table:
     found, unproven = mapping_rows(idea, m)
-    out = table(m, columns.MAPPING, found, "mapping")
+    out = table(m, MAPPING, found, "mapping")
     if out:
         where = sorted({v.where for row in found for v in row.verdicts if v.where})
         out.notes.append("checked: each row's predicate evaluated on every kernel of the idea in the registry, CUDA "
@@ -176,7 +305,7 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     s = Section(anchor, idea.title, 3)
     s.add(Para([idea.lesson], cls="lesson"), Para(provenance(m.catalog, kernels), cls="provenance"))
     s.add(Para(measured_paragraph(m, idea, kernels) + shared_note(m, idea, kernels), cls="measured"))
-    s.add(TableBlock(table(m, columns.KERNELS, kernels, "kernels"), "Kernels"))
+    s.add(TableBlock(table(m, KERNELS, kernels, "kernels"), "Kernels"))
     notes = [[Mono(k.id), f": {k.notes}"] for k in kernels if k.notes]
     if notes:
         s.add(Bullets(notes, cls="notes"))
@@ -184,12 +313,12 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
     mapping = mapping_table(idea, m)
     if mapping:
         s.add(TableBlock(mapping, "Each tiling decision in each model"))
-    split = table(m, columns.SPLITS, [f.split for f in recorded(m) if isinstance(f, ModelOrCompiler)
-                                      and f.idea == idea.key], "model-or-compiler")
+    split = splits_table(m, [f.split for f in recorded(m) if isinstance(f, ModelOrCompiler) and f.split is not None
+                             and f.idea == idea.key])
     if split:
         # folded: the same splits stand unfolded under the findings, one a rung
         s.add(TableBlock(split, "Model or compiler: the CUDA-Triton gap split by the Gluon column", folded=True))
-    costs = table(m, columns.COSTS, [k for k in kernels if k.id in m.catalog.costs], "costs")
+    costs = table(m, COSTS, [k for k in kernels if k.id in m.catalog.costs], "costs")
     if costs:
         s.add(TableBlock(costs, "What each model costs to write", folded=True))
     records, missing = compiled_records(m, [k.id for k in kernels])

@@ -18,10 +18,10 @@ import importlib.util
 from pathlib import Path
 
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import launch_text
 from harness.analysis.steps import lineage_file
 from harness.catalog_types.kernel import Counterpart, Kernel
 from harness.report.doc import Inline, Mono, Source
+from harness.report.metrics import launch_text
 from kernels_cuda import expanded, source_path
 
 
@@ -49,15 +49,6 @@ def triton_text(module: str) -> str:
         return (folder / f"{module}.py").read_text(encoding="utf-8")
     except OSError as e:
         return f"# kernels_triton/{module}.py: cannot read the source ({e})"
-
-
-def split_header(text: str) -> tuple[str, str]:
-    """A .cu file's leading comment block (seed, section, launch, limits, edits) and the code after it."""
-    lines = text.splitlines(keepends=True)
-    n = 0
-    while n < len(lines) and (lines[n].lstrip().startswith("//") or not lines[n].strip()):
-        n += 1
-    return "".join(lines[:n]), "".join(lines[n:])
 
 
 def unified(old: str, new: str, old_name: str, new_name: str) -> str:

@@ -1,4 +1,4 @@
-"""The one printer of declared metrics (harness/analysis/metrics.py): a list of metrics and a list of rows make a
+"""The one printer of declared metrics (harness/report/metrics.py): a list of metrics and a list of rows make a
 table, its headers the metrics' names, its cells what each reads of each row, its legend the lines of the metrics it
 shows. An optional metric none of whose rows has a value is not drawn; where a row has no measured figures, one cell
 saying why spans the figure columns."""
@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import Metric
 from harness.report.doc import Cell, Table
+from harness.report.metrics import Metric
 
 
 def table(m: Measured, columns: Sequence[Metric[Any]], rows: Sequence[Any], cls: str = "",

@@ -1,23 +1,23 @@
 """The side-by-side table printed at the end of a run: one row per implementation, per problem, its columns the
-declared metrics that have a terminal column (harness/analysis/metrics.py), the page's own.
+declared metrics that have a terminal column (harness/report/metrics.py), the page's own.
 
-Fitted to the console's width by harness.term_table: the numbers before the names. Implementation names are always
-whole; kernel ids are shortened as `rosetta compare` shortens them (the middle of the template arguments first, then of
-the name, then its start; never so far that two ids read the same) before % of cuBLAS with its interval and the call are
-left out; the other columns wrap or are left out, least needed first (each metric's drop order), and a line under the
-table names what is not shown or shortened. Where every column is kept, the room left goes to whole ids first: a
-verdict (`vs CUDA`, `vs Gluon`, ...) may put its call under its interval, and `beta=0` its note under its word, so that
-a run with Gluon rows (three verdict columns) still shows every id whole at 250 columns. The report and the results
-file have every column."""
+Fitted to the console's width by harness.term_table: the numbers before the names. Implementation names are whole,
+wrapped at their words where the width is short; kernel ids are shortened as `rosetta compare` shortens them (the middle
+of the template arguments first, then of the name, then its start; never so far that two ids read the same, nor below 30
+characters) before % of cuBLAS with its interval and the call are left out; the other columns wrap or are left out,
+least needed first (each metric's drop order), and a line under the table names what is not shown or shortened. Where
+every column is kept, the room left goes to whole ids first: a verdict (`vs CUDA`, `vs Gluon`, ...) may put its call
+under its interval, and `beta=0` its note under its word, so that a run with Gluon rows (three verdict columns) still
+shows every id whole at 250 columns. The report and the results file have every column."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from harness.analysis.measured import Measured
-from harness.analysis.metrics import IMPL, caveat, terminal_columns
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.records.lines import Result
+from harness.report.metrics import IMPL, caveat, terminal_columns
 from harness.term_table import print_table
 
 MORE = "the report and the results file have them"

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from harness.analysis.knobs import ALL, KNOBS, OWN, PRODUCT, study_path
 from harness.analysis.record import Analysis
+from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.problems import Problem
 from harness.records.lines import Result
@@ -80,7 +81,7 @@ def subjects(results: list[Result], analysis: Analysis, problem: Problem,
     gives the form that launches it and its settings (launch_form on a machine with Triton)."""
     by_key = {r.key: r for r in results}
     best: dict[tuple[str, str], tuple[float, Result, str]] = {}
-    for c in analysis.where("triton-baseline"):
+    for c in analysis.where(Relation.TRITON_BASELINE):
         if c.problem != problem or c.call is not Call.SLOW or c.subject[0] is None:
             continue
         row = by_key.get(c.subject_key)

@@ -9,9 +9,12 @@ them, Done at the end of the task, and Poisoned where a failure left the CUDA co
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from harness.catalog import CATALOG
+from harness.catalog_types.tables import Catalog
 from harness.device.roofline import Peaks
+from harness.env import has_gpu
 from harness.identity import ImplId, RecordKey
 from harness.measure.rounds import REP_MS, ROUNDS
 from harness.problems import SEED, Problem
@@ -40,8 +43,11 @@ class ImplKey:
 
 @dataclass(frozen=True)
 class WorkerOptions:
-    """How a worker measures: the run's timing settings, and what to prepare before the first task."""
+    """How a worker measures: the run's catalog (its declared pairs too), the run's settings, and what to prepare
+    before the first task."""
 
+    catalog: Catalog = CATALOG                      # the kernels the run's keys name (pickled to the worker)
+    gpu: bool = field(default_factory=has_gpu)      # measure on the GPU; False: the CPU tier (the interpreter)
     rep_ms: float = REP_MS
     seed: int = SEED
     rounds: int = ROUNDS

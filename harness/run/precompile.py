@@ -25,6 +25,8 @@ import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 
+from harness.catalog import CATALOG
+from harness.catalog_types.tables import Catalog
 from harness.measure import numerics
 from harness.problems import Problem
 from harness.run.messages import ImplKey
@@ -65,14 +67,19 @@ _PART = [0, 1]
 
 
 def _init(gpu: str | None) -> None:
+    from harness.run.worker import quiet_on_interrupt
+
+    quiet_on_interrupt()
     if gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = gpu
     _force_warmup()
 
 
-def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int = 1) -> list[str]:
+def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int = 1,
+             catalog: Catalog = CATALOG) -> list[str]:
     """Make each implementation's launches with empty operands of the problem's shape and scalars (an autotuner's
-    launch: its part-th share of every parts configurations); returns the errors."""
+    launch: its part-th share of every parts configurations); returns the errors. `catalog`: the run's, which names
+    the keys' kernels (a user's pairs too)."""
     import torch
     from triton.runtime.errors import OutOfResources
 
@@ -87,7 +94,7 @@ def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int 
     ops = make_operands(problem, "exact", 0, device)  # values do not matter to a compile; shapes and layout do
     for key in keys:
         try:
-            impl = impl_of(key)
+            impl = impl_of(key, catalog)
             out = ops.fresh_output(0.0)
             # A launch with these scalars: the alpha/beta of the problem its numerics or timing launch
             compiled = impl.bind(ops.tensors(out), problem.alpha, problem.beta)()
@@ -109,7 +116,8 @@ def _compile(problem_json: dict, keys: list[ImplKey], part: int = 0, parts: int 
 class Precompiler:
     """A pool of compile-only processes working through a plan's Triton implementations in the worker's order."""
 
-    def __init__(self, plan: list[tuple[Problem, list[ImplKey]]], gpu: str | None, processes: int | None = None):
+    def __init__(self, plan: list[tuple[Problem, list[ImplKey]]], gpu: str | None, catalog: Catalog = CATALOG,
+                 processes: int | None = None):
         wanted = [(p, [k for k in keys if k.impl.runs_triton]) for p, keys in plan if _fits(p)]
         wanted = [(p, keys) for p, keys in wanted if keys]
         cores = os.cpu_count() or 2
@@ -120,8 +128,8 @@ class Precompiler:
             return
         self.pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=_init, initargs=(gpu,))
-        for problem, part, parts, keys in tasks(wanted, self.processes):
-            self.futures.append(self.pool.submit(_compile, problem.to_json(), keys, part, parts))
+        for problem, part, parts, keys in tasks(wanted, self.processes, catalog):
+            self.futures.append(self.pool.submit(_compile, problem.to_json(), keys, part, parts, catalog))
 
     def close(self) -> list[str]:
         """Wait for compiles under way, drop the rest; returns the errors the pool met (for the log only)."""
@@ -141,13 +149,13 @@ def compiles_as(problem: Problem) -> tuple[bool, bool]:
     return problem.alpha == 1.0, problem.beta == 0.0
 
 
-def launch_problems(problem: Problem, key: ImplKey) -> list[Problem]:
+def launch_problems(problem: Problem, key: ImplKey, catalog: Catalog = CATALOG) -> list[Problem]:
     """The problems that make the distinct binaries the worker launches the implementation as, in its order: the
     problem itself (harness/run/runner.py warm_up, then timing), then the first numerics layer that compiles otherwise
     (check_numerics); an autotuned implementation the problem alone (its numerics run what it tuned there)."""
     from harness.run.work import impl_of
 
-    impl = impl_of(key)
+    impl = impl_of(key, catalog)
     if impl.autotuned:
         return [problem]
     layers = [numerics.layer_problem(problem, layer, impl.computes_alpha_beta) for layer in numerics.LAYERS]
@@ -157,14 +165,15 @@ def launch_problems(problem: Problem, key: ImplKey) -> list[Problem]:
     return list(firsts.values())
 
 
-def _plain_tasks(problem: Problem, keys: list[ImplKey]) -> list[tuple[Problem, int, int, list[ImplKey]]]:
+def _plain_tasks(problem: Problem, keys: list[ImplKey], catalog: Catalog
+                 ) -> list[tuple[Problem, int, int, list[ImplKey]]]:
     """One task per problem that makes a binary of any of `keys` (launch_problems), each naming the keys it makes."""
-    launches = {key: launch_problems(problem, key) for key in keys}
+    launches = {key: launch_problems(problem, key, catalog) for key in keys}
     return [(p, 0, 1, [key for key in keys if p in launches[key]])
             for p in dict.fromkeys(p for ps in launches.values() for p in ps)]
 
 
-def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int
+def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int, catalog: Catalog = CATALOG
           ) -> list[tuple[Problem, int, int, list[ImplKey]]]:
     """(problem, part, parts, keys) for the pool, in the worker's order, so that the pool keeps ahead of the worker:
     an autotuned implementation's launch split into parts tasks (each compiles every parts-th configuration), the
@@ -178,16 +187,16 @@ def tasks(plan: list[tuple[Problem, list[ImplKey]]], processes: int
     for problem, keys in plan:
         plain: list[ImplKey] = []
         for key in keys:
-            if not impl_of(key).autotuned:
+            if not impl_of(key, catalog).autotuned:
                 plain.append(key)
                 if len(plain) == 2:
-                    out += _plain_tasks(problem, plain)
+                    out += _plain_tasks(problem, plain, catalog)
                     plain = []
                 continue
-            out += _plain_tasks(problem, plain)
+            out += _plain_tasks(problem, plain, catalog)
             plain = []
-            out += [(p, part, parts, [key]) for p in launch_problems(problem, key) for part in range(parts)]
-        out += _plain_tasks(problem, plain)
+            out += [(p, part, parts, [key]) for p in launch_problems(problem, key, catalog) for part in range(parts)]
+        out += _plain_tasks(problem, plain, catalog)
     return out
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from harness.catalog_types.tables import Catalog
 from harness.device.roofline import Peaks, flops, intensity, operand_bytes, tile_bytes
 from harness.identity import CUBLAS_FP32
 from harness.launch import interpreter_precision
@@ -183,15 +184,16 @@ class Pending:
 Resourcer = Callable[[Impl, object], Resources | None]
 
 
-def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resourcer | None = None
-            ) -> Result | Pending:
+def measure(impl: Impl, ctx: ProblemContext, opts: RunOptions, resources: Resourcer | None = None,
+            catalog: Catalog | None = None) -> Result | Pending:
     """Numerics, then, where they pass and the run times, the bound launch that the rounds will time (Pending).
-    Never raises for the kernel's faults: a failure is a finished Result."""
+    Never raises for the kernel's faults: a failure is a finished Result. `catalog`: the run's (its record keeps the
+    facts of the kernel as that catalog has it)."""
     from harness.measure.rounds import estimate_ms
 
     problem = ctx.problem
     rec = Result.of(impl.id, problem, Status.OK, kernel=impl.kernel.id if impl.kernel else None, tf32=impl.tf32,
-                    precision=impl.precision, facts=KernelFacts.of(impl.kernel) if impl.kernel else None)
+                    precision=impl.precision, facts=KernelFacts.of(impl.kernel, catalog) if impl.kernel else None)
     failed = impl.unmet(problem)
     if failed:
         rec.status, rec.reason = Status.SKIPPED, "; ".join(failed)

@@ -1,15 +1,16 @@
-"""One `rosetta run`: plan the work, spread it over workers (one per GPU), write every record as it comes.
+"""One `rosetta run` of workers, as a list of declared stages (STAGES): plan the work, start the workers (one per GPU)
+and the Triton precompile pool, measure every implementation, stop them, and without a GPU build every CUDA source;
+every record is written as it comes.
 
-The parent process never touches the GPU: workers (run/worker.py) own the CUDA contexts. Each worker
-takes whole problems from a shared queue, largest first, so that no two implementations share a GPU
-while timed and all implementations of a problem, cuBLAS included, are timed in the same interleaved
-rounds on one GPU (harness/measure/rounds.py `interleave`): every comparison the analysis makes within a
-problem is then paired round by round.
+The parent process never touches the GPU: workers (run/worker.py) own the CUDA contexts. Each worker takes whole
+problems from a shared queue, largest first, so that no two implementations share a GPU while timed and all
+implementations of a problem, cuBLAS included, are timed in the same interleaved rounds on one GPU (run/plan.py). The
+run's catalog (the catalog and a user's declared pairs) is handed to every worker and to the precompile pool in what
+each is sent.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -17,65 +18,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import env
-from harness.baselines import TRITON_BASELINES
-from harness.identity import CUBLAS_FP32, ImplId
-from harness.launch.implementations import Impl, all_impls, baselines, cupy_build_study
-from harness.launch.triton_tutorial import CPU_PROBLEM as TUTORIAL_CPU_PROBLEM
+from harness.catalog import CATALOG
+from harness.catalog_types.tables import Catalog
+from harness.identity import ImplId
+from harness.launch.implementations import Impl
 from harness.measure.rounds import REP_MS, ROUNDS
-from harness.pairs.active import header_tables
 from harness.problems import SEED, Problem
 from harness.records.file import ResultsWriter, load
 from harness.records.kernel_facts import KernelFacts
 from harness.records.lines import Result, RunEnd, RunHeader, Status, now
 from harness.registry import Kernel
-from harness.registry.shapes import cpu_problem, seed_problem
 from harness.run.messages import ImplKey, WorkerOptions
-from harness.run.phases import timed
+from harness.run.phases import Stage, perform, timed
+from harness.run.plan import (
+    Plan,
+    build_key,
+    build_variants,
+    compile_problem,
+    cost,
+    cpu_plan,
+    cuda_kernels,
+    gpu_plan,
+    shard,
+    without_done,
+)
 from harness.run.precompile import Precompiler
+from harness.run.target import Target
 from harness.run.versions import versions as toolchain_versions
-from harness.run.work import ResourceCache, key_of
+from harness.run.work import ResourceCache
 from harness.run.worker import DEFAULT_TIMEOUT_S, Worker, WorkerSpec, run_problem
-
-Plan = list[tuple[Problem, list[ImplKey]]]
-
-
-def gpu_models() -> tuple[str, ...]:
-    """The models a GPU run measures: CUDA, Triton and, where the installed Triton has a usable Gluon, Gluon."""
-    from harness.launch.gluon import unavailable
-
-    return ("cuda", "triton") if unavailable() else ("cuda", "triton", "gluon")
-
-
-def gpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
-    """Every problem: its baselines (TF32 too, for sgemm), then every implementation of its op (the Gluon ones where
-    Gluon is usable); on the first problem of each op also the seed kernels as CuPy's default build makes them
-    (-ftz=true, sm_90), once per run."""
-    plan: Plan = []
-    studied: set[str] = set()
-    models = gpu_models()
-    for p in problems:
-        impls = [*baselines(p.op), *(i for i in all_impls(kernels, models) if i.op == p.op)]
-        if p.op not in studied:
-            studied.add(p.op)
-            impls += [i for i in cupy_build_study(kernels) if i.op == p.op]
-        plan.append((p, [key_of(i) for i in impls]))
-    return plan
-
-
-def cpu_plan(kernels: list[Kernel], problems: list[Problem]) -> Plan:
-    """CPU tier: each counterpart on the small odd shape its tile calls for, beside the CPU's BLAS."""
-    groups: dict[Problem, list[ImplKey]] = {}
-    ops = {p.op for p in problems}
-    for impl in all_impls(kernels, ("triton",)):
-        if impl.op in ops:
-            groups.setdefault(cpu_problem(impl.kernel, impl.counterpart), []).append(key_of(impl))
-    extra: dict[Problem, list[ImplKey]] = {}
-    if "sgemm" in ops:
-        # The Triton baseline in each class, on the small odd shape of its interpreter configuration (the interpreter
-        # rounds TF32 and 3xTF32 as the GPU does: harness/launch/interpreter_precision.py).
-        groups.setdefault(TUTORIAL_CPU_PROBLEM, [])
-        extra[TUTORIAL_CPU_PROBLEM] = [ImplKey(None, ImplId.from_json(name), "sgemm") for name in TRITON_BASELINES]
-    return [(p, [ImplKey(None, CUBLAS_FP32, p.op), *extra.get(p, []), *keys]) for p, keys in groups.items()]
 
 
 @dataclass(frozen=True)
@@ -94,45 +65,14 @@ class Progress:
     builds: tuple[tuple[Problem, ImplKey], ...] = ()  # the CUDA builds after it (harness/cli/progress.py prices them)
 
 
-def cost(problem: Problem, keys: list[ImplKey]) -> float:
-    return problem.flops * len(keys)
-
-
-def shard(plan: Plan, index: int, count: int) -> Plan:
-    """A deterministic 1/count of the plan: whole problems, greedily balanced by work (flops x implementations).
-
-    Every shard of a run computes the same split, so shards run anywhere (a Slurm array, an indexed job)
-    merge back into the unsharded run's records.
-    """
-    loads = [0.0] * count
-    mine: Plan = []
-    for _, (problem, keys) in sorted(enumerate(plan), key=lambda e: (-cost(*e[1]), e[0])):
-        target = min(range(count), key=lambda s: (loads[s], s))
-        loads[target] += cost(problem, keys)
-        if target == index:
-            mine.append((problem, keys))
-    mine.sort(key=lambda e: [p for p, _ in plan].index(e[0]))
-    return mine
-
-
-def without_done(plan: Plan, done: set[tuple]) -> Plan:
-    """Resume: drop every implementation already recorded as ok (a failed one is tried again)."""
-    out: Plan = []
-    for problem, keys in plan:
-        left = [k for k in keys if k.on(problem) not in done]
-        if left:
-            baseline_keys = [k for k in keys if k.kernel is None]
-            # A kernel measured now is compared with its baselines round by round: time them again beside it.
-            out.append((problem, list(dict.fromkeys([*baseline_keys, *left]))))
-    return out
-
-
 @dataclass
-class RunSession:
+class RunSession(Target):
     kernels: list[Kernel]
     problems: list[Problem]
     out_path: Path
     argv: list[str]
+    catalog: Catalog = CATALOG              # the run's: the catalog and a user's declared pairs
+    gpu: bool = field(default_factory=env.has_gpu)   # False: the CPU tier (the interpreter, compile records)
     gpus: list[str | None] = field(default_factory=lambda: [None])
     rep_ms: float = REP_MS
     seed: int = SEED
@@ -142,16 +82,22 @@ class RunSession:
     shard: tuple[int, int] | None = None
     resume: bool = False
     measure: str = "harness.run.work:measure_one"
-    console: object = None
     results: list[Result] = field(default_factory=list)
-    # Wall seconds of the run's stages in this process (harness/run/phases.py STAGES); the records' phase_s say what
-    # each implementation spent inside them
+    # Wall seconds of the run's stages, in the order they ran (run/phases.py); the records' phase_s say what each
+    # implementation spent inside them
     phase_s: dict[str, float] = field(default_factory=dict)
+    # What one stage hands the next
+    progress: Callable[[Progress], None] | None = field(default=None, repr=False)
+    planned: Plan = field(default_factory=list, repr=False)
+    workers: list[Worker] = field(default_factory=list, repr=False)
+    precompiler: Precompiler | None = field(default=None, repr=False)
+    writer: ResultsWriter | None = field(default=None, repr=False)
     _versions: dict[str, str] | None = field(default=None, repr=False)
-
-    @property
-    def gpu(self) -> bool:
-        return env.has_gpu() and not env.interpreting()
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _started: dict[tuple, float] = field(default_factory=dict, repr=False)
+    _done: int = field(default=0, repr=False)
+    _errors: list[BaseException] = field(default_factory=list, repr=False)
+    _interrupted: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def plan(self) -> Plan:
         plan = gpu_plan(self.kernels, self.problems) if self.gpu else cpu_plan(self.kernels, self.problems)
@@ -160,165 +106,151 @@ class RunSession:
         return plan
 
     def run(self, progress: Callable[[Progress], None] | None = None) -> list[Result]:
-        """Run the plan; `progress` (called from the workers' threads) sees every start and every record."""
-        plan = self.plan()
+        """Perform the session's stages; `progress` (called from the workers' threads) sees every start and every
+        record. Returns the failures."""
+        self.progress = progress
+        try:
+            perform(STAGES, self, self.phase_s)
+        finally:
+            self.close()
+        return self.failures
+
+    @property
+    def failures(self) -> list[Result]:
+        return [r for r in self.results if r.status is Status.FAILED]
+
+    # ------------------------------------------------------------------------------------------------ the stages
+    def make_plan(self) -> None:
+        """The plan, less what a resumed file holds ok; without a GPU every CUDA source starts building now, in the
+        background, while the worker runs the Triton interpreter."""
+        self.planned = self.plan()
         if not self.gpu:
-            _prefetch_cpu_build()
-        done: set[tuple] = set()
+            from harness import nvrtc
+            from harness.registry import build_units
+
+            # a missing NVRTC surfaces in each compile record, with its reason
+            nvrtc.prefetch(build_units(self.kernels), nvrtc.CPU_TIER_ARCH)
         if self.resume:
             previous = load(self.out_path)
             done = {r.key for r in previous.results if r.status in (Status.OK, Status.SKIPPED)}
             self.results = [r for r in previous.results if r.key in done]
-            plan = without_done(plan, done)
-        options = WorkerOptions(rep_ms=self.rep_ms, seed=self.seed, rounds=self.rounds, aa=self.aa, peaks=self.gpu,
-                                build_variants=self.build_variants(plan), cuda_kernels=tuple(self.cuda_kernels(plan)))
-        workers = [Worker(WorkerSpec(gpu=g, measure=self.measure, options=options)) for g in self.gpus]
-        lock = threading.Lock()
-        total = sum(len(keys) for _, keys in plan) + (0 if self.gpu else len(self.kernels))
-        queue = sorted(plan, key=lambda e: -cost(*e))
-        builds = () if self.gpu else tuple((compile_problem(k), build_key(k)) for k in self.kernels)
-        if progress:
-            progress(Progress(0, total, starting="starting the worker(s)", order=list(queue), builds=builds))
-        with timed(self.phase_s, "worker start"):
-            # Triton's compiles and autotuning configurations, in other processes, ahead of the worker
-            # (run/precompile.py)
-            precompiler = Precompiler(plan, self.gpus[0]) if self.gpu else None
-            _start_all(workers)
+            self.planned = without_done(self.planned, done)
+
+    def start(self) -> None:
+        """The workers and the Triton precompile pool (its compiles and autotuning configurations, in other processes,
+        ahead of the worker: run/precompile.py); what they read of the device is checked, then the file is opened.
+        Before they start, the progress line is told the whole plan in the order it runs, so it prices it at once."""
+        plan = self.planned
+        if self.progress:
+            builds = () if self.gpu else tuple((compile_problem(k), build_key(k)) for k in self.kernels)
+            self.progress(Progress(0, self.total, starting="starting the worker(s)", order=self.queue(), builds=builds))
+        options = WorkerOptions(catalog=self.catalog, gpu=self.gpu, rep_ms=self.rep_ms, seed=self.seed,
+                                rounds=self.rounds, aa=self.aa, peaks=self.gpu, build_variants=build_variants(plan),
+                                cuda_kernels=tuple(cuda_kernels(plan)))
+        self.workers = [Worker(WorkerSpec(gpu=g, measure=self.measure, options=options)) for g in self.gpus]
+        self.precompiler = Precompiler(plan, self.gpus[0], self.catalog) if self.gpu else None
+        _start_all(self.workers)
+        self.check_memory(plan, self.workers)
+        self.check_target(self.workers[0].device)  # again, now that the device is known; still before any write
+        self.writer = (ResultsWriter.continuing(self.out_path) if self.resume
+                       else ResultsWriter.new(self.out_path, self.header(plan, self.workers)))
+
+    def measure_all(self) -> None:
+        """Every problem of the plan on the workers, one thread each, taking whole problems largest first."""
+        queue = self.queue()
+
+        def drive(worker: Worker) -> None:
             try:
-                self.check_memory(plan, workers)
-                self.check_target(workers[0].device)  # again, now that the device is known; still before any write
-            except ValueError:
-                for w in workers:
-                    w.stop()
-                if precompiler is not None:
-                    precompiler.close()
-                raise
-        writer = (ResultsWriter.continuing(self.out_path) if self.resume
-                  else ResultsWriter.new(self.out_path, self.header(plan, workers)))
-        with writer as out:
+                while True:
+                    with self._lock:
+                        if not queue:
+                            return
+                        problem, keys = queue.pop(0)
+                    run_problem(worker, problem, keys, self._emit, self.timeout_s,
+                                lambda k, p=problem: self._begin(k, p, f"{p.label}: {k}"),
+                                lambda r, p=problem: self._tell(f"{p.label}: interleaved timing, round {r + 1} of "
+                                                                f"{self.rounds}", problem=p, round=r))
+            except BaseException as e:  # surfaced in the parent once the other workers finish
+                self._errors.append(e)
 
-            started: dict[tuple, float] = {}
-            done = 0
+        threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in self.workers]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                t.join()
+        except KeyboardInterrupt:  # the workers ignore Ctrl-C (worker.quiet_on_interrupt): ended here
+            self._interrupted.set()
+            for w in self.workers:
+                w.stop(kill=True)
+            if self.precompiler is not None and self.precompiler.pool is not None:
+                self.precompiler.pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
-            def begin(key: ImplKey, problem: Problem, what: str) -> None:
-                with lock:
-                    started[key.on(problem)] = time.monotonic()
-                    if progress:
-                        progress(Progress(done, total, starting=what, problem=problem, key=key))
+    def stop(self) -> None:
+        """The workers and the precompile pool (waiting for the compiles under way); what a worker's thread raised is
+        raised here."""
+        for w in self.workers:
+            w.stop()
+        if self.precompiler is not None:
+            self.precompiler.close()
+            self.precompiler = None
+        if self._errors:
+            raise self._errors[0]
 
-            def tell(what: str, problem: Problem, r: int) -> None:
-                with lock:
-                    if progress:
-                        progress(Progress(done, total, starting=what, problem=problem, round=r))
+    def build_records(self) -> None:
+        """CPU tier: each CUDA kernel's build record (its source built for sm_90a in the background since the plan)."""
+        for kernel in self.kernels:
+            self._begin(build_key(kernel), compile_problem(kernel), f"compiling {kernel.id}")
+            self._emit(compile_record(kernel, self.catalog))
 
-            def emit(result: Result) -> None:
-                nonlocal done
-                with lock:
-                    out.write(result)
-                    self.results.append(result)
-                    done += 1
-                    t0 = started.pop(result.key, None)
-                    if progress:
-                        progress(Progress(done, total, result, None if t0 is None else time.monotonic() - t0))
+    def end(self) -> None:
+        assert self.writer is not None
+        self.writer.write(RunEnd(now(), len(self.failures), len(self.results)))
 
-            errors: list[BaseException] = []
+    def close(self) -> None:
+        """Whatever a stage left open, on the way out, whether the stages finished or raised."""
+        for w in self.workers:
+            w.stop()
+        if self.precompiler is not None:
+            self.precompiler.close()
+        if self.writer is not None:
+            self.writer.close()
 
-            def drive(worker: Worker) -> None:
-                try:
-                    while True:
-                        with lock:
-                            if not queue:
-                                return
-                            problem, keys = queue.pop(0)
-                        run_problem(worker, problem, keys, emit, self.timeout_s,
-                                    lambda k, p=problem: begin(k, p, f"{p.label}: {k}"),
-                                    lambda r, p=problem: tell(f"{p.label}: interleaved timing, round {r + 1} of "
-                                                              f"{self.rounds}", p, r))
-                except BaseException as e:  # surfaced in the parent once the other workers finish
-                    errors.append(e)
+    # ------------------------------------------------------------------------------------------------ progress
+    @property
+    def total(self) -> int:
+        """The records this run will write."""
+        return sum(len(keys) for _, keys in self.planned) + (0 if self.gpu else len(self.kernels))
 
-            with timed(self.phase_s, "implementations"):
-                threads = [threading.Thread(target=drive, args=(w,), daemon=True) for w in workers]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join()
-            with timed(self.phase_s, "worker stop"):
-                for w in workers:
-                    w.stop()
-                if precompiler is not None:
-                    precompiler.close()  # waits for the compiles under way
-            if errors:
-                raise errors[0]
-            if not self.gpu:
-                with timed(self.phase_s, "CUDA builds"):
-                    for kernel in self.kernels:
-                        begin(build_key(kernel), compile_problem(kernel), f"compiling {kernel.id}")
-                        emit(compile_record(kernel))
-            failures = [r for r in self.results if r.status is Status.FAILED]
-            out.write(RunEnd(now(), len(failures), len(self.results)))
-        return failures
+    def queue(self) -> Plan:
+        """The plan in the order the workers take it: whole problems, largest first."""
+        return sorted(self.planned, key=lambda e: -cost(*e))
 
-    def check_target(self, device: str | None = None) -> None:
-        """Refuse, before anything is written, a results file this run may not write: a folder, a place that cannot
-        be written, or a file that holds anything (a new run writes a new file); with resume, anything but a results
-        file of this same run (device, toolchain, seed, shard, settings, chosen kernels and problems as its header
-        records them). `device`: the workers' GPU (or CPU), once they have started."""
-        path = self.out_path
-        folder = path.absolute().parent
-        if path.is_dir():
-            raise ValueError(f"{path} is a folder: a run writes a results file")
-        if not folder.is_dir():
-            raise ValueError(f"{path}: " + (f"{folder} is not a folder" if folder.exists() else
-                                            f"the folder {folder} does not exist"))
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise ValueError(f"{path}: {folder} cannot be written into")
-        if not self.resume:
-            if path.exists() and (not path.is_file() or path.stat().st_size):
-                raise ValueError(f"{path} exists: a run writes only a new results file (--resume {path} continues "
-                                 f"one that the same run wrote)")
-            return
-        if not path.is_file():
-            raise ValueError(f"{path}: no results file to resume")
-        if not os.access(path, os.W_OK):
-            raise ValueError(f"{path}: cannot be written")
-        differs = self.differences(load(path).header, device)
-        if differs:
-            raise ValueError(f"{path} was written by another run ({'; '.join(differs)}): --resume continues only "
-                             f"the run that wrote the file")
+    def _begin(self, key: ImplKey, problem: Problem, what: str) -> None:
+        with self._lock:
+            self._started[key.on(problem)] = time.monotonic()
+        self._tell(what, problem=problem, key=key)
 
-    def differences(self, header: RunHeader, device: str | None = None) -> list[str]:
-        """How a results file's run differs from this one, each as "what: there, here" (none: this run continues it).
-        The kernels are compared as both runs chose them (--only, --op), the problems as both planned them."""
-        out = []
+    def _tell(self, what: str, problem: Problem | None = None, key: ImplKey | None = None,
+              round: int | None = None) -> None:
+        with self._lock:
+            if self.progress:
+                self.progress(Progress(self._done, self.total, starting=what, problem=problem, key=key, round=round))
 
-        def differ(what: str, there: object, here: object) -> None:
-            if there != here:
-                out.append(f"{what}: {there} there, {here} here")
+    def _emit(self, result: Result) -> None:
+        with self._lock:
+            if self._interrupted.is_set():  # a worker ended by Ctrl-C: not its implementation's fault, nor kept
+                raise KeyboardInterrupt
+            assert self.writer is not None
+            self.writer.write(result)
+            self.results.append(result)
+            self._done += 1
+            t0 = self._started.pop(result.key, None)
+            if self.progress:
+                self.progress(Progress(self._done, self.total, result, None if t0 is None else time.monotonic() - t0))
 
-        differ("mode", header.mode, "gpu" if self.gpu else "cpu")
-        if device is not None:
-            differ("device", header.device, device)
-        versions = self.versions()
-        changed = sorted(k for k in {*header.versions, *versions} if header.versions.get(k) != versions.get(k))
-        if changed:
-            out.append("versions: " + ", ".join(f"{k} {header.versions.get(k, 'absent')} there, "
-                                                f"{versions.get(k, 'absent')} here" for k in changed))
-        differ("seed", header.seed, self.seed)
-        differ("shard", header.shard, f"{self.shard[0]}/{self.shard[1]}" if self.shard else None)
-        if self.gpu:
-            differ("rep_ms", header.rep_ms, self.rep_ms)
-            differ("rounds", header.rounds, self.rounds)
-            differ("A/A control", header.aa, self.aa)
-        differ("kernels chosen", _choice(header.argv) or "all", _choice(self.argv) or "all")
-        planned = set(self.planned_problems(self.plan()))
-        if set(header.problems) != planned:
-            missing, extra = set(header.problems) - planned, planned - set(header.problems)
-            out.append("problems: " + "; ".join(
-                [*([f"{', '.join(sorted(p.label for p in missing))} there only"] if missing else []),
-                 *([f"{', '.join(sorted(p.label for p in extra))} here only"] if extra else [])]))
-        return out
-
+    # ------------------------------------------------------------------------------------------------ the file
     def versions(self) -> dict[str, str]:
         """The toolchain's versions (run/versions.py), read once per run: the header records them, resume compares."""
         if self._versions is None:
@@ -342,17 +274,6 @@ class RunSession:
             for problem, _ in plan:
                 fits_in_memory("rosetta run", problem, min(free))
 
-    @staticmethod
-    def cuda_kernels(plan: Plan) -> list[str]:
-        """The CUDA kernels whose compile records the plan's default-build rows read, in plan order."""
-        return list(dict.fromkeys(k.kernel for _, keys in plan for k in keys
-                                  if k.kernel is not None and k.impl.build == "default"))
-
-    @staticmethod
-    def build_variants(plan: Plan) -> tuple[str, ...]:
-        """The CUDA build variants the plan's implementations load, so that workers build exactly those."""
-        return ("default", *sorted({k.impl.variant for _, keys in plan for k in keys if k.impl.is_build_study}))
-
     def header(self, plan: Plan, workers: list[Worker]) -> RunHeader:
         # Keyed by name and GPU: two GPUs of one model share a name, and each has its own peaks.
         peaks = {f"{w.device or '?'} (GPU {w.spec.gpu if w.spec.gpu is not None else i})": w.peaks
@@ -369,7 +290,7 @@ class RunSession:
                          shard=f"{self.shard[0]}/{self.shard[1]}" if self.shard else None, timeout_s=self.timeout_s,
                          build=build_description(first.facts.arch),
                          rounds=self.rounds if self.gpu else None, aa=self.aa and self.gpu,
-                         pairs=header_tables(self.kernels), power=self.card() if self.gpu else None)
+                         pairs=self.catalog.declared_json(), power=self.card() if self.gpu else None)
 
     def card(self) -> dict:
         """The first GPU's power limits and driver through NVML, which needs no CUDA context
@@ -379,23 +300,14 @@ class RunSession:
         return card_of(self.gpus[0]).to_json()
 
 
-# The options of `rosetta run` that choose its kernels; --resume compares them as the file's header recorded them.
-CHOICE = ("--only", "--op")
-
-
-def _choice(argv: list[str]) -> str:
-    """The options of an argv that choose kernels, as one string, their values sorted ("" for all kernels)."""
-    chosen: dict[str, list[str]] = {}
-    option = None
-    for arg in argv:
-        if arg.startswith("-"):
-            option, _, value = arg.partition("=")
-            option = option if option in CHOICE else None
-            if option is not None:
-                chosen.setdefault(option, []).extend([value] if value else [])
-        elif option is not None:
-            chosen[option].append(arg)
-    return " ".join(f"{o} {' '.join(sorted(v))}" for o, v in sorted(chosen.items()))
+STAGES: tuple[Stage[RunSession], ...] = (
+    Stage("plan", RunSession.make_plan),
+    Stage("worker start", RunSession.start),
+    Stage("implementations", RunSession.measure_all),
+    Stage("worker stop", RunSession.stop),
+    Stage("CUDA builds", RunSession.build_records, lambda s: not s.gpu),
+    Stage("end", RunSession.end, timed=False),
+)
 
 
 def _start_all(workers: list[Worker]) -> None:
@@ -419,23 +331,6 @@ def _start_all(workers: list[Worker]) -> None:
         raise errors[0]
 
 
-def build_key(kernel: Kernel) -> ImplKey:
-    """A CPU tier's CUDA build record of a kernel, as the plan names an implementation."""
-    return ImplKey(kernel.id, ImplId("cuda"), kernel.op)
-
-
-def compile_problem(kernel: Kernel) -> Problem:
-    """The seed's problem (as the kernel's preconditions allow it): what a compile record is filed under."""
-    return seed_problem(kernel)
-
-
-def _prefetch_cpu_build() -> None:
-    """CPU tier: build every CUDA source in the background while the worker runs the Triton interpreter."""
-    from harness import nvrtc
-
-    nvrtc.prefetch(nvrtc.CPU_TIER_ARCH)  # a missing NVRTC surfaces in each compile record, with its reason
-
-
 def build_description(arch: str | None) -> dict | None:
     """The CUDA build a run used (compiler, arch, variants), for its header; None where NVRTC is missing."""
     from harness import nvrtc
@@ -446,12 +341,12 @@ def build_description(arch: str | None) -> dict | None:
         return None
 
 
-def compile_record(kernel: Kernel) -> Result:
+def compile_record(kernel: Kernel, catalog: Catalog = CATALOG) -> Result:
     """CPU tier: the CUDA source built by the suite's NVRTC build for sm_90a, its resources recorded (not run)."""
     from harness import nvrtc
 
     rec = Result.of(ImplId("cuda"), compile_problem(kernel), Status.COMPILED, kernel=kernel.id,
-                    precision=kernel.precision, tf32=kernel.precision == "tf32", facts=KernelFacts.of(kernel))
+                    precision=kernel.precision, tf32=kernel.precision == "tf32", facts=KernelFacts.of(kernel, catalog))
     # waiting for the background build of the source (begun as the run started), then reading its ptxas report
     with timed(rec.phase_s, "build"):
         try:

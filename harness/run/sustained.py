@@ -12,7 +12,7 @@ H100 (a fresh H100's `python3 bootstrap.py run` of results/nvidia-h100-80gb-hbm3
 steady-state rule can hold (at least its three windows, 1.5 s) and the measured window (1 s): about 5 s of one
 implementation alone on the GPU, nothing overlapping it. The sgemm headline has eight implementations (cuBLAS fp32
 and TF32, the best CUDA and best Triton of fp32, TF32 and 3xTF32), so one round costs about 40 s and a call needs
-three rounds at the least (harness/measure/rounds.py MIN_ROUNDS): some 120 s (160 s at the regime's four rounds), twice
+six rounds at the least (harness/measure/rounds.py MIN_ROUNDS: fewer cannot give a 95% interval): some 240 s, twice
 that with the A/A control; the turns run longer than their minimum (the rule held after up to 7.5 s), and the pass with
 the A/A control of results/nvidia-h100-80gb-hbm3-20261126T230158Z-sustained.jsonl took 534 s. Shortening the turn would
 measure something else (a 0.5 s "sustained" window is still a tensor-core GEMM's ramp). So the regime is asked for, and
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows
-from harness.analysis.record import read_beside
+from harness.analysis.record import catalog_of, read_beside
 from harness.analysis.regimes import SUSTAINED, sustained_path
 from harness.identity import ImplId
 from harness.measure.regime import BURST_RUNS, CHUNK_MS, IDLE_S, RULE
@@ -35,7 +35,8 @@ from harness.measure.sustained import ROUNDS
 from harness.records.file import Results, load
 from harness.records.lines import Result, RunHeader
 from harness.run.messages import ImplKey
-from harness.run.session import Plan, Progress, RunSession
+from harness.run.plan import Plan
+from harness.run.session import Progress, RunSession
 
 MEASURE = "harness.run.sustained_work:measure_one"
 
@@ -106,7 +107,8 @@ def run(burst: Path, argv: list[str], *, aa: bool, timeout_s: float, gpu: str | 
     out = check_target(burst)
     if out.exists():
         out.unlink()  # this run's own sustained file from an earlier attempt (check_target): this one replaces it
-    session = SustainedSession([], [p for p, _ in plan], out, argv, gpus=[gpu], seed=seed, rounds=ROUNDS, aa=aa,
-                               timeout_s=timeout_s, measure=MEASURE, given=plan, source=burst.name)
+    session = SustainedSession([], [p for p, _ in plan], out, argv, catalog_of(results.header), gpus=[gpu], seed=seed,
+                               rounds=ROUNDS, aa=aa, timeout_s=timeout_s, measure=MEASURE, given=plan,
+                               source=burst.name)
     failures = session.run(progress)
     return out, failures

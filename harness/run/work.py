@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from harness import env
+from harness.catalog import CATALOG
+from harness.catalog_types.tables import Catalog
 from harness.device.roofline import Peaks
 from harness.launch.implementations import Impl
 from harness.problems import Problem
 from harness.records.lines import Resources, Result
+from harness.registry import Kernel
 from harness.run.messages import NO_DEVICE_FACTS, DeviceFacts, ImplKey, WorkerOptions
 from harness.run.runner import Pending, ProblemContext, RunOptions
 
@@ -35,18 +37,17 @@ class ResourceCache:
     records: dict[tuple[str, str], Resources] = field(default_factory=dict)   # by (kernel id, implementation name)
     ahead: dict[str, Future[Resources]] = field(default_factory=dict)        # CUDA compile records being read, by id
 
-    def read_ahead(self, kernel_ids: tuple[str, ...] | list[str], arch: str) -> None:
+    def read_ahead(self, kernels: list[Kernel], arch: str) -> None:
         """Start reading the compile record of each CUDA kernel the plan measures; `of` waits for its own. Only files
         and child processes are touched here: the driver's view of a kernel (attributes) is asked for by the worker's
         own thread, which holds the CUDA context."""
-        if not kernel_ids:
+        if not kernels:
             return
         from harness.inspect.resources import kernel_record
-        from harness.registry import get
 
         pool = ThreadPoolExecutor(RECORD_THREADS, thread_name_prefix="records")
-        for kernel_id in kernel_ids:
-            self.ahead[kernel_id] = pool.submit(kernel_record, get(kernel_id), arch)
+        for kernel in kernels:
+            self.ahead[kernel.id] = pool.submit(kernel_record, kernel, arch)
         pool.shutdown(wait=False)  # the submitted reads go on; the threads end with them
 
     def of(self, impl: Impl, handle: object) -> Resources | None:
@@ -91,7 +92,7 @@ class ResourceCache:
         from harness.launch import triton
 
         config = triton.config(impl.kernel, impl.counterpart)
-        chosen = triton.chosen_config(impl.counterpart)
+        chosen = triton.chosen_config(impl.counterpart, impl.kernel)
         if chosen:
             config = {**config, "autotuned": chosen}
         if self.gpu and handle is not None and hasattr(handle, "n_regs"):
@@ -114,6 +115,7 @@ class WorkerState:
     facts: DeviceFacts = NO_DEVICE_FACTS              # what the parent needs to know of this GPU
     peaks: Peaks | None = None                        # measured at start where the run asks
     probe: Callable[[], None] | None = None           # fails when the context was poisoned by an earlier launch
+    catalog: Catalog = CATALOG                        # the run's: what its keys name, a user's pairs included
     # The problem at hand's operands and references: one problem at a time, device memory is for the problem at hand.
     contexts: dict[Problem, ProblemContext] = field(default_factory=dict)
 
@@ -124,13 +126,11 @@ class WorkerState:
         return self.contexts[problem]
 
 
-def impl_of(key: ImplKey) -> Impl:
-    """The implementation a key names."""
-    from harness.registry import get
-
+def impl_of(key: ImplKey, catalog: Catalog = CATALOG) -> Impl:
+    """The implementation a key names, in the run's catalog."""
     if key.kernel is None:
         return Impl(key.impl, key.op)
-    kernel = get(key.kernel)
+    kernel = catalog.kernel(key.kernel)
     form, gluon = key.impl.form, key.impl.gluon_form
     return Impl(key.impl, key.op, kernel, kernel.counterpart(form) if form is not None else None,
                 kernel.gluon_form(gluon) if gluon is not None else None)
@@ -142,11 +142,13 @@ def key_of(impl: Impl) -> ImplKey:
 
 def setup(options: WorkerOptions) -> WorkerState:
     """Pick the device, check fp32 baselines really are fp32, measure the peaks when asked."""
-    gpu = env.has_gpu() and not env.interpreting()
+    gpu = options.gpu
     opts = RunOptions(time=gpu, rep_ms=options.rep_ms, seed=options.seed, device_type="cuda" if gpu else "cpu",
                       rounds=options.rounds, aa=options.aa)
+    catalog = options.catalog
     if not gpu:
-        return WorkerState(opts, torch.device("cpu"), "cpu (Triton interpreter)", ResourceCache(gpu=False))
+        return WorkerState(opts, torch.device("cpu"), "cpu (Triton interpreter)", ResourceCache(gpu=False),
+                           catalog=catalog)
     from harness.launch.cublas import fp32_is_default
 
     if not fp32_is_default():
@@ -154,12 +156,15 @@ def setup(options: WorkerOptions) -> WorkerState:
     device = torch.device("cuda", torch.cuda.current_device())
     props = torch.cuda.get_device_properties(device)
     from harness import nvrtc
+    from harness.registry import build_units
 
-    # Every CUDA source compiles in the background from here on (cached on disk across runs), overlapping the
-    # peaks, the baselines and the Triton compiles; a kernel whose module is not ready yet waits for it alone.
-    nvrtc.prefetch(variants=options.build_variants)
+    # Every CUDA source the plan loads compiles in the background from here on (cached on disk across runs),
+    # overlapping the peaks, the baselines and the Triton compiles; a kernel whose module is not ready yet waits for
+    # it alone.
+    kernels = [catalog.kernel(k) for k in options.cuda_kernels]
+    nvrtc.prefetch(build_units(kernels), variants=options.build_variants)
     resources = ResourceCache(gpu=True)
-    resources.read_ahead(options.cuda_kernels, nvrtc.device_arch())
+    resources.read_ahead(kernels, nvrtc.device_arch())
     # What the parent needs to know of this GPU; it asks here so that it never opens a context itself.
     facts = DeviceFacts(sms=props.multi_processor_count, l2_bytes=getattr(props, "L2_cache_size", None),
                         free_bytes=torch.cuda.mem_get_info(device)[0], arch=nvrtc.device_arch())
@@ -173,7 +178,7 @@ def setup(options: WorkerOptions) -> WorkerState:
         torch.cuda.synchronize()
         torch.ones(1, device=device).sum().item()
 
-    return WorkerState(opts, device, torch.cuda.get_device_name(device), resources, facts, peaks, probe)
+    return WorkerState(opts, device, torch.cuda.get_device_name(device), resources, facts, peaks, probe, catalog)
 
 
 def measure_one(state: WorkerState, problem: Problem, key: ImplKey) -> Result | Pending:
@@ -181,7 +186,8 @@ def measure_one(state: WorkerState, problem: Problem, key: ImplKey) -> Result | 
     Pending record that time_pending times with the problem's other implementations."""
     from harness.run.runner import measure
 
-    result = measure(impl_of(key), state.context(problem), state.opts, state.resources.of)
+    result = measure(impl_of(key, state.catalog), state.context(problem), state.opts, state.resources.of,
+                     state.catalog)
     (result.result if isinstance(result, Pending) else result).device = state.device_name
     return result
 

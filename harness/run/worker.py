@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
 
+from harness.catalog_types.tables import Catalog
 from harness.device.roofline import Peaks
 from harness.problems import Problem
 from harness.records.kernel_facts import facts_of_id
@@ -77,6 +78,7 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
     problem's interleaved rounds (a Started with its round before each burst, so that the parent can blame a crash or
     a hang on the burst that was running), and its Finished follows the rounds.
     """
+    quiet_on_interrupt()
     if spec.gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = spec.gpu
     os.environ.update(spec.env)
@@ -114,6 +116,15 @@ def _worker_main(conn: Connection, spec: WorkerSpec) -> None:
                 _send_result(conn, result, state)
         conn.send(Done())
     conn.close()
+
+
+def quiet_on_interrupt() -> None:
+    """A child of the run ignores Ctrl-C: the terminal sends it to the whole process group, and the parent, which
+    keeps what was measured and says how to resume, ends its children (a child's own KeyboardInterrupt would print
+    its traceback over that line)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _send_result(conn: Connection, result: Result, state: WorkerState) -> None:
@@ -243,9 +254,11 @@ class Worker:
         return self.process is not None and self.process.is_alive()
 
 
-def failed(key: ImplKey, problem: Problem, reason: str, device: str | None) -> Result:
+def failed(key: ImplKey, problem: Problem, reason: str, device: str | None, catalog: Catalog | None = None
+           ) -> Result:
+    """The record of an implementation its worker could not finish (`catalog`: the run's, whose facts it keeps)."""
     return Result.of(key.impl, problem, Status.FAILED, kernel=key.kernel, reason=reason, device=device,
-                     facts=facts_of_id(key.kernel))
+                     facts=facts_of_id(key.kernel, catalog))
 
 
 def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], emit: Callable[[Result], None],
@@ -292,7 +305,7 @@ def run_problem(worker: Worker, problem: Problem, keys: list[ImplKey], emit: Cal
                     reason = f"crashed: {cause} (the worker was replaced)"
                 if round_seen >= 0:
                     reason += f", in round {round_seen + 1} of the interleaved timing"
-                record(failed(current, problem, reason, worker.device))
+                record(failed(current, problem, reason, worker.device, worker.spec.options.catalog))
                 remaining.remove(current)
                 break
             if isinstance(msg, Started):

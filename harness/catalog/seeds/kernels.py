@@ -10,7 +10,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness.catalog_types.kernel import Counterpart, Deviation, Kernel, Published, PublishedRatio, Role, Seed
-from harness.preconditions import Precondition, dims_fit_int32, indices_fit_int32, multiple_of, product_only, square
+from harness.problems.preconditions import (
+    Precondition,
+    dims_fit_int32,
+    indices_fit_int32,
+    multiple_of,
+    product_only,
+    square,
+)
 
 # The argument names a kernel's parameter list may use, in the kernel's own order.
 GEMM_ALPHA_BETA = ("M", "N", "K", "alpha", "A", "B", "beta", "C")

@@ -32,7 +32,7 @@ from harness.catalog.seeds.kernels import GEMM_ALPHA_BETA
 from harness.catalog_types.claim import Claim
 from harness.catalog_types.idea import Idea
 from harness.catalog_types.kernel import Counterpart, Deviation, Kernel, Role
-from harness.preconditions import Precondition, dims_fit_int32, multiple_of
+from harness.problems.preconditions import Precondition, dims_fit_int32, multiple_of
 
 LADDER = "gemm_ladder"
 LADDER_TUNED = "gemm_ladder_tuned"

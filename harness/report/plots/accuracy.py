@@ -17,13 +17,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from harness.analysis import anchors, fmt
 from harness.analysis.fp32_work import ERROR_LAYERS, accuracy_front, summit
 from harness.analysis.measured import Measured
-from harness.analysis.wording import CLASS, INTERVAL, PRECISION_TEXT, baseline_label
 from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
+from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -33,11 +32,13 @@ from harness.report.plots.common import (
     figure,
     missing,
     model_colour,
+    nest_hidden,
     png,
     sizes,
     style,
     unclutter,
 )
+from harness.report.wording import CLASS, INTERVAL, PRECISION_TEXT, baseline_label
 
 # One marker per precision class, in the registry's order of the classes.
 SHAPE = dict(zip(PRECISIONS, ("o", "^", "D", "v", "s"), strict=True))
@@ -90,10 +91,11 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
                 ax.errorbar([speeds[i]], [errors[i]], xerr=[[max(speeds[i] - lo, 0.0)], [max(hi - speeds[i], 0.0)]],
                             fmt="none", ecolor=colour, elinewidth=1.2, capsize=3, zorder=4)
                 barred += 1
-            # the front's points over every other (a point on the front is never hidden), the baselines next
+            # the front's points over every other, the baselines' larger markers under the kernels' (nest_hidden
+            # keeps a point under another in sight)
             ax.scatter([speeds[i]], [errors[i]], marker=SHAPE.get(r.precision, "o"), s=size, color=colour,
                        edgecolors="black" if r.baseline or i in front else "white",
-                       linewidths=1.6 if i in front else 0.9, zorder=6 if i in front else 5 if r.baseline else 4)
+                       linewidths=1.6 if i in front else 0.9, zorder=6 if i in front else 3.5 if r.baseline else 4)
             markers.append((ax, speeds[i], errors[i]))
             if i in front:
                 # numbered at its lower right, where no point can be (it would beat this one on both), and named in
@@ -133,6 +135,7 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
                            label=_short(m, recs[i])) for n, i in enumerate(front, 1)]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
                   title="shape: precision\ncolour: implementation")
+        nest_hidden(fig)
         unclutter(fig, labels, markers)
         data = png(fig)
     caption = (f"The fp32-class sgemm implementations timed on {problem.label} ({fmt.joined(_present(m, recs))}) "
@@ -143,7 +146,9 @@ def accuracy(m: Measured, intervals: Intervals | None = None) -> Plot:
                "(|out − ref| / (|α|·|A|·|B| + |β|·|C|), worst output) over " + _layers_text(recs) + ". Marker shape "
                "is the precision class (" + ", ".join(f"{PRECISION_TEXT.get(p, p)} "
                                                       f"{SHAPE_NAME[SHAPE.get(p, 'o')]}" for p in present)
-               + "), colour the implementation; the baselines are the larger, outlined and labelled markers. The "
+               + "), colour the implementation; the baselines are the larger, outlined and labelled markers "
+               "(hollow where a kernel's point lies under one; of two points at one place, the one drawn over is the "
+               "smaller). The "
                f"dashed line is the Pareto front of the classes timed against {baseline_label('fp32')} (no other point "
                f"is both faster and more accurate), its points outlined, numbered and named in the legend; "
                f"{baseline_label('tf32')} is never on it. "

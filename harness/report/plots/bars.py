@@ -13,15 +13,14 @@ import textwrap
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from harness.analysis import anchors, fmt
 from harness.analysis.claims import published_pct
 from harness.analysis.measured import Best, Measured
 from harness.analysis.overview import MODELS
 from harness.analysis.steps import chains, ladder_rungs, rung_name
-from harness.analysis.wording import INTERVAL, PRECISION_TEXT, baseline_label
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, PRECISIONS, precision_caveat
 from harness.records.lines import Result
+from harness.report import anchors, fmt
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -37,11 +36,14 @@ from harness.report.plots.common import (
     missing,
     model_bars,
     model_colour,
+    off_lines,
     png,
     repeat_patch,
     sizes,
     style,
+    value_label,
 )
+from harness.report.wording import INTERVAL, PRECISION_TEXT, baseline_label
 
 ROW_IN = 0.19           # inches per bar row: the longest chart (130 rows) stays under two screens
 
@@ -122,8 +124,7 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
                 ax.plot([pub], [y], marker="D", markersize=7, color=PUBLISHED, linestyle="", zorder=5)
             # The figure goes after the bar, its interval and the diamond, so none hides it.
             end = max(b.top, pub + top * 0.008 if pub is not None else 0.0)
-            ax.text(end + top * 0.006, y, f"{b.value:.1f}%", va="center", ha="left", fontsize=9.5, color="#333333",
-                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3})   # over the 100% line, legible
+            value_label(ax, end + top * 0.006, y, f"{b.value:.1f}%", va="center", ha="left", fontsize=9.5)
         ax.axvline(100.0, color=CUBLAS, linestyle="--", linewidth=1.2)
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([label for label, _ in rows])
@@ -133,6 +134,8 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
         ax.set_ylim(len(rows) - 0.4, -0.6)
         ax.set_xlim(0, top)
         ax.set_xlabel(f"% of {vs} on {problem.label} (same timer; higher is faster)")
+        # the chart runs over two screens and more: its scale at the top as well as at the bottom
+        ax.tick_params(axis="x", top=True, labeltop=True)
         style(ax)
         models = {r.model for _, r in rows if r is not None}
         handles = [Patch(color=c, label=name) for model, c, name in (("cuda", CUDA, "CUDA kernel"),
@@ -146,6 +149,7 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
             handles.append(Line2D([], [], marker="D", color=PUBLISHED, linestyle="",
                                   label="the document's own % of cuBLAS, on its GPU"))
         figure_legend(fig, handles)
+        off_lines(fig)
         data = png(fig)
     caption = (f"{problem.label} on {m.header.device}: one bar per implementation, "
                + fmt.joined([w for model, w in (("cuda", "blue for the CUDA kernel"),
@@ -174,8 +178,8 @@ def gemv_bars(m: Measured) -> Plot:
         return missing(key, title, f"No sgemv bandwidth chart: {why}.")
     if m.header.peaks is None:
         return missing(key, title, "No sgemv bandwidth chart: the run header holds no measured copy bandwidth.")
-    impls: list[tuple[str | None, str]] = list(dict.fromkeys(
-        (r.kernel, r.impl) for p in problems for r in m.on(p) if r.timed and r.precision == "fp32"))
+    impls = list(dict.fromkeys(
+        r.kernel_impl for p in problems for r in m.on(p) if r.timed and r.precision == "fp32"))
     bars: dict[tuple, tuple[Bar, Result]] = {}
     launches = Launches(m)
     for p in problems:
@@ -183,8 +187,8 @@ def gemv_bars(m: Measured) -> Plot:
             if r.timed and r.figures is not None and r.figures.pct_peak is not None:
                 pct, lo, hi = m.interval(r)
                 # the interval of its speed against cuBLAS, carried to its share of the bandwidth
-                bars[(r.kernel, r.impl, p)] = (launches.bar(r, (pct, lo, hi), r.figures.pct_peak / pct if pct else 1.0),
-                                               r)
+                bars[(*r.kernel_impl, p)] = (launches.bar(r, (pct, lo, hi), r.figures.pct_peak / pct if pct else 1.0),
+                                             r)
     with sizes():
         fig = figure(12.6, 1.6 + ROW_IN * len(impls))
         axes = fig.subplots(1, len(problems), sharey=True, squeeze=False)[0]
@@ -195,13 +199,13 @@ def gemv_bars(m: Measured) -> Plot:
                     continue
                 b, r = found
                 bar(ax, y, b, model_colour(r.impl_id), 0.72, horizontal=True)
-                ax.text(b.top + top * 0.02, y, f"{b.value:.0f}", va="center", ha="left", fontsize=9.5, color="#333333")
+                value_label(ax, b.top + top * 0.02, y, f"{b.value:.0f}", va="center", ha="left", fontsize=9.5)
             ax.axvline(100.0, color=CUBLAS, linestyle="--", linewidth=1.1)
             ax.set_xlim(0, top)
             ax.set_xticks([0, 50, 100])
             ax.set_title(p.shape_label, fontsize=10.5)
             style(ax)
-        labels = {(r.kernel, r.impl): _label(r) for _, r in bars.values()}
+        labels = {r.kernel_impl: _label(r) for _, r in bars.values()}
         axes[0].set_yticks(range(len(impls)))
         axes[0].set_yticklabels([labels.get(i, str(i)) for i in impls])
         axes[0].set_ylim(len(impls) - 0.4, -0.6)
@@ -212,6 +216,7 @@ def gemv_bars(m: Measured) -> Plot:
         repeats = any(b.repeat for b, _ in bars.values())
         handles += [repeat_patch()] if repeats else []
         figure_legend(fig, handles)
+        off_lines(fig)
         data = png(fig)
     caption = (f"Each panel is one sgemv shape (M x N) on {m.header.device}; one bar per implementation (grey "
                f"{baseline_label('fp32')}, blue CUDA, orange Triton), its number the % of the "
@@ -239,6 +244,9 @@ def ladder_chart(m: Measured) -> Plot:
     groups = [(launches.best(r.cuda), launches.best(r.triton), *([launches.best(r.gluon)] if gluon else []))
               for r in rungs]
     repeats = [r.number for r, (_, tri, *_) in zip(rungs, groups, strict=True) if tri is not None and tri.repeat]
+    # the rung whose Triton bar first drew each repeated launch
+    first = {r.number: next(q.number for q in rungs if q.triton and m.launch(q.triton.result) == m.launch(
+        r.triton.result)) for r in rungs if r.number in repeats and r.triton}
     with sizes():
         fig = figure(10.7, 2.6)  # short: the chart ends on the first screen, under the headline table
         ax = fig.add_subplot()
@@ -258,6 +266,7 @@ def ladder_chart(m: Measured) -> Plot:
                    Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label=f"{vs} = 100%"),
                    *([repeat_patch(label="a launch again (A/A)")] if repeats else [])]
         figure_legend(fig, handles)
+        off_lines(fig)
         data = png(fig)
     missing_tri = [r.idea.title for r in rungs if r.triton is None]
     caption = (f"Each rung of the fp32 SIMT ladder in registry order, numbered as in the table below (each adds one "
@@ -267,9 +276,9 @@ def ladder_chart(m: Measured) -> Plot:
                                                                          "has one" if gluon else "")
                + f", as % of {vs} timed by the same timer, each with "
                f"its {INTERVAL} over the interleaved rounds (the whisker); the dashed line is cuBLAS."
-               + (f" Hatched (rungs {fmt.joined([str(n) for n in repeats])}): the Triton bar is the same kernel in the "
-                  "same configuration as the rung before's, timed again as this rung's row (an A/A pair)."
-                  if repeats else "")
+               + (" Hatched: a Triton bar that is the same kernel in the same configuration as an earlier rung's, "
+                  "timed again as this rung's row (an A/A pair): "
+                  + fmt.joined([f"rung {n} repeats rung {first[n]}'s" for n in repeats]) + "." if repeats else "")
                + (f" No Triton bar where none was timed: {', '.join(missing_tri)}." if missing_tri else ""))
     return Plot(key, title, caption, data, figure=fig)
 
@@ -304,17 +313,18 @@ def hopper_chart(m: Measured) -> Plot:
             ax.set_xlim(-0.6, len(points) - 0.4)
             ax.set_ylim(0, top)
             ax.set_title(PRECISION_TEXT[precision], loc="left")
-            ax.set_ylabel(f"% of {baseline_label(precision)}")
+            ax.set_ylabel(f"% of {baseline_label(precision, 'kmajor')}")
             style(ax, grid="y")
         handles = [Patch(color=CUDA, label="CUDA rung"), Patch(color=TRITON, label="its Triton counterpart"),
                    *([Patch(color=GLUON, label="its Gluon form")] if gluon else []),
                    Patch(facecolor="none", edgecolor=CUBLAS, linestyle="--", label="the class's cuBLAS = 100%"),
                    *([repeat_patch()] if repeats else [])]
         figure_legend(fig, handles)
+        off_lines(fig)
         data = png(fig)
     caption = (f"Each tensor-core rung on {problem.label} on {m.header.device}, one panel per precision class, each "
                "against the cuBLAS of its class ("
-               + "; ".join(f"{PRECISION_TEXT[p]}: {baseline_label(p)}" for p, _ in panels)
+               + "; ".join(f"{PRECISION_TEXT[p]}: {baseline_label(p, 'kmajor')}" for p, _ in panels)
                + f"), timed by the same timer, with its {INTERVAL} over the interleaved rounds (the whisker): the "
                "mma.sync rung each chain starts from (tc_gemm, B K-major, its fastest tile), then each wgmma rung in "
                "registry order; blue the CUDA kernel, orange its Triton counterpart (for the mma.sync rung, the "

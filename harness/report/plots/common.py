@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -134,10 +135,87 @@ def model_bars(ax, groups: list[tuple[Bar | None, ...]], colours: tuple[str, ...
                 continue
             dx = (i - (len(colours) - 1) / 2) * width
             bar(ax, x + dx, b, colour, width)
-            # on a white ground: a label over the 100% line is not struck through
-            ax.text(x + dx, b.top + top * 0.01, f"{b.value:.0f}", ha="center", va="bottom", fontsize=9,
-                    color="#333333", bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.4})
+            value_label(ax, x + dx, b.top + top * 0.01, f"{b.value:.0f}", ha="center", va="bottom", fontsize=9)
     return top
+
+
+VALUE = "value"   # the gid of a bar's value label, which off_lines moves off a reference line
+
+
+def value_label(ax, x: float, y: float, text: str, **style: object) -> None:
+    ax.text(x, y, text, color="#333333", gid=VALUE, **style)
+
+
+def off_lines(fig: Figure, pad: float = 3.0) -> None:
+    """Move each value label a dashed or dotted reference line runs through (a bar just short of 100%) off it, `pad`
+    pixels clear: short of the line where it fits between it and the bar's end, else past it, else (a vertical bar
+    whose label past the line meets another) inside the bar under its end. A label on the line is struck through, and
+    one on a ground of its own hides the line it is read against."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    r = canvas.get_renderer()
+    for ax in fig.axes:
+        back = ax.transData.inverted()
+        for line in [ln for ln in ax.lines if ln.get_linestyle() in ("--", ":", "-.") and len(ln.get_xdata()) == 2]:
+            xs, ys = line.get_xdata(), line.get_ydata()
+            (x0, y0), (x1, y1) = line.get_transform().transform([(xs[0], ys[0]), (xs[1], ys[1])])
+            across = ys[0] == ys[1]   # a horizontal line: the label moves along y
+            for t in [t for t in ax.texts if t.get_gid() == VALUE]:
+                b = text_box(t, r)
+                lo, hi, at, size = (b.y0, b.y1, y0, b.height) if across else (b.x0, b.x1, x0, b.width)
+                if not (lo < at < hi and b.overlaps(Bbox.from_extents(min(x0, x1), min(y0, y1), max(x0, x1) + 1,
+                                                                      max(y0, y1) + 1))):
+                    continue
+                short = at - pad - size >= lo
+                edge = at - pad if short else at + pad
+                if across:
+                    t.set_y(back.transform((b.x0, edge))[1])
+                    t.set_va("top" if short else "bottom")
+                    if not short and any(text_box(t, r).overlaps(text_box(o, r)) for o in ax.texts if o is not t):
+                        t.set_y(back.transform((b.x0, lo - pad))[1])   # inside the bar, under its end
+                        t.set_va("top")
+                        t.set_color("white") if _solid(ax, t.get_position()[0]) else t.set_bbox(
+                            {"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+                else:
+                    t.set_x(back.transform((edge, b.y0))[0])
+                    t.set_ha("right" if short else "left")
+
+
+def _solid(ax, x: float) -> bool:
+    """Whether the bar at x is drawn solid (not hatched as a repeat)."""
+    return any(p.get_x() <= x <= p.get_x() + p.get_width() and not p.get_hatch() for p in ax.patches)
+
+
+def nest_hidden(fig: Figure, share: float = 0.4) -> None:
+    """Keep every scatter point in sight: where a filled point drawn over another covers more than `share` of it, the
+    one over it is drawn hollow if it is the larger (a baseline's marker over a kernel's), else at a third of its
+    area, again if need be (implementations at the same speed and error), so the one under shows around it."""
+    FigureCanvasAgg(fig).draw()
+    for ax in fig.axes:
+        points = sorted((c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets()) == 1),
+                        key=lambda c: (c.get_zorder(), ax.collections.index(c)))
+        for j, over in enumerate(points):
+            for _ in range(3):
+                b = _marker_box(fig, over)
+                under = next((_marker_box(fig, u) for u in points[:j] if _covers(b, _marker_box(fig, u), share)), None)
+                faces = over.get_facecolors()
+                if under is None or not len(faces) or not faces[0][3]:   # nothing under it, or already hollow
+                    break
+                if b.width > under.width + 0.5:
+                    over.set_facecolor("none")
+                else:
+                    over.set_sizes(over.get_sizes() / 3)
+
+
+def _covers(over: Bbox, under: Bbox, share: float) -> bool:
+    w, h = min(under.x1, over.x1) - max(under.x0, over.x0), min(under.y1, over.y1) - max(under.y0, over.y0)
+    return w > 0 and h > 0 and w * h > share * under.width * under.height
+
+
+def _marker_box(fig: Figure, c: PathCollection) -> Bbox:
+    x, y = c.get_offset_transform().transform(c.get_offsets())[0]
+    r = (c.get_sizes()[0] ** 0.5) / 2 * fig.dpi / 72
+    return Bbox.from_extents(x - r, y - r, x + r, y + r)
 
 
 def style(ax, grid: str = "x") -> None:
@@ -213,12 +291,6 @@ def figure_legend(fig: Figure, handles: list, loc: str = "outside upper center")
     # the figure grows by the legend's added rows, so the axes keep the height they were given
     width, height = fig.get_size_inches()
     fig.set_size_inches(width, height + (box.height - one_row) / fig.dpi)
-
-
-def legend_columns(labels: list[str]) -> int:
-    """How many legend columns fit across the figure for these labels (about 150 characters of 10-point text
-    span the figure's width), so a legend below the axes never widens the image."""
-    return max(1, min(4, 150 // (max((len(label) for label in labels), default=1) + 6)))
 
 
 def marker_key(marker: str, colour: str, label: str, **style: object) -> Line2D:

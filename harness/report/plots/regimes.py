@@ -5,9 +5,9 @@ side by side, and its energy per launch in the sustained regime with the interva
 from __future__ import annotations
 
 from harness.analysis.regimes import RegimeStudy, sustained_pct
-from harness.analysis.wording import INTERVAL, PRECISION_TEXT
 from harness.identity import ImplId
 from harness.report.plots.common import Plot, figure, missing, model_colour, png, sizes, style
+from harness.report.wording import INTERVAL, PRECISION_TEXT
 
 KEY = "regimes"
 TITLE = "Burst against sustained: throughput and energy per GEMM"

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from matplotlib.ticker import NullFormatter
 
-from harness.analysis import anchors
+from harness.analysis.clock import peak_clock
 from harness.analysis.fp32_work import speed_intervals
 from harness.analysis.measured import Measured
 from harness.analysis.overview import best_points, parts
-from harness.analysis.wording import CLASS, INTERVAL, baseline_label
 from harness.device.specs import spec
 from harness.identity import CUBLAS_FP32
 from harness.records.lines import Result
+from harness.report import anchors
 from harness.report.plots.common import (
     CUBLAS,
     CUDA,
@@ -26,6 +26,7 @@ from harness.report.plots.common import (
     style,
     unclutter,
 )
+from harness.report.wording import CLASS, INTERVAL, baseline_label, part_title
 
 MARKER = {"cuda": "o", "triton": "^"}
 TF32 = CLASS["tf32"]
@@ -66,6 +67,7 @@ def roofline(m: Measured) -> Plot:
     if not panels:
         return missing(key, title, "No roofline: no kernel with a traffic model was timed.")
     sheet, roof = spec(m.header.device), m.tensor_roof
+    roof_at = (roof.at_mhz(sheet.tf32_mhz) if sheet is not None else roof.tflops) if roof is not None else None
     ridge = peaks.fp32_tflops * 1e3 / peaks.copy_gbps
     spans = speed_intervals(m)
     with sizes():
@@ -93,7 +95,8 @@ def roofline(m: Measured) -> Plot:
             if not part.simt and (sheet is not None or roof is not None):
                 # the spec's dotted line and the measured dash-dotted one below it, named in one label over both
                 lines = [(sheet.tf32_tflops, ":", f"spec {sheet.tf32_tflops:g}")] if sheet is not None else []
-                lines += [(roof.at_max_clock, "-.", f"measured {roof.at_max_clock:.0f}")] if roof is not None else []
+                # the measured roof per SM cycle at the clock the sheet's figure is stated at: the two compare
+                lines += [(roof_at, "-.", f"measured {roof_at:.0f}")] if roof_at is not None else []
                 for y, dash, _ in lines:
                     ax.axhline(y, color="#999999", linestyle=dash, linewidth=1.3)
                 ax.text(hi, max(y for y, _, _ in lines), f"{TF32} " + ", ".join(t for *_, t in lines), ha="right",
@@ -119,7 +122,7 @@ def roofline(m: Measured) -> Plot:
                 ax.scatter([r.figures.intensity], [r.figures.tflops], s=110,
                            marker="s" if r.impl_id == CUBLAS_FP32 else "X", color=CUBLAS, zorder=3)
             ax.set(xlim=(lo, hi), xlabel="FLOP per byte of the traffic model")
-            ax.set_title(f"{part.title}\n{problem.label}", loc="left")
+            ax.set_title(f"{part_title(part)}\n{problem.label}", loc="left")
             ax.xaxis.set_minor_formatter(NullFormatter())
             style(ax, grid="both")
         axes[0].set_ylabel("TFLOP/s")
@@ -131,15 +134,21 @@ def roofline(m: Measured) -> Plot:
         fig.legend(handles=handles, loc="outside lower center", frameon=False, ncol=len(handles))
         unclutter(fig, labels, markers)
         data = png(fig)
-    numbering = "; ".join(f"{part.title}: " + ", ".join(f"{n} {idea.title}" for n, (idea, _) in
+    numbering = "; ".join(f"{part_title(part)}: " + ", ".join(f"{n} {idea.title}" for n, (idea, _) in
                                                           enumerate(part.ideas, 1)) for part, _ in panels)
     caption = (f"One panel per part of the page, each on its op's headline problem on {m.header.device}. The roofs "
-               f"are this run's measured FP32 FMA throughput ({peaks.fp32_tflops:.1f} TFLOP/s) and copy bandwidth "
+               f"are this run's measured FP32 FMA throughput ({peaks.fp32_tflops:.1f} TFLOP/s"
+               + (f", flagged low: it ran {low.below:.1%} under the fp32 rows' clock, so the roof is drawn low"
+                  if (low := peak_clock(m.header, m.all)) is not None and low.low and low.below is not None else "")
+               + f") and copy bandwidth "
                f"({peaks.copy_gbps:.0f} GB/s)"
                + (f"; the dotted line is the spec sheet's dense {TF32} ({sheet.source})" if sheet is not None and
                   any(not p.simt for p, _ in panels) else "")
-               + (f"; the dash-dotted line the tensor cores' roof this run measured, {roof.text}" if roof is not None
-                  and any(not p.simt for p, _ in panels) else "")
+               + (f"; the dash-dotted line the tensor cores' roof this run measured, {roof.text}"
+                  + (f", drawn at the {sheet.tf32_mhz:.0f} MHz the sheet's figure is stated at ({roof_at:.0f} "
+                     f"TFLOP/s, {roof.flop_per_sm_cycle / sheet.tf32_per_cycle:.1%} of the sheet's "
+                     f"{sheet.tf32_per_cycle} FLOP per SM cycle)" if sheet is not None else "")
+                  if roof is not None and any(not p.simt for p, _ in panels) else "")
                + ". Each idea's number sits beside its fastest CUDA kernel (blue circle) and fastest Triton "
                f"counterpart (orange triangle), per precision class (open: {TF32} inputs); grey square and cross: "
                f"{baseline_label('fp32')} and {baseline_label('tf32')}; the whisker on a point is the {INTERVAL} of "

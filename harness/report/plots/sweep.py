@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from matplotlib.lines import Line2D
 
-from harness.analysis import anchors
 from harness.analysis.measured import Measured
-from harness.analysis.wording import INTERVAL, baseline_label
+from harness.baselines import cublas_of
 from harness.problems import Problem
 from harness.records.lines import Result
-from harness.report.plots.common import CUDA, TRITON, Plot, figure, legend_columns, missing, png, sizes, style
+from harness.report import anchors, fmt
+from harness.report.plots.common import CUDA, TRITON, Plot, figure, figure_legend, missing, png, sizes, style
+from harness.report.wording import INTERVAL, baseline_label
 
 MARKERS = ("o", "s", "D", "v", "P", "*", "h", "X", "<", ">")
 BASELINE_COLOUR = {"cublas": "#222222", "cublas-tf32": "#8a8a8a"}
@@ -42,7 +43,7 @@ def time_vs_size(m: Measured, op: str) -> Plot:
                f"the results hold {len(problems)} timed {op} size{'s' if len(problems) != 1 else ''}; "
                "`rosetta run --sweep` times sgemm at 256..8192 and LLM-shaped problems")
         return missing(key, title, f"No time-against-size plot for {op}: {why}.")
-    impls = list(dict.fromkeys((r.kernel, r.impl) for p in problems for r in m.on(p) if r.timed))
+    impls = list(dict.fromkeys(r.kernel_impl for p in problems for r in m.on(p) if r.timed))
     kernels = list(dict.fromkeys(k for k, _ in impls if k))
     rate = "TFLOP/s" if op == "sgemm" else "GB/s"
     with sizes():
@@ -83,14 +84,15 @@ def time_vs_size(m: Measured, op: str) -> Plot:
             ax.set(yscale="log", ylabel=ylabel)
             ax.set_title(heading, loc="left")
             style(ax, grid="both")
-        fig.legend(handles=handles, loc="outside lower center", frameon=False,
-                   ncol=legend_columns([h.get_label() for h in handles]))
+        figure_legend(fig, handles, loc="outside lower center")
         data = png(fig)
     shapes = "square" if op == "sgemv" else "cube"
     others = [p.shape_label for p in problems if not in_sequence(p)]
     caption = (f"Every {op} implementation timed at two or more sizes on {m.header.device}, sizes ordered by their "
                f"FLOPs: median time (left) and {rate} (right), both on log scales. Colour is the model throughout: "
-               f"blue CUDA, orange Triton, black {baseline_label('fp32')}, grey {baseline_label('tf32')}; each "
+               "blue CUDA, orange Triton, " + fmt.joined([f"{colour} {baseline_label(p)}" for p, colour in
+                                                          (("fp32", "black"), ("tf32", "grey"))
+                                                          if (None, cublas_of(p)) in impls]) + "; each "
                "kernel has its own marker, and the implementations of a size stand side by side within it, each with "
                f"the {INTERVAL} of its speed against its cuBLAS over the interleaved rounds. The sizes are "
                f"categories, not a scale, so no line joins them; the {shapes} sizes are labelled upright"

@@ -33,6 +33,11 @@ class Precondition:
     def to_json(self) -> dict:
         return {"text": self.text, "kind": self.kind, "multiple": list(self.multiple) if self.multiple else None}
 
+    def __reduce__(self) -> tuple:
+        # Pickled as its JSON form, its test rebuilt from its kind: a run hands a user's declared kernels to the
+        # processes it starts (harness/catalog/run_catalog.py), and a lambda does not pickle.
+        return (Precondition.from_json, (self.to_json(),))
+
     @classmethod
     def from_json(cls, data: dict) -> Precondition:
         """A recorded precondition: its words as recorded, its test its kind's."""

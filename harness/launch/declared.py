@@ -1,27 +1,28 @@
 """A user's Triton file as a form of the suite (kernels_triton/forms.py: KERNEL, SIGNATURE, constexprs, launch), so
-that the launchers, the ahead-of-time compile and the records treat it as they treat the catalog's forms.
+that the launchers, the ahead-of-time compile and the records treat it as they treat the catalog's forms. It is built
+from the declared counterpart alone (its file, kernel, launch and grid functions, constexprs: harness/pairs makes
+them), in whichever process launches it.
 
 The kernel's parameters are read by name. Runtime parameters come from the operands: A, B, C (sgemv: A, x, y; the
 tutorials' a_ptr, b_ptr, c_ptr, x_ptr, y_ptr too), M, N, K, alpha, beta and the strides stride_am, stride_ak,
 stride_bk, stride_bn, stride_cm, stride_cn (sgemv: stride_am). Constexpr parameters come from the pair's tile and
 settings: BLOCK_M, BLOCK_N, BLOCK_K (or BLOCK_SIZE_M, ...), INPUT_PRECISION (the class's Triton input_precision),
 and any the declaration names under triton.constexprs; one with a default may be left out. A kernel under
-@triton.autotune keeps its tuner on a GPU (the record then holds the configuration it chose); in the interpreter it
-runs at the declared settings. A declared launch function takes the operands and the settings (block_m, block_n,
-block_k, num_warps, num_stages, input_precision and the declared constexprs, each where its signature names it) and
-returns the compiled handle; the suite then launches nothing itself.
+@triton.autotune keeps its tuner on a GPU (the record then holds the configuration it chose); on CPU operands (the
+interpreter) it runs at the declared settings. A declared launch function takes the operands and the settings
+(block_m, block_n, block_k, num_warps, num_stages, input_precision and the declared constexprs, each where its
+signature names it) and returns the compiled handle; the suite then launches nothing itself. What does not fit is a
+ValueError, in words a user's pair check (harness/pairs/checks.py) prefixes with the pair.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
-from harness.pairs.declaration import Declaration, PairError
-from harness.pairs.pair import module_name
+from harness.catalog_types.declared_files import declared_function, declared_module
+from harness.catalog_types.kernel import Counterpart, Kernel
 
 # Runtime parameters a kernel may take, by op: name -> (Triton type, what gives its value)
 RUNTIME: dict[str, dict[str, str]] = {
@@ -36,21 +37,6 @@ SETTINGS: dict[str, str] = {"BLOCK_M": "block_m", "BLOCK_SIZE_M": "block_m", "BL
                             "BLOCK_SIZE_N": "block_n", "BLOCK_K": "block_k", "BLOCK_SIZE_K": "block_k",
                             "INPUT_PRECISION": "input_precision", "input_precision": "input_precision"}
 LAUNCH_OPTIONS = ("num_warps", "num_stages")
-
-
-def import_file(file: str) -> ModuleType:
-    """The user's module, imported by its file's stem (its folder is on the path: harness/pairs/active.py)."""
-    return importlib.import_module(module_name(file))
-
-
-def function(spec: str, who: str, key: str) -> Callable:
-    """A declared function, 'file:name'."""
-    file, _, name = spec.rpartition(":")
-    module = import_file(file)
-    found = getattr(module, name, None)
-    if not callable(found):
-        raise PairError(f"{who}: {key} {name!r}: {file} defines no function {name}")
-    return found
 
 
 def _is_jit(obj: object) -> bool:
@@ -75,60 +61,56 @@ def _is_constexpr(annotation: object) -> bool:
 
 
 class DeclaredForm:
-    """The form of a declared pair's Triton side (see the module's docstring)."""
+    """The form of a declared counterpart's Triton file (see the module's docstring)."""
 
-    def __init__(self, declaration: Declaration) -> None:
-        self.declaration = d = declaration
-        who = d.who
-        tri = d.triton
+    def __init__(self, kernel: Kernel, counterpart: Counterpart) -> None:
+        self.op, self.b_layout, self.declared = kernel.op, kernel.b_layout, dict(counterpart.params)
+        c = counterpart
         try:
-            self.module = import_file(tri.file)
+            self.module = declared_module(c.file)
         except Exception as e:  # an import error of the user's file, said in one line
-            raise PairError(f"{who}: triton.file {tri.file} does not import: {type(e).__name__}: "
-                            f"{_line(str(e))}") from None
-        if tri.kernel:
-            kernel = getattr(self.module, tri.kernel, None)
-            if kernel is None or not _is_jit(kernel):
-                raise PairError(f"{who}: triton.kernel {tri.kernel!r}: {tri.file} has no @triton.jit function of "
-                                f"that name")
+            raise ValueError(f"triton.file {c.file} does not import: {type(e).__name__}: {one_line(str(e))}") from None
+        if c.kernel_fn:
+            jit = getattr(self.module, c.kernel_fn, None)
+            if jit is None or not _is_jit(jit):
+                raise ValueError(f"triton.kernel {c.kernel_fn!r}: {c.file} has no @triton.jit function of that name")
         else:
             found = {n: v for n, v in vars(self.module).items() if _is_jit(v) and getattr(
                 _python_function(v), "__module__", None) == self.module.__name__}
             if len(found) != 1:
-                raise PairError(f"{who}: {tri.file} defines {len(found)} @triton.jit functions"
-                                + (f" ({', '.join(found)})" if found else "") + ": name one with triton.kernel")
-            kernel = next(iter(found.values()))
-        self.tuner = kernel if type(kernel).__name__ == "Autotuner" else None
-        self.KERNEL = kernel
-        self.user_launch = function(f"{tri.file}:{tri.launch}", who, "triton.launch") if tri.launch else None
+                raise ValueError(f"{c.file} defines {len(found)} @triton.jit functions"
+                                 + (f" ({', '.join(found)})" if found else "") + ": name one with triton.kernel")
+            jit = next(iter(found.values()))
+        self.tuner = jit if type(jit).__name__ == "Autotuner" else None
+        self.KERNEL = jit
+        self.user_launch = _named_function(c.file, c.launch_fn, "triton.launch") if c.launch_fn else None
         # the settings the launch function takes (None: all of them), read once: a launch is timed with its call
         self.launch_takes = _takes(self.user_launch) if self.user_launch is not None else None
-        self.user_grid = function(tri.grid, who, "triton.grid") if tri.grid else None
-        self.params = inspect.signature(_python_function(kernel)).parameters
-        runtime = RUNTIME[d.op]
+        self.user_grid = _named_function(*c.grid_fn.rsplit(":", 1), "triton.grid") if c.grid_fn else None
+        self.params = inspect.signature(_python_function(jit)).parameters
+        runtime = RUNTIME[self.op]
         self.SIGNATURE: dict[str, str] = {}
         self.constexpr_names: list[str] = []
         unknown = []
         for name, p in self.params.items():
             if _is_constexpr(p.annotation):
                 self.constexpr_names.append(name)
-                if name not in SETTINGS and name not in tri.constexprs and p.default is inspect.Parameter.empty:
+                if name not in SETTINGS and name not in self.declared and p.default is inspect.Parameter.empty:
                     unknown.append(f"constexpr {name}")
             elif name in runtime:
                 self.SIGNATURE[name] = runtime[name]
             else:
                 unknown.append(name)
         if unknown and self.user_launch is None:
-            raise PairError(f"{who}: the kernel's parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
-                            f"none the suite gives (runtime: {', '.join(runtime)}; constexpr: BLOCK_M, BLOCK_N, "
-                            f"BLOCK_K, INPUT_PRECISION and triton.constexprs)")
-        extra = [n for n in tri.constexprs if n not in self.constexpr_names]
+            raise ValueError(f"the kernel's parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: none "
+                             f"the suite gives (runtime: {', '.join(runtime)}; constexpr: BLOCK_M, BLOCK_N, BLOCK_K, "
+                             f"INPUT_PRECISION and triton.constexprs)")
+        extra = [n for n in self.declared if n not in self.constexpr_names]
         if extra and self.user_launch is None:
-            raise PairError(f"{who}: triton.constexprs {', '.join(extra)}: the kernel has no constexpr parameter "
-                            f"of that name")
+            raise ValueError(f"triton.constexprs {', '.join(extra)}: the kernel has no constexpr parameter of that "
+                             f"name")
         # constexprs() names the settings it reads, so that the launcher passes it exactly those (launch/triton.py)
-        names = list(dict.fromkeys([SETTINGS[n] for n in self.constexpr_names if n in SETTINGS]
-                                   + [n for n in tri.constexprs]))
+        names = list(dict.fromkeys([SETTINGS[n] for n in self.constexpr_names if n in SETTINGS] + list(self.declared)))
         self.constexprs = _named(self._constexprs, names)
 
     # ------------------------------------------------------------------ the form's interface
@@ -138,8 +120,8 @@ class DeclaredForm:
         out: dict[str, Any] = {}
         for name in self.constexpr_names:
             p = self.params[name]
-            if name in self.declaration.triton.constexprs:
-                out[name] = settings.get(name, self.declaration.triton.constexprs[name])
+            if name in self.declared:
+                out[name] = settings.get(name, self.declared[name])
             elif name in SETTINGS and settings.get(SETTINGS[name]) is not None:
                 out[name] = settings[SETTINGS[name]]
             elif name in SETTINGS and SETTINGS[name] == "input_precision":
@@ -153,11 +135,12 @@ class DeclaredForm:
             takes = self.launch_takes
             return self.user_launch(*operands, **(settings if takes is None else
                                                   {k: v for k, v in settings.items() if k in takes}))
-        values = runtime_values(self.declaration.op, self.declaration.b_layout, operands)
+        values = runtime_values(self.op, self.b_layout, operands)
         args = {name: values[name] for name in self.SIGNATURE}
         constexprs = self._constexprs(**settings)
         grid = self.grid(values, settings)
-        if self.tuner is not None and not _interpreting():
+        # Operands on the CPU are the interpreter's, which runs the declared settings rather than a tuner's search
+        if self.tuner is not None and operands[0].is_cuda:
             tuned = {k for c in self.tuner.configs for k in c.kwargs}
             return self.tuner[grid](**args, **{k: v for k, v in constexprs.items() if k not in tuned})
         kernel = self.tuner.fn if self.tuner is not None else self.KERNEL
@@ -182,7 +165,7 @@ class DeclaredForm:
 
         def tiles(meta: dict) -> tuple[int, ...]:
             bm = meta.get(names.get("block_m", ""), settings.get("block_m"))
-            if self.declaration.op == "sgemv":
+            if self.op == "sgemv":
                 return (-(-M // bm),)
             bn = meta.get(names.get("block_n", ""), settings.get("block_n"))
             return (-(-N // bn), -(-M // bm))
@@ -235,12 +218,26 @@ def _takes(fn: Callable) -> frozenset[str] | None:
     return frozenset(params)
 
 
-def _interpreting() -> bool:
-    from harness import env
-
-    return env.interpreting()
-
-
-def _line(text: str) -> str:
+def one_line(text: str) -> str:
     """A message on one line: its first line that says something."""
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), text.strip())
+
+
+def _named_function(file: str, name: str, key: str) -> Callable:
+    try:
+        return declared_function(f"{file}:{name}")
+    except ValueError as e:
+        raise ValueError(f"{key} {name!r}: {e}") from None
+
+
+# One form per declared counterpart and process (a counterpart holds a dict, so it is not a key itself)
+_FORMS: dict[tuple, DeclaredForm] = {}
+
+
+def form_of(kernel: Kernel, counterpart: Counterpart) -> DeclaredForm:
+    """The form of a declared counterpart, built once per process."""
+    c = counterpart
+    key = (kernel.op, kernel.b_layout, c.file, c.kernel_fn, c.launch_fn, c.grid_fn, tuple(sorted(c.params.items())))
+    if key not in _FORMS:
+        _FORMS[key] = DeclaredForm(kernel, counterpart)
+    return _FORMS[key]

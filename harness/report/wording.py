@@ -5,14 +5,17 @@ named where time and cycles call it differently."""
 
 from __future__ import annotations
 
-from harness.analysis import anchors, fmt
-from harness.analysis.fmt import Inline, Link, Mono
+from harness.analysis.measured import Measured
+from harness.analysis.overview import Part
 from harness.analysis.record import Comparison
 from harness.analysis.verdicts import LEVEL, Call, Verdict
 from harness.baselines import cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, Published
 from harness.catalog_types.tables import Catalog
+from harness.identity import ImplId
 from harness.records.lines import Result
+from harness.report import anchors, fmt
+from harness.report.fmt import Inline, Link, Mono
 
 # How the report names each precision class: the registry's label, caveat included ("bf16x3 (not fp32-accurate)").
 PRECISION_TEXT = {p: c.label for p, c in PRECISION_CLASSES.items()}
@@ -22,8 +25,9 @@ CLASS = {p: c.text for p, c in PRECISION_CLASSES.items()}
 INTERVAL = f"{LEVEL:.0%} interval"
 
 
-def baseline_label(precision: str) -> str:
-    return "cuBLAS TF32" if cublas_of(precision) == "cublas-tf32" else "cuBLAS fp32"
+def baseline_label(precision: str, b_layout: str = "row") -> str:
+    """The cuBLAS a class is held against, as the tables name it; given B^T where the rows read B K-major."""
+    return ImplId.from_json(cublas_of(precision, b_layout)).label()
 
 
 # How a launch setting beyond the tile, warps and stages is named; the precision is the row's class, said beside it.
@@ -50,6 +54,16 @@ def config_text(cfg: dict, op: str = "sgemm", brief: bool = False) -> str:
     return ", ".join(parts)
 
 
+def part_title(part: Part) -> str:
+    """A part of the page as its heading names it."""
+    name = "GEMM" if part.op == "sgemm" else "GEMV"
+    if part.declared:
+        return f"Your {name} pairs" + ("" if part.simt else " on tensor cores")
+    if part.op == "sgemm" and part.simt:
+        return "The fp32 SIMT GEMM ladder"
+    return f"{name} on tensor cores" if not part.simt else f"{name} (fp32 SIMT)"
+
+
 def section_title(catalog: Catalog, section: str) -> str:
     """A document's section heading as it gives it, with the English beside a Chinese one."""
     english = catalog.section_en.get(section)
@@ -73,18 +87,33 @@ def who(r: Result) -> list[Inline]:
 
 
 def speed(c: Comparison | None) -> str:
-    """The subject's speed over the reference's (reference time / subject time) with its 95% interval."""
+    """The subject's speed over the reference's (reference time / subject time) with its 95% interval, its estimate
+    the comparison's own (in full)."""
     if c is None:
         return "—"
-    if c.verdict is None:
-        return fmt.ratio_ci(1 / c.ratio)
-    return verdict_speed(c.verdict)
+    return fmt.ratio_ci(1 / c.ratio) if c.verdict is None else verdict_speed(c.verdict, c.ratio)
 
 
-def verdict_speed(v: Verdict) -> str:
+def pack(c: Comparison, names: tuple[str, str] = ("", "")) -> str:
+    """Where a K-major reader's pack of B was added to its runs against a row-major one: said, with its time."""
+    if not c.pack_ms:
+        return ""
+    side = names[0] if c.pack_on == "subject" else names[1]
+    return f", with {side + chr(39) + 's' if side else 'its'} {fmt.ms(c.pack_ms)} ms pack of B"
+
+
+def pct_of(m: Measured, c: Comparison) -> str:
+    """'96.7% [96.5–97.0] of cuBLAS TF32, B^T stored (TN)': a comparison as % of its reference, which it names (and
+    the pack of B, where it was added)."""
+    return f"{fmt.pct_ci(*c.pct())} of {m.reference(c).label}{pack(c)}"
+
+
+def verdict_speed(v: Verdict, ratio: float | None = None) -> str:
     """A verdict's speed ratio (reference time / subject time) with its 95% interval: '1.25x [1.23–1.27]'."""
     t = v.time
-    return fmt.ratio_ci(1 / t.ratio, 1 / t.hi, 1 / t.lo)
+    text = fmt.ratio_ci(1 / (ratio or t.ratio), 1 / t.hi, 1 / t.lo)
+    # too few rounds for a 95% interval: the range is said as what it is
+    return text if t.at_level else f"{text} (range of {min(v.rounds)} rounds, {t.coverage:.1%} coverage)"
 
 
 def relation_of(call: Call) -> str:
@@ -103,7 +132,7 @@ def sentence(c: Comparison | None, subject: str, reference: str, mhz: Clocks = (
     clock's part where time and cycles call it differently (clock_clause)."""
     if c is None:
         return f"{subject} and {reference} were not both timed"
-    ratio = speed(c)
+    ratio = speed(c) + pack(c, (subject, reference))
     if c.call is None:
         return f"{subject} runs at {ratio} the speed of {reference} (a single burst each: no verdict)"
     text = {Call.FAST: f"{subject} is faster than {reference} ({ratio})",
@@ -146,12 +175,12 @@ def clock_clause(c: Comparison | None, subject: str, reference: str, mhz: Clocks
 
 
 def withheld(c: Comparison | None) -> str:
-    """Where the cycles call was withheld (the clock probe's measured error is not below the margin: Verdict.
-    cycles_gated), that said with both figures; else ""."""
+    """Where the cycles call was withheld because the clock probe's error, measured, is not below the margin
+    (Verdict.cycles_gated), that said with both figures; else "". A run that did not measure it makes no cycles call
+    at all, said once for the page (harness/report/method.py probe_sentence), not in every cell."""
     v = c.verdict if c is not None else None
-    if v is None or not v.cycles_gated:
+    if v is None or not v.cycles_gated or v.clock_error is None:
         return ""
-    assert v.clock_error is not None
     return f"no cycles call: the clock probe's error ({v.clock_error:.1%}) is not below the ±{v.margin:.0%} margin"
 
 

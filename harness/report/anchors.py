@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.analysis.overview import Part
 from harness.problems import Problem
 
 TOP = "top"
@@ -38,8 +39,8 @@ def kernel(kernel_id: str) -> str:
     return "kernel-" + "".join(c if c.isalnum() or c in "._" else "-" for c in kernel_id).strip("-")
 
 
-def part(key: str) -> str:
-    return key
+def part(p: Part) -> str:
+    return f"part-{p.op}-{'simt' if p.simt else 'tc'}" + ("-declared" if p.declared else "")
 
 
 def plot(key: str) -> str:

@@ -4,8 +4,14 @@ and a test holds that page to the columns declared here.
 
 Every figure is read from the records and the file's analysis record (Measured: the one record of the file's
 verdicts, the same the page shows): the % of cuBLAS and its interval, and every call, are the analysis's, never
-recomputed here; the configuration is the one the record says ran (an autotuner's choice where there was one, the
-kernel's tile and threads as the run recorded them), not the catalog's today.
+recomputed here; where the page prints the same figure, its column reads it through the page's own declaration
+(harness/report/metrics.py: ms, runs, clock, rates, % of cuBLAS, % of peak, intensity, threads). The configuration
+is the one the record says ran (an autotuner's choice where there was one, the kernel's tile and threads as the run
+recorded them), not the catalog's today.
+
+A CSV has no types, and pandas infers them from what a column holds, so every column holds one kind of value: an id
+or a seed is never all digits ("s000", not "000"), a baseline's `kernel` is its name (so that grouping by kernel
+keeps it), every ratio is a speed ratio (above 1: the row is faster), as the page and the README give them.
 """
 
 from __future__ import annotations
@@ -16,9 +22,13 @@ from dataclasses import dataclass
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
-from harness.catalog_types.kernel import precision_label
-from harness.measure.numerics import Verdict
-from harness.records.lines import Result
+from harness.analysis.relations import Relation
+from harness.analysis.verdicts import LEVEL
+from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
+from harness.measure.numerics import NOT_CHECKED_NO_GPU, Verdict
+from harness.records.lines import Result, Status
+from harness.report import metrics
+from harness.report.wording import baseline_label
 
 Value = str | int | float | bool | None
 
@@ -28,24 +38,28 @@ class Column:
     name: str
     doc: str                                       # docs/export.md's words for it
     value: Callable[[Result, Measured], Value]
+    optional: bool = False   # written only where a row of the file has a value (a run with --aa, with a pair)
 
 
-def config(r: Result) -> dict:
-    """The configuration that ran, as its record says: a Triton launch's settings with its autotuner's choice in
-    place of what it was given; a CUDA kernel's tile and threads as the run recorded its facts."""
-    cfg = dict(r.resources.config) if r.resources is not None and r.resources.config else {}
-    chosen = cfg.pop("autotuned", None)
-    if isinstance(chosen, dict):
-        cfg.update(chosen)
-    facts = r.kernel_facts
-    if r.impl_id.is_cuda and facts is not None:
-        m, n, k = facts.tile
-        cfg = {"block_m": m, "block_n": n, "block_k": k, "threads": facts.threads, **cfg}
-    return cfg
+def metric(declared: metrics.Metric, pick: Callable[[object], Value] = lambda v: v) -> Callable[[Result, Measured],
+                                                                                                  Value]:
+    """A column that is the page's figure: the declared metric's value, as it reads it (`pick` takes a part)."""
+    def value(r: Result, m: Measured) -> Value:
+        v = declared.read(m, r)
+        return None if v is None else pick(v)
+    return value
 
 
-def _config_json(r: Result) -> str | None:
-    cfg = config(r)
+def config(r: Result, m: Measured) -> dict:
+    """The configuration that ran, as its record says: a Triton launch's settings with its autotuner's choice in place
+    of what it was given (Measured.config); a CUDA kernel's tile and threads as the run recorded its facts."""
+    if r.impl_id.is_cuda and (tile := m.tile(r)) is not None:
+        return {"block_m": tile[0], "block_n": tile[1], "block_k": tile[2], "threads": m.threads(r)}
+    return m.config(r)
+
+
+def _config_json(r: Result, m: Measured) -> str | None:
+    cfg = config(r, m)
     return json.dumps(cfg, sort_keys=True) if cfg else None
 
 
@@ -56,16 +70,9 @@ def _autotuned(r: Result) -> bool:
 
 def _setting(name: str) -> Callable[[Result, Measured], Value]:
     def value(r: Result, m: Measured) -> Value:
-        v = config(r).get(name)
+        v = config(r, m).get(name)
         return v if isinstance(v, (int, float, str, bool)) else None
     return value
-
-
-def _threads(r: Result, m: Measured) -> Value:
-    cfg = config(r)
-    if "threads" in cfg:
-        return int(cfg["threads"])
-    return 32 * int(cfg["num_warps"]) if isinstance(cfg.get("num_warps"), int) else None
 
 
 def _timing(name: str) -> Callable[[Result, Measured], Value]:
@@ -80,25 +87,19 @@ def _resource(name: str) -> Callable[[Result, Measured], Value]:
     return lambda r, m: getattr(r.resources, name) if r.resources is not None else None
 
 
-def _pct(index: int) -> Callable[[Result, Measured], Value]:
-    """The % of cuBLAS (0), its interval's low (1) and high (2) end, as the analysis has them."""
-    def value(r: Result, m: Measured) -> Value:
-        return m.interval(r)[index] if r.timed else None
-    return value
-
-
 # The relations a row is compared in (harness/analysis/record.py), by the prefix of their columns.
 RELATIONS: dict[str, tuple[str, str]] = {
-    "cublas": ("cublas", "the cuBLAS of its precision class"),
-    "tutorial": ("triton-baseline", "the Triton tutorial GEMM of its class (Triton rows)"),
-    "vs_cuda": ("counterpart", "its CUDA kernel (Triton rows)"),
-    "gluon_vs_cuda": ("gluon", "its CUDA kernel, the same decisions through Triton's compiler (Gluon rows)"),
-    "vs_gluon": ("model", "its kernel's Gluon mirror, the same tile in the other model (Triton rows)"),
-    "cublas_tn": ("cublas-layout", "cuBLAS of its class given B^T stored, TN (rows that read B K-major)"),
-    "cublas_packed": ("cublas-packed", "with B's pack time added, cuBLAS of its class on row-major B (K-major B rows)"),
-    "step": ("step", "the rung before it on its ladder, in the same model"),
-    "aa": ("aa", "itself timed as a second entry (the A/A control, `rosetta run --aa`)"),
-    "beside": ("beside", "the catalog kernel a user's pair was declared beside, in the same model"),
+    "cublas": (Relation.CUBLAS, "the cuBLAS of its precision class"),
+    "tutorial": (Relation.TRITON_BASELINE, "the Triton tutorial GEMM of its class (Triton rows)"),
+    "vs_cuda": (Relation.COUNTERPART, "its CUDA kernel (Triton rows)"),
+    "gluon_vs_cuda": (Relation.GLUON, "its CUDA kernel, the same decisions through Triton's compiler (Gluon rows)"),
+    "vs_gluon": (Relation.MODEL, "its kernel's Gluon mirror, the same tile in the other model (Triton rows)"),
+    "cublas_tn": (Relation.CUBLAS_LAYOUT, "cuBLAS of its class given B^T stored, TN (rows that read B K-major)"),
+    "cublas_packed": (Relation.CUBLAS_PACKED,
+                      "with B's pack time added, cuBLAS of its class on row-major B (K-major B rows)"),
+    "step": (Relation.STEP, "the rung before it on its ladder, in the same model"),
+    "aa": (Relation.AA, "itself timed as a second entry (the A/A control, `rosetta run --aa`)"),
+    "beside": (Relation.BESIDE, "the catalog kernel a user's pair was declared beside, in the same model"),
 }
 
 
@@ -115,20 +116,60 @@ def _verdict_columns(prefix: str) -> list[Column]:
             return get(c) if c is not None else None
         return value
 
+    optional = prefix in ("aa", "beside")
+    # the analysis keeps the ratio in time (the row's over the reference's); its speed ratio is the same estimate
+    # and interval turned over, as the analysis's own % of cuBLAS is (record.Comparison.pct)
     out = [] if prefix == "cublas" else [
-        Column(f"{prefix}_time_ratio", f"time over the time of {against} (below 1: faster)", part(lambda c: c.ratio)),
-        Column(f"{prefix}_lo", "the 95% interval of that ratio, low end",
-               part(lambda c: c.verdict.time.lo if c.verdict else None)),
-        Column(f"{prefix}_hi", "its high end", part(lambda c: c.verdict.time.hi if c.verdict else None))]
-    out += [Column(f"{prefix}_call", f"the call against {against}: FAST, SLOW, SAME or AMBIGUOUS (empty for a file "
-                   "of single bursts)", part(lambda c: c.call.value if c.call else None)),
-            Column(f"{prefix}_cycles_call", "the same call made in SM cycles (empty where the clock was not read)",
-                   part(lambda c: c.verdict.cycles.call.value if c.verdict and c.verdict.cycles else None))]
+        Column(f"{prefix}_speed_ratio", f"the speed over the speed of {against} (the reference's time over the row's: "
+               "above 1, the row is faster)", part(lambda c: 1 / c.ratio), optional),
+        Column(f"{prefix}_speed_lo", f"its {LEVEL:.0%} interval, low end",
+               part(lambda c: 1 / c.verdict.time.hi if c.verdict else None), optional),
+        Column(f"{prefix}_speed_hi", "its high end", part(lambda c: 1 / c.verdict.time.lo if c.verdict else None),
+               optional)]
+    out.append(Column(f"{prefix}_call", f"the call against {against}: FAST, SLOW, SAME or AMBIGUOUS (empty for a "
+                      "file of single bursts)", part(lambda c: c.call.value if c.call else None), optional))
+    if prefix != "cublas_packed":  # no cycles there: the pack ran outside the clocked windows (record.packed)
+        out.append(Column(f"{prefix}_cycles_call", "the same call made in SM cycles; `clock error` where both clocks "
+                          "were read but the probe's error was not measured by the run or is not below the call's "
+                          "margin, so that no call in cycles is made; empty where no clock was read",
+                          part(_cycles_call), optional))
     if prefix in ("cublas", "step", "beside"):
         out.append(Column(f"{prefix}_reference", "the row it is compared with: kernel [implementation], or the "
                           "baseline's name", part(lambda c: f"{c.reference[0]} [{c.reference[1]}]"
-                                                  if c.reference[0] else c.reference[1])))
+                                                  if c.reference[0] else c.reference[1]), optional))
     return out
+
+
+def _cycles_call(c: Comparison) -> Value:
+    if c.verdict is None:
+        return None
+    if c.verdict.cycles is not None:
+        return c.verdict.cycles.call.value
+    return "clock error" if c.verdict.cycles_gated else None
+
+
+def _numerics(r: Result, m: Measured) -> str:
+    """What became of the row's numerics, where its result would stand: passed, what failed first, or why not run."""
+    n = r.numerics
+    if n is not None:
+        return "passed" if n.passed else "failed: " + "; ".join(n.failure_reasons())
+    if r.status is Status.COMPILED:
+        return NOT_CHECKED_NO_GPU
+    return f"not run: {r.reason}" if r.reason else "not run"
+
+
+def _seed(r: Result, m: Measured) -> str:
+    """The seed document as kernel ids name it (s000), or whose the kernel is: never all digits (see the module)."""
+    facts = r.kernel_facts
+    if facts is None:
+        return "baseline" if r.kernel is None else "unknown"
+    if facts.seed:
+        return f"s{facts.seed}"
+    return "yours" if r.kernel in m.catalog.by_id and m.catalog.by_id[r.kernel].declared else "ours"
+
+
+def _summit(r: Result, m: Measured) -> bool:
+    return any(r.kernel == k.id for ladder in m.catalog.ladders for k in ladder.summit)
 
 
 LAYERS = ("exact", "random", "subnormal", "scaled")
@@ -150,7 +191,8 @@ def _layer_columns(layer: str) -> list[Column]:
         out += [Column(f"{layer}_componentwise", "its componentwise forward error (worst output)",
                        _layer(layer, "componentwise")),
                 Column(f"{layer}_bound", "the bound both errors are held to", _layer(layer, "bound")),
-                Column(f"{layer}_vendor_error", "cuBLAS fp32's normwise error on the same inputs (fp32-class rows)",
+                Column(f"{layer}_vendor_error", f"{baseline_label('fp32')}'s normwise error on the same inputs "
+                       "(fp32-class rows)",
                        _layer(layer, "vendor_error"))]
     return out
 
@@ -164,8 +206,8 @@ def _facts(name: str) -> Callable[[Result, Measured], Value]:
 
 COLUMNS: tuple[Column, ...] = (
     Column("file", "the results file", lambda r, m: m.file.path.name if m.file.path else None),
-    Column("device", "the GPU that measured it (cpu for the CPU tier)", lambda r, m: r.device),
-    Column("gpu", "which of the host's GPUs, in a --gpus run", lambda r, m: r.gpu),
+    Column("device", "the GPU that measured it, with its index in a --gpus run (cpu-interpreter for the CPU tier)",
+           lambda r, m: f"{r.device} (GPU {r.gpu})" if r.gpu else r.device),
     Column("problem", "the problem as the report names it", lambda r, m: r.problem.label),
     Column("op", "sgemm or sgemv", lambda r, m: r.op),
     Column("M", "rows of A and C (sgemv: of A and y)", lambda r, m: r.problem.M),
@@ -173,59 +215,65 @@ COLUMNS: tuple[Column, ...] = (
     Column("K", "the inner dimension (1 for sgemv)", lambda r, m: r.problem.K),
     Column("alpha", "C = alpha*A*B + beta*C", lambda r, m: r.problem.alpha),
     Column("beta", "the scalar of C (C is not read where it is 0)", lambda r, m: r.problem.beta),
-    Column("kernel", "the kernel's id (empty for a baseline)", lambda r, m: r.kernel),
-    Column("impl", "the implementation: cuda, cuda:cupy, triton:<form>, or a baseline's name", lambda r, m: r.impl),
-    Column("model", "cuda, triton, or the baseline's name", lambda r, m: r.model),
-    Column("label", "how tables name the implementation", lambda r, m: r.label),
-    Column("idea", "the kernel's idea, as the run recorded it", _facts("idea")),
-    Column("seed", "the document the kernel is from (empty: tile-rosetta's own or a user's pair)", _facts("seed")),
+    Column("kernel", "the kernel's id; a baseline's name for a baseline (cublas, triton-tutorial, ...), so that "
+           "grouping by kernel keeps the baselines", lambda r, m: r.kernel or r.impl),
+    Column("impl", "the implementation: cuda, cuda:cupy, triton:<form>, gluon:<form>, or a baseline's name",
+           lambda r, m: r.impl),
+    Column("model", "cuda, triton, gluon, or the baseline's name", lambda r, m: r.model),
+    Column("label", "how tables name the implementation", metric(metrics.IMPL)),
+    Column("idea", "the kernel's idea, as the run recorded it (baseline for a baseline)",
+           lambda r, m: r.kernel_facts.idea if r.kernel_facts else "baseline"),
+    Column("seed", "the document the kernel is from, as kernel ids name it (s000 to s004); ours: tile-rosetta's own; "
+           "yours: a user's pair; baseline", _seed),
     Column("declared", "a user's own pair (rosetta run --pair)",
            lambda r, m: bool(r.kernel and r.kernel in m.catalog.by_id and m.catalog.by_id[r.kernel].declared)),
-    Column("precision", "the precision class: fp32, tf32, 3xtf32, bf16x3, bf16x6", lambda r, m: r.precision),
+    Column("precision", f"the precision class: {', '.join(PRECISION_CLASSES)}", metric(metrics.PRECISION)),
     Column("precision_label", "the class as the report names it, caveat included",
            lambda r, m: precision_label(r.precision)),
+    Column("fp32_accurate", "the class is held to fp32's accuracy ("
+           + ", ".join(p for p, c in PRECISION_CLASSES.items() if c.fp32_accurate) + "; not "
+           + ", ".join(p for p, c in PRECISION_CLASSES.items() if not c.fp32_accurate) + ")",
+           lambda r, m: PRECISION_CLASSES[r.precision].fp32_accurate),
+    Column("summit", "the kernel is its ladder's declared summit (CONTRIBUTING.md): the best fp32 SIMT rung",
+           _summit),
     Column("b_layout", "row (B is K x N) or kmajor (B^T stored)", _facts("b_layout")),
     Column("status", "ok, failed, skipped or compiled (CPU tier: built, not run)", lambda r, m: r.status.value),
-    Column("reason", "why it failed, was skipped or was not run", lambda r, m: r.reason or None),
+    Column("reason", "why it failed, was skipped or was not run", lambda r, m: r.reason or None, optional=True),
+    Column("numerics", f"passed; failed: what the first layer to fail saw; {NOT_CHECKED_NO_GPU}; not run: why",
+           _numerics),
     Column("config", "the configuration that ran, as JSON: a Triton launch's settings with the autotuner's choice, "
-           "a CUDA kernel's tile and threads", lambda r, m: _config_json(r)),
+           "a CUDA kernel's tile and threads", _config_json),
     Column("autotuned", "the configuration is an autotuner's choice", lambda r, m: _autotuned(r)),
     Column("block_m", "output rows per block or program, as run", _setting("block_m")),
     Column("block_n", "output columns per block or program (sgemv: columns per step)", _setting("block_n")),
     Column("block_k", "the K step", _setting("block_k")),
     Column("num_warps", "Triton's warps per program", _setting("num_warps")),
     Column("num_stages", "Triton's pipeline stages", _setting("num_stages")),
-    Column("threads", "threads per block or program", _threads),
-    Column("median_ms", "median device time of one run, ms (L2 flushed before each)", _timing("median_ms")),
+    Column("threads", "threads per block or program, as launched", metric(metrics.THREADS)),
+    Column("median_ms", "median device time of one run, ms (L2 flushed before each)", metric(metrics.MS)),
     Column("p20_ms", "20th percentile", _timing("p20_ms")),
     Column("p80_ms", "80th percentile", _timing("p80_ms")),
     Column("min_ms", "fastest run", _timing("min_ms")),
     Column("max_ms", "slowest run", _timing("max_ms")),
-    Column("runs", "timed runs", _timing("runs")),
+    Column("runs", "timed runs", metric(metrics.RUNS)),
     Column("rounds", "interleaved rounds it took part in",
            lambda r, m: r.timing.samples.rounds if r.timing is not None and r.timing.samples is not None else None),
-    Column("clock_mhz", "mean SM clock over its timed runs, MHz",
-           lambda r, m: r.timing.clock_mhz if r.timing is not None else None),
+    Column("clock_mhz", "median SM clock over its timed runs, MHz", metric(metrics.MHZ)),
+    Column("clock_error", "the SM clock probe's error its samples prove (relative: the most a round's median reading "
+           "exceeds the GPU's maximum clock by); a call in cycles needs it below the call's margin",
+           lambda r, m: r.timing.samples.clock_error if r.timing is not None and r.timing.samples else None),
     Column("throttled_runs", "runs below the throttle threshold of the GPU's maximum clock",
            lambda r, m: r.timing.samples.throttled_count if r.timing is not None and r.timing.samples else None),
     Column("tflops", "2*M*N*K / median time (sgemm)", _figure("tflops")),
     Column("gbps", "bytes of A, x and y (sgemv) or of A, B and C once / median time", _figure("gbps")),
-    Column("intensity", "FLOP per byte its tiling must move", _figure("intensity")),
-    Column("pct_peak", "% of the measured FP32 FMA peak (sgemm fp32) or copy bandwidth (sgemv)", _figure("pct_peak")),
+    Column("intensity", "FLOP per byte its tiling must move, at the tile that ran", metric(metrics.INTENSITY)),
+    Column("pct_peak", "% of the measured FP32 FMA peak (sgemm fp32) or copy bandwidth (sgemv)",
+           metric(metrics.PEAK)),
     Column("pct_cublas", "% of the speed of the cuBLAS of its class on the same problem (the analysis's estimate)",
-           _pct(0)),
-    Column("pct_cublas_lo", "its 95% interval, low end", _pct(1)),
-    Column("pct_cublas_hi", "its high end", _pct(2)),
-    *_verdict_columns("cublas"),
-    *_verdict_columns("tutorial"),
-    *_verdict_columns("vs_cuda"),
-    *_verdict_columns("gluon_vs_cuda"),
-    *_verdict_columns("vs_gluon"),
-    *_verdict_columns("cublas_tn"),
-    *_verdict_columns("cublas_packed"),
-    *_verdict_columns("step"),
-    *_verdict_columns("aa"),
-    *_verdict_columns("beside"),
+           metric(metrics.PCT, lambda v: v[0])),
+    Column("pct_cublas_lo", f"its {LEVEL:.0%} interval, low end", metric(metrics.PCT, lambda v: v[1])),
+    Column("pct_cublas_hi", "its high end", metric(metrics.PCT, lambda v: v[2])),
+    *(c for prefix in RELATIONS for c in _verdict_columns(prefix)),
     Column("numerics_passed", "every numerics layer and the beta = 0 test passed",
            lambda r, m: r.numerics.passed if r.numerics is not None else None),
     *(c for layer in LAYERS for c in _layer_columns(layer)),
@@ -243,12 +291,18 @@ COLUMNS: tuple[Column, ...] = (
     Column("pack_ms", "one-off time of packing B to K-major (not in median_ms)", lambda r, m: r.pack_ms),
 )
 
+
+def columns_of(m: Measured) -> list[Column]:
+    """The columns of a file: every one, but an optional one only where a row of it has a value."""
+    return [c for c in COLUMNS if not c.optional or any(c.value(r, m) is not None for r in m.all)]
+
+
 SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("file", "the results file"),
     ("problem", "the problem as the report names it"),
     ("op", "sgemm or sgemv"),
     ("M", "the problem's dimensions, as in the first table"), ("N", ""), ("K", ""),
-    ("kernel", "the kernel's id (empty for a baseline)"),
+    ("kernel", "the kernel's id; a baseline's name for a baseline, as in the first table"),
     ("impl", "the implementation"),
     ("precision", "the precision class"),
     ("entry", "main, or aa for the A/A control's second entry"),
@@ -266,9 +320,10 @@ SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
 
 
 def rows(m: Measured) -> Iterator[dict[str, Value]]:
-    """A row per record (implementation and problem), in the page's order."""
+    """A row per record (implementation and problem), in the page's order, of the file's columns (columns_of)."""
+    columns = columns_of(m)
     for r in sorted(m.all, key=lambda r: (m.problems.index(r.problem), m.order(r))):
-        yield {c.name: c.value(r, m) for c in COLUMNS}
+        yield {c.name: c.value(r, m) for c in columns}
 
 
 def sample_rows(m: Measured) -> Iterator[dict[str, Value]]:
@@ -283,9 +338,9 @@ def sample_rows(m: Measured) -> Iterator[dict[str, Value]]:
             for rnd, idx in enumerate(samples.by_round()):
                 for run, i in enumerate(idx):
                     yield {"file": m.file.path.name if m.file.path else None, "problem": r.problem.label,
-                           "op": r.op, "M": r.problem.M, "N": r.problem.N, "K": r.problem.K, "kernel": r.kernel,
-                           "impl": r.impl, "precision": r.precision, "entry": entry, "round": rnd,
-                           "position": samples.order[rnd], "run": run, "ms": samples.ms[i],
+                           "op": r.op, "M": r.problem.M, "N": r.problem.N, "K": r.problem.K,
+                           "kernel": r.kernel or r.impl, "impl": r.impl, "precision": r.precision, "entry": entry,
+                           "round": rnd, "position": samples.order[rnd], "run": run, "ms": samples.ms[i],
                            "sm_clock_mhz": samples.mhz[i], "sm_clock_used_mhz": used[i],
                            "sm_cycles": round(cycles[i] * 1e6) if cycles[i] is not None else None,
                            "throttled": samples.throttled(i), "batch": samples.batch}
@@ -294,7 +349,8 @@ def sample_rows(m: Measured) -> Iterator[dict[str, Value]]:
 def markdown() -> str:
     """The two tables of columns as docs/export.md shows them (a test holds the page to this)."""
     lines = ["`--csv`: a row per implementation and problem.", "", "| column | what it holds |", "|---|---|"]
-    lines += [f"| `{c.name}` | {c.doc} |" for c in COLUMNS]
+    lines += [f"| `{c.name}` | {c.doc}{' (only in a file where a row has one)' if c.optional else ''} |"
+              for c in COLUMNS]
     lines += ["", "`--samples`: a row per timed run.", "", "| column | what it holds |", "|---|---|"]
     lines += [f"| `{name}` | {doc} |" for name, doc in SAMPLE_COLUMNS]
     return "\n".join(lines) + "\n"

@@ -10,18 +10,21 @@ with the dynamic shared memory, the intensity of the tile that ran (harness/anal
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from harness.analysis import anchors, fmt, wording
-from harness.analysis.fmt import Cell
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
-from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES
+from harness.analysis.relations import Relation
+from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, regions
 from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
+from harness.measure.numerics import NOT_CHECKED_NO_GPU
 from harness.measure.timing import SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.records.lines import Result, Status
+from harness.report import anchors, fmt, wording
+from harness.report.fmt import Cell
 from harness.term_table import Column
 
 R = TypeVar("R")
@@ -73,12 +76,27 @@ class Metric(Generic[R]):
 # ---------------------------------------------------------------------------------------------- verdict legends
 MARGINS = (f"within ±{MARGIN_SIMT:.0%} (SIMT and bandwidth rows) or ±{MARGIN_TENSOR_CORES:.0%} (a side on the "
            "tensor cores)")
-CALLS = (f"the call: FAST or SLOW where the whole {LEVEL:.0%} interval lies past 1 and the margin, SAME where it lies "
-         f"{MARGINS} (a tie), AMBIGUOUS where it straddles 1 (undecided)")
+
+
+def _speed_region(call: Call, margin: float) -> tuple[float, float]:
+    """The region of a speed ratio (reference time / subject time, as the page prints it) for a call: the time
+    ratio's region (verdicts.regions, the one definition) turned over."""
+    lo, hi = regions(margin)[call]
+    return 1 / hi, (1 / lo if lo else math.inf)
+
+
+# The calls as verdicts.regions defines them, in the speed ratios the page prints: the legend is that definition.
+CALLS = ("the call: the region its whole " + f"{LEVEL:.0%}" + " interval lies in, FAST above "
+         + " or ".join(f"{_speed_region(Call.FAST, m)[0]:.3f} (±{m:.0%})" for m in (MARGIN_SIMT, MARGIN_TENSOR_CORES))
+         + ", SLOW below " + " or ".join(f"{_speed_region(Call.SLOW, m)[1]:.3f}"
+                                         for m in (MARGIN_SIMT, MARGIN_TENSOR_CORES))
+         + f", SAME in between (a tie: a margin of ±{MARGIN_SIMT:.0%} for SIMT and bandwidth rows, "
+         f"±{MARGIN_TENSOR_CORES:.0%} where a side runs on the tensor cores), AMBIGUOUS where it reaches across an "
+         f"edge of the margin or the rounds are too few for a {LEVEL:.0%} interval (undecided)")
 ESTIMATORS = ("a % of a reference is the median over the interleaved rounds of the per-round time ratio (paired), "
-              f"with its {LEVEL:.0%} bootstrap interval; a rate (TFLOP/s, GB/s) is from the row's median time over all "
-              "its runs, so a rate over the reference's rate is the other estimator and may differ by a few tenths of "
-              "a point")
+              f"with its {LEVEL:.0%} order-statistic interval; a rate (TFLOP/s, GB/s) is from the row's median time "
+              "over all its runs, so a rate over the reference's rate is the other estimator and may differ by a few "
+              "tenths of a point")
 
 
 def verdict_text(c: Comparison) -> str:
@@ -110,10 +128,10 @@ def _kernel(m: Measured, r: Result) -> tuple[str, str]:
 
 
 KERNEL: Metric[Result] = Metric("kernel", _kernel, lambda v: v[0], num=False, code=True, sub=_kernel_sub,
-                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True))
+                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True, least=30))
 KERNEL_ID: Metric[Result] = Metric("kernel", lambda m, r: r.kernel or "", num=False, code=True)
 IMPL: Metric[Result] = Metric("implementation", lambda m, r: r.label, num=False,
-                              term=Column("implementation", short="impl"))
+                              term=Column("implementation", short="impl", wrap=14))
 PRECISION: Metric[Result] = Metric("precision", lambda m, r: r.precision, precision_label, num=False,
                                    style=lambda v: "" if v == "fp32" else "warn")
 PROBLEM: Metric[Result] = Metric("problem", lambda m, r: r.problem.shape_label, num=False)
@@ -150,13 +168,15 @@ PCT: Metric[Result] = Metric(
     "% cuBLAS", lambda m, r: m.interval(r) if r.timed and m.pct(r) is not None else None,
     lambda v: fmt.pct_ci(*v), figure=True, style=lambda v: "nowrap",
     legend="% cuBLAS: cuBLAS's speed over this one's, same problem, same timer, same precision class (fp32 and "
-           "the fp32-class splits against cuBLAS fp32, TF32 against cuBLAS TF32), its interval in brackets; "
+           f"the fp32-class splits against {wording.baseline_label('fp32')}, {wording.CLASS['tf32']} against "
+           f"{wording.baseline_label('tf32')}), given B as the row reads it (a row that reads B K-major: the "
+           "cuBLAS given B^T, or, where the run has none, with the row's pack of B added), its interval in brackets; "
            + ESTIMATORS + "; " + CALLS + ".",
-    term=Column("% cuBLAS [95%]", drop=9, right=True, short="%cuBLAS"))
-CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, "cublas") if r.timed else None,
+    term=Column(f"% cuBLAS [{LEVEL:.0%}]", drop=9, right=True, short="%cuBLAS"))
+CALL: Metric[Result] = Metric("call", lambda m, r: m.vs(r, Relation.CUBLAS) if r.timed else None,
                               lambda c: fmt.call(c.call), num=False, figure=True, sub=lambda m, r: wording.withheld(
-                                  m.vs(r, "cublas")),
-                              style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call", drop=8))
+                                  m.vs(r, Relation.CUBLAS)),
+                              style=lambda c: CALL_STYLE.get(fmt.call(c.call), "muted"), term=Column("call"))
 
 
 PEAK: Metric[Result] = Metric(
@@ -168,7 +188,7 @@ PEAK: Metric[Result] = Metric(
 
 
 TUTORIAL: Metric[Result] = Metric(
-    "vs Triton tutorial", lambda m, r: m.vs(r, "triton-baseline") if r.timed else None, verdict_text,
+    "vs Triton tutorial", lambda m, r: m.vs(r, Relation.TRITON_BASELINE) if r.timed else None, verdict_text,
     figure=True, style=call_style, optional=True,
     legend=f"vs Triton tutorial: a Triton row's speed over the Triton tutorial GEMM's of its class ({LEVEL:.0%} "
            "interval) and the call; it beats the tutorial's GEMM only where the call is FAST.",
@@ -176,16 +196,16 @@ TUTORIAL: Metric[Result] = Metric(
 
 
 VS_CUDA: Metric[Result] = Metric(
-    "vs CUDA", lambda m, r: m.vs(r, "gluon") if r.timed else None, verdict_text, figure=True, style=call_style,
-    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, "gluon")),
+    "vs CUDA", lambda m, r: m.vs(r, Relation.GLUON) if r.timed else None, verdict_text, figure=True, style=call_style,
+    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, Relation.GLUON)),
     legend=f"vs CUDA: a Gluon row's speed over its CUDA kernel's, the same decisions through Triton's compiler (the "
            f"compiler's part of a CUDA-Triton gap), its {LEVEL:.0%} interval and the call; vs Gluon: a Triton row's "
            "speed over its kernel's Gluon mirror, the same tile with the rest left to the compiler (the programming "
            "model's part).",
     term=Column("vs CUDA", drop=7))
 VS_GLUON: Metric[Result] = Metric(
-    "vs Gluon", lambda m, r: m.vs(r, "model") if r.timed else None, verdict_text, figure=True, style=call_style,
-    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, "model")), term=Column("vs Gluon", drop=7))
+    "vs Gluon", lambda m, r: m.vs(r, Relation.MODEL) if r.timed else None, verdict_text, figure=True, style=call_style,
+    optional=True, sub=lambda m, r: wording.withheld(m.vs(r, Relation.MODEL)), term=Column("vs Gluon", drop=7))
 
 
 def _numerics(r: Result) -> tuple[str, str]:
@@ -193,7 +213,9 @@ def _numerics(r: Result) -> tuple[str, str]:
     if n is None:
         if r.status is Status.FAILED:
             return f"✗ failed: {fmt.first_line(r.reason, 90)}", "bad"
-        return ("not run" if r.status in (Status.COMPILED, Status.SKIPPED) else "—"), "muted"
+        if r.status is Status.COMPILED:  # built without a GPU: the check did not run, and says so where it would stand
+            return NOT_CHECKED_NO_GPU, "warn"
+        return ("not run" if r.status is Status.SKIPPED else "—"), "muted"
     if n.passed:
         text = f"✓ exact · ✓ {fmt.sci(n.random.error if n.random else None)}"
         if n.not_checked:  # an fp32 result held to the class's bounds: the class itself was not checked (a CPU)
@@ -204,10 +226,8 @@ def _numerics(r: Result) -> tuple[str, str]:
         if found is not None and not found.fp32_accurate:
             return f"{text} as {found.text}", "ok nowrap"
         return text, "ok nowrap"
-    for name, layer in (("exact", n.exact), ("random", n.random)):
-        if layer is not None and not layer.passed:
-            return f"✗ {name}: {fmt.first_line(layer.reason or 'failed', 90)}", "bad"
-    return f"✗ beta = 0: {n.beta0.observed if n.beta0 else '?'}", "bad"
+    said = n.failure_reasons()  # the first layer that failed and what it saw, or the beta = 0 test
+    return f"✗ {fmt.first_line(said[0] if said else 'failed', 90)}", "bad"
 
 
 NUMERICS: Metric[Result] = Metric(

@@ -4,11 +4,8 @@ point with the speed). The findings and the report's sections say causes in thes
 
 from __future__ import annotations
 
-from harness.analysis import fmt
-from harness.analysis.causes import against, stated
-from harness.analysis.measured import Measured
 from harness.analysis.record import Cause
-from harness.records.lines import Result
+from harness.report import fmt
 
 # What each counter where fewer is better counts, as a sentence names it.
 COUNTED = {
@@ -24,7 +21,6 @@ COUNTED = {
 # What a sentence says of a decided difference where no measured quantity discriminates (causes.stated is empty)
 NO_CAUSE = "no cause was measured"
 _PIPES = {"tensor_pipe_pct": "tensor", "fma_pipe_pct": "FMA"}
-_MEMORY = {"global": "global memory", "shared": "shared memory"}
 
 
 def _count(v: float) -> str:
@@ -60,43 +56,13 @@ def phrase(c: Cause, names: tuple[str, str]) -> str:
         return (f"{wn} spills {max(int(f), int(s))} B a thread to local memory ({d['local']} LDL/STL of its "
                 f"{d['total']} SASS instructions) where {other} spills {least or 'nothing'}"
                 + ("" if least == 0 else " B"))
-    if c.quantity.endswith("_load_width"):
-        what = _MEMORY[c.quantity.removesuffix("_load_width")]
-        if better:
-            return (f"{fn} reads {what} with 64- or 128-bit loads ({d['wide']} in its SASS) while every read of "
-                    f"{sn} is 32-bit")
-        return f"{sn} reads {what} with 64- or 128-bit loads while every read of {fn} is 32-bit"
     if c.quantity == "theoretical_occupancy":
         return (f"theoretical occupancy is {fmt.pct_round(float(f))} for {fn} against {fmt.pct_round(float(s))} for "
                 f"{sn} (the lower one limited by {d['limiter']})")
     return f"the one setting they differ in is {c.quantity}: {f} for {fn} against {s} for {sn}"
 
 
-def side_name(r: Result) -> str:
-    """How one side of a pair is named in a cause: 'CUDA' or its label ('Triton tuned', 'Gluon')."""
-    return "CUDA" if r.impl_id.is_cuda else r.label
-
-
-def pair_names(fast: Result, slow: Result, names: tuple[str, str] | None = None) -> tuple[str, str]:
-    if names is not None:
-        return names
-    a, b = side_name(fast), side_name(slow)
-    # one model on both sides: the kernels tell them apart
-    return (fast.kernel or a, slow.kernel or b) if a == b else (a, b)
-
-
 def said(found: list[Cause] | tuple[Cause, ...], names: tuple[str, str]) -> str | None:
-    """Causes joined into one clause; None where there is none."""
+    """Causes joined into one clause, `names` being (the faster side's, the slower side's); None where there is
+    none."""
     return fmt.joined([phrase(c, names) for c in found]) if found else None
-
-
-def because(m: Measured, fast: Result, slow: Result, names: tuple[str, str] | None = None,
-            limit: int = 2) -> str | None:
-    """The top measured causes that point with the speed, with their numbers; None where none does."""
-    return said(stated(m, fast, slow, limit), pair_names(fast, slow, names))
-
-
-def despite(m: Measured, fast: Result, slow: Result, names: tuple[str, str] | None = None) -> str | None:
-    """The largest measured difference that favours the slower side, as context."""
-    c = against(m, fast, slow)
-    return phrase(c, pair_names(fast, slow, names)) if c is not None else None
