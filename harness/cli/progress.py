@@ -20,6 +20,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from harness.catalog import CATALOG
+from harness.catalog_types.tables import Catalog
 from harness.problems import Problem
 from harness.run.messages import ImplKey
 
@@ -53,20 +55,20 @@ class Step:
     price_s: float
 
 
-def configs_tuned(key: ImplKey) -> int:
+def configs_tuned(key: ImplKey, catalog: Catalog = CATALOG) -> int:
     """How many configurations an autotuned implementation compiles and times at a problem (0: not autotuned)."""
     from harness.run.work import impl_of
 
-    impl = impl_of(key)
+    impl = impl_of(key, catalog)
     if not impl.autotuned:
         return 0
     if impl.kernel is None:  # the Triton baseline
-        from kernels_triton import gemm_tutorial
+        from harness.launch.triton_tutorial import configs
 
-        return len(gemm_tutorial.CONFIGS)
+        return configs()
     from harness.launch.triton import module
 
-    return int(getattr(module(impl.counterpart), "CONFIGS_MAX", TUNED_CONFIGS))
+    return int(getattr(module(impl.counterpart, impl.kernel), "CONFIGS_MAX", TUNED_CONFIGS))
 
 
 def elements(problem: Problem) -> int:
@@ -76,14 +78,14 @@ def elements(problem: Problem) -> int:
 
 
 def steps(order: Sequence[tuple[Problem, Sequence[ImplKey]]], gpu: bool, rounds: int, rep_ms: float,
-          aa: bool = False, builds: Sequence[tuple[Problem, ImplKey]] = ()) -> list[Step]:
+          aa: bool = False, builds: Sequence[tuple[Problem, ImplKey]] = (), catalog: Catalog = CATALOG) -> list[Step]:
     """The run's steps in the order the session takes them: each problem's checks then (on a GPU) its rounds (with
     the A/A control, each implementation timed twice); then, on a CPU, the CUDA builds."""
     side = "gpu" if gpu else "cpu"
     out = []
     for problem, keys in order:
         for i, key in enumerate(keys):
-            configs = configs_tuned(key) if gpu else 0
+            configs = configs_tuned(key, catalog) if gpu else 0
             price = CHECK_S[side] + TUNE_S_PER_CONFIG[side] * configs
             kind = "tune" if configs else "check"
             if i == 0:  # the problem's first check draws its operands
@@ -151,11 +153,11 @@ class Reporter:
     a slow compile), so a log never stays silent for minutes."""
 
     def __init__(self, console: Console, gpu: bool = False, rounds: int = 1, rep_ms: float = 0.0, aa: bool = False,
-                 workers: int = 1) -> None:
+                 workers: int = 1, catalog: Catalog = CATALOG) -> None:
         """The run's settings price its steps (`steps`) once the session names them; without them (the sustained
         pass) time left is the time per finished implementation times those left."""
         self.console = console
-        self.settings = {"gpu": gpu, "rounds": rounds, "rep_ms": rep_ms, "aa": aa}
+        self.settings = {"gpu": gpu, "rounds": rounds, "rep_ms": rep_ms, "aa": aa, "catalog": catalog}
         self.workers = workers
         self.estimate: Estimate | None = None
         self.checked = 0

@@ -200,7 +200,8 @@ def opening_lines(gpu: bool) -> list[str]:
 def measure(run: Run) -> None:
     """The session's stages (run/session.py: plan, workers, implementations, CUDA builds), each timed by itself."""
     session = run.session
-    with Reporter(run.console, session.gpu, session.rounds, session.rep_ms, session.aa, len(session.gpus)) as reporter:
+    with Reporter(run.console, session.gpu, session.rounds, session.rep_ms, session.aa, len(session.gpus),
+                  session.catalog) as reporter:
         run.failures = session.run(reporter)
     run.written = reporter.results
 

@@ -45,6 +45,13 @@ def bind(name: str, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: 
     return lambda: launch(A, B, C, alpha, beta, input_precision=precision, tune=tune)
 
 
+def configs() -> int:
+    """How many configurations the tutorial's autotuner times at a problem."""
+    from kernels_triton.gemm_tutorial import CONFIGS
+
+    return len(CONFIGS)
+
+
 def chosen_config(name: str) -> dict:
     """What a record keeps of the latest launch: the input precision, the form the problem allowed ("as published",
     "64-bit offsets", ...) and the configuration the autotuner chose for the problem (under ``autotuned``, as the
