@@ -32,7 +32,9 @@ class TritonForm(Protocol):
 
 @runtime_checkable
 class AutotunedForm(TritonForm, Protocol):
-    """A form whose tile and stages @triton.autotune picks at its first launch on a shape."""
+    """A form whose tile and stages @triton.autotune picks at its first launch on a shape. Its launch takes
+    ``tune``: with ``tune=False`` (a launch that is not timed: the tests' numerics on shapes no run times) and under
+    the interpreter (nothing to time) it runs one declared configuration instead of tuning."""
 
     def chosen_config(self) -> dict | None:
         """The configuration the tuner chose for the last shape launched (block sizes, warps, stages); None before

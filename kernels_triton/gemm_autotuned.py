@@ -152,16 +152,17 @@ def chosen_config() -> dict | None:
 
 def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0, beta: float = 0.0, *,
            block_m: int | None = None, block_n: int | None = None, block_k: int | None = None,
-           num_warps: int | None = None, num_stages: int | None = None, **other: object):
+           num_warps: int | None = None, num_stages: int | None = None, tune: bool = True, **other: object):
     """Launch on row-major contiguous fp32 operands (checked by the caller); the tile is the tuner's choice, so the
-    configuration keywords of the common interface are accepted and ignored. Returns the compiled kernel."""
+    configuration keywords of the common interface are accepted and ignored (tune=False: the first configuration,
+    untuned). Returns the compiled kernel."""
     M, K = A.shape
     N = B.shape[1]
 
     def grid(meta: dict) -> tuple[int]:
         return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
 
-    if _interpreting():
+    if _interpreting() or not tune:
         first = CONFIGS[0]
         return sgemm_autotuned_kernel[grid(first.kwargs)](A, B, C, M, N, K, alpha, beta, **first.kwargs)
     return sgemm_autotuned[grid](A, B, C, M, N, K, alpha, beta)

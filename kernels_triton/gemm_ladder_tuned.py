@@ -70,13 +70,14 @@ def chosen_config() -> dict | None:
 
 def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0, beta: float = 0.0, *,
            block_m: int, block_n: int, block_k: int, num_warps: int, num_stages: int, group_m: int = 1,
-           **other: object):
+           tune: bool = True, **other: object):
     """Launch on row-major contiguous fp32 operands (checked by the caller). The rung's settings name the search
-    space; num_stages is the rung's and is used only under the interpreter. Returns the compiled kernel."""
+    space; num_stages is the rung's and is used only untuned (under the interpreter, or tune=False). Returns the
+    compiled kernel."""
     M, K = A.shape
     N = B.shape[1]
     grid = (triton.cdiv(M, block_m) * triton.cdiv(N, block_n),)
-    if _interpreting():
+    if _interpreting() or not tune:
         return sgemm_ladder_kernel[grid](A, B, C, M, N, K, alpha, beta, num_warps=num_warps, num_stages=num_stages,
                                          **constexprs(block_m, block_n, block_k, group_m))
     tuner = _tuner(block_m, block_n, block_k, num_warps, group_m)

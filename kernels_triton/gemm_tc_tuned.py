@@ -50,12 +50,12 @@ def _interpreting() -> bool:
 
 
 def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0, beta: float = 0.0, *,
-           b_kmajor: bool = False, input_precision: str = "tf32", **ignored):
-    """Start the autotuned kernel (B is Bt, N x K, when b_kmajor). Tile arguments are ignored: the tuner picks.
-    Returns the compiled handle."""
+           b_kmajor: bool = False, input_precision: str = "tf32", tune: bool = True, **ignored):
+    """Start the autotuned kernel (B is Bt, N x K, when b_kmajor). Tile arguments are ignored: the tuner picks
+    (tune=False: the first configuration, untuned). Returns the compiled handle."""
     M, K = A.shape
     N = C.shape[1]
-    if _interpreting():
+    if _interpreting() or not tune:
         bm, bn, bk, w, s = _TILES[0]
         grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
         return gemm_tc_kernel[grid](A, B, C, M, N, K, alpha, beta, num_warps=w, num_stages=s,

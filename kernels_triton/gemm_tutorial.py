@@ -29,10 +29,14 @@ tutorial's code and nothing else) turn on the variant, and the record says which
   while tuning, C is restored after every timed configuration (``restore_value``), so a beta != 0 call is applied
   once. The published form has no such copy: it reads nothing it writes.
 
-``chosen_config()`` and ``chosen_form()`` give the configuration and the form of the latest launch. Under
+``chosen_config()`` and ``chosen_form()`` give the configuration and the form of the latest launch. A shape is tuned
+once per class, in the form of its first launch: a run launches the problem it times first (alpha = 1, beta = 0: the
+published form), so the numerics layers, whose alpha and beta call for the epilogue, run at the configuration the
+tuner chose for the timed problem rather than tuning the epilogue form on a problem nobody times. Under
 ``TRITON_INTERPRET=1`` nothing can be timed: the tuner there holds one configuration (the smallest tile of the list, so
 that a small odd problem still spans several programs and K steps), and the interpreter computes every
-``input_precision`` in full fp32.
+``input_precision`` in full fp32; a launch with ``tune=False`` (the tests' numerics on shapes no run times) runs that
+configuration too.
 """
 
 from __future__ import annotations
@@ -135,12 +139,8 @@ INTERPRETER_CONFIGS = [_config(*min(PUBLISHED_TILES, key=lambda t: (t[0] * t[1] 
 _KEY = ["M", "N", "K", "INPUT_PRECISION", "WIDE_OFFSETS", "EPILOGUE"]
 # The published form writes C and reads nothing it writes: no copy of C around each timed configuration.
 gemm_tutorial_tuned = triton.autotune(configs=CONFIGS, key=_KEY)(gemm_tutorial_kernel)
-gemm_tutorial_interpreted = triton.autotune(configs=INTERPRETER_CONFIGS, key=_KEY)(gemm_tutorial_kernel)
 gemm_tutorial_blas_tuned = triton.autotune(configs=CONFIGS, key=_KEY, restore_value=["C"])(gemm_tutorial_kernel)
-gemm_tutorial_blas_interpreted = triton.autotune(configs=INTERPRETER_CONFIGS, key=_KEY,
-                                                 restore_value=["C"])(gemm_tutorial_kernel)
-_TUNERS = {(False, False): gemm_tutorial_tuned, (False, True): gemm_tutorial_interpreted,
-           (True, False): gemm_tutorial_blas_tuned, (True, True): gemm_tutorial_blas_interpreted}  # (epilogue, interp.)
+_TUNERS = {False: gemm_tutorial_tuned, True: gemm_tutorial_blas_tuned}  # by EPILOGUE
 
 KERNEL = gemm_tutorial_kernel
 SIGNATURE = {"A": "*fp32", "B": "*fp32", "C": "*fp32", "M": "i32", "N": "i32", "K": "i32", "stride_am": "i32",
@@ -158,6 +158,8 @@ _INT32_LIMIT = 2**31
 _LARGEST_K_STEP = max(t[2] for t in PUBLISHED_TILES)
 
 _last: list = [None, None]  # the configuration and the form of the latest launch
+# The configuration tuned for each (M, N, K, input precision, wide offsets), in whichever form tuned it first
+_tuned: dict[tuple, triton.Config] = {}
 
 
 def _interpreting() -> bool:
@@ -200,10 +202,10 @@ def chosen_form() -> str | None:
 
 
 def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0, beta: float = 0.0, *,
-           input_precision: str = "ieee"):
+           input_precision: str = "ieee", tune: bool = True):
     """Launch on fp32 operands (checked by the caller) in the published form wherever the problem allows. The first
-    launch of each problem, class and form tunes (on a GPU); later ones reuse the winner. Returns the compiled
-    kernel."""
+    launch of each shape and class tunes (on a GPU); later ones, in either form, run its winner. tune=False runs the
+    interpreter's configuration, untuned. Returns the compiled kernel."""
     if input_precision not in INPUT_PRECISIONS:
         raise ValueError(f"input_precision {input_precision!r}: expected one of {', '.join(INPUT_PRECISIONS)}")
     M, K = A.shape
@@ -213,11 +215,19 @@ def launch(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, alpha: float = 1.0
     def grid(meta: dict) -> tuple[int]:
         return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
 
-    tuner = _TUNERS[(epilogue, _interpreting())]
-    handle = tuner[grid](A, B, C, M, N, K, A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0),
-                         C.stride(1), alpha, beta, INPUT_PRECISION=input_precision, WIDE_OFFSETS=wide,
-                         EPILOGUE=epilogue)
-    _last[0], _last[1] = getattr(tuner, "best_config", None), FORMS[(wide, epilogue)]
+    args = (A, B, C, M, N, K, A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1), alpha, beta)
+    shape = (M, N, K, input_precision, wide)
+    config = INTERPRETER_CONFIGS[0] if _interpreting() or not tune else _tuned.get(shape)
+    if config is None:
+        tuner = _TUNERS[epilogue]
+        handle = tuner[grid](*args, INPUT_PRECISION=input_precision, WIDE_OFFSETS=wide, EPILOGUE=epilogue)
+        config = getattr(tuner, "best_config", None)  # none where nothing was timed (a compile-only launch)
+        if config is not None:
+            _tuned[shape] = config
+    else:
+        handle = gemm_tutorial_kernel[grid(config.kwargs)](*args, INPUT_PRECISION=input_precision, WIDE_OFFSETS=wide,
+                                                           EPILOGUE=epilogue, **config.all_kwargs())
+    _last[0], _last[1] = config, FORMS[(wide, epilogue)]
     return handle
 
 

@@ -6,7 +6,10 @@ default `--benchmark-sort`. Nothing here needs a GPU: collection runs everywhere
 - An id is the kernel id and the implementation's name (a baseline: its name and the op), every run of other
   characters than letters, digits, `_` and `-` turned into one `-`: `s000.gemm_block_tiling_v3<64,64,16,16,16>`
   through CUDA is `s000-gemm_block_tiling_v3-64-64-16-16-16-cuda`, so `-k "v3 and 64-64"` selects it.
-- Each case carries a marker per op, model and idea (`-m "sgemv and triton"`, `-m coarsen_1d`).
+- Each case carries a marker per op, model and idea (`-m "sgemv and triton"`, `-m coarsen_1d`), and the cases of the
+  default set the marker `default_set`: every baseline, every sgemv implementation and every implementation of each
+  ladder's top rung (the SIMT summit, the last rung of each tensor-core chain), the suite's question (CUDA, Triton,
+  Gluon and cuBLAS at their best) in minutes; `--every-benchmark` runs the others too (tests/conftest.py).
 - pytest-benchmark sorts each group by `--benchmark-sort`, then shows it; sorted by name, cuBLAS's `cublas-...` ids
   come before every kernel's (`rosetta-...`, `s0NN-...`), so cuBLAS heads each problem's group (the Triton
   baseline's `triton-tutorial-...` ids close it), and with `--benchmark-compare` a benchmark's saved and current rows
@@ -21,6 +24,7 @@ import shlex
 
 import pytest
 
+from harness.catalog.ladders import LADDERS
 from harness.launch.implementations import Impl, all_impls, baselines
 from harness.problems import OPS
 from harness.registry import IDEAS
@@ -44,9 +48,20 @@ def model_of(impl: Impl) -> str:
     return "cublas" if impl.vendor else "triton"
 
 
+# the top rung of each ladder: its declared summit, else its last rung
+LADDER_TOPS = frozenset(k.id for ladder in LADDERS for k in (ladder.summit or ladder.rungs[-1]))
+DEFAULT_SET = "default_set"
+
+
+def in_default_set(impl: Impl) -> bool:
+    """Whether a case is in the default set (the module's docstring)."""
+    return impl.kernel is None or impl.op == "sgemv" or impl.kernel.id in LADDER_TOPS
+
+
 def case_marks(impl: Impl) -> list[str]:
-    """The markers of a case: its op, its model and, for a kernel, its idea."""
-    return [impl.op, model_of(impl), *([impl.kernel.idea] if impl.kernel else [])]
+    """The markers of a case: its op, its model, for a kernel its idea, and `default_set` where it is in it."""
+    return [impl.op, model_of(impl), *([impl.kernel.idea] if impl.kernel else []),
+            *([DEFAULT_SET] if in_default_set(impl) else [])]
 
 
 def param(impl: Impl) -> pytest.param:
@@ -59,6 +74,8 @@ def markers() -> dict[str, str]:
     out |= {model_of(impl): f"benchmarks of the {model_of(impl)} implementations" for impl in CASES}
     out |= {impl.kernel.idea: f"benchmarks of the idea '{IDEAS[impl.kernel.idea].title}'" for impl in CASES
             if impl.kernel}
+    out[DEFAULT_SET] = ("the benchmarks run by default: every baseline, every sgemv implementation, every "
+                        "implementation of each ladder's top rung (--every-benchmark: all of them)")
     return out
 
 

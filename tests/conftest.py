@@ -1,9 +1,13 @@
-"""Two tiers: the CPU tier runs everywhere (Triton in its interpreter when there is no GPU); tests marked
-`gpu` need a CUDA GPU and CuPy and are skipped, with the reason, where there is none."""
+"""The tiers. `pytest` with no arguments runs the default tier, the tests marked `trust`: what a user needs to trust an
+install (every implementation through the numerics layers once, on the GPU where there is one; every kernel built; the
+command line's front door). Any -m, -k or path chooses for itself: `pytest -m "not gpu"` is the full CPU tier, which
+runs everywhere (Triton in its interpreter when there is no GPU); tests marked `gpu` need a CUDA GPU and CuPy and are
+skipped, with the reason, where there is none (README, Tests; docs/tests.md)."""
 
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import subprocess
 
@@ -29,9 +33,63 @@ _pin_xdist_worker_to_one_gpu()
 
 # Before any test module imports kernels_triton: Triton reads TRITON_INTERPRET when kernels are defined.
 INTERPRETING = env.use_interpreter_without_gpu()
+if INTERPRETING:
+    # Before any test launches a kernel: each interpreted launch leaves triton.language as it found it, and every
+    # class's dot is rounded as on the GPU whichever test ran first (harness/launch/interpreter_precision.py)
+    from harness.launch import interpreter_precision
+
+    interpreter_precision.install()
+
+
+TRUST = "trust"
+FULL_CPU_TIER = 'pytest -m "not gpu"'
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--every-benchmark", action="store_true",
+                     help="run every pytest-benchmark case, not only the default set (tests/benchmark_cases.py)")
+    parser.addoption("--test-order", default="as-written", metavar="ORDER",
+                     help="as-written (the default), reversed, or shuffled-SEED: the order the tests run in, to show "
+                          "that no test depends on another's process state (docs/tests.md)")
+
+
+def default_tier(config: pytest.Config) -> bool:
+    """Whether this session is `pytest` with no choice of its own: no path, -m or -k (then it runs the `trust` tier)."""
+    return (config.args_source is pytest.Config.ArgsSource.TESTPATHS and not config.option.markexpr
+            and not config.option.keyword)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if default_tier(config):
+        return (f"the default tier (tests marked {TRUST}): an install checked in minutes; the full CPU tier: "
+                f"{FULL_CPU_TIER}, the GPU tier: pytest -m gpu (README, Tests)")
+    return ""
+
+
+def reorder(items: list[pytest.Item], order: str) -> None:
+    """Put the collected tests in the order asked for (in place); every process of an -n run computes the same one."""
+    if order == "reversed":
+        items.reverse()
+    elif order.startswith("shuffled-"):
+        random.Random(int(order.removeprefix("shuffled-"))).shuffle(items)
+    elif order != "as-written":
+        raise pytest.UsageError(f"--test-order {order}: expected as-written, reversed or shuffled-SEED")
+
+
+def keep(config: pytest.Config, items: list[pytest.Item], wanted) -> None:
+    """Deselect (as -m does) every item `wanted` refuses."""
+    config.hook.pytest_deselected(items=[item for item in items if not wanted(item)])
+    items[:] = [item for item in items if wanted(item)]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from tests.benchmark_cases import DEFAULT_SET
+
+    if default_tier(config):
+        keep(config, items, lambda item: TRUST in item.keywords)
+    if not config.getoption("every_benchmark"):
+        keep(config, items, lambda item: "benchmark" not in item.keywords or DEFAULT_SET in item.keywords)
+    reorder(items, config.getoption("test_order"))
     if os.environ.get("PYTEST_XDIST_WORKER"):
         # Tests that need the GPU to themselves: several test processes would each hold 8.6 GB operands at once
         # and run out of its memory, or skew a comparison of two timers. They run in a pass of their own without -n
@@ -53,6 +111,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cuda_sources_built_in_the_background() -> None:
+    """On a GPU, every CUDA source starts building at once, in threads (cached on disk), as a run's worker does: the
+    GPU tests then wait for their own kernel's build alone instead of building one kernel after another. Under -n
+    the first test process builds them; the others find them in the cache."""
+    if env.has_gpu() and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
+        from harness import nvrtc
+
+        nvrtc.prefetch()
 
 
 @pytest.fixture(autouse=True)

@@ -109,6 +109,7 @@ def _cli(capsys, *argv: str) -> tuple[int, str]:
     (["run", "--shape", "12x"], "malformed shape"),
     (["run", "--op", "sgemv", "--shape", "4x4x4"], "sgemv takes MxN"),
 ])
+@pytest.mark.trust
 def test_cli_reports_bad_arguments_in_one_line_with_exit_code_2(capsys, argv, message):
     code, err = _cli(capsys, *argv)
     assert code == 2 and message in err and "Traceback" not in err and err.count("\n") == 1

@@ -44,6 +44,7 @@ def test_default_options_keep_subnormals_and_the_study_variant_is_cupys_flag():
 
 
 @needs_nvrtc
+@pytest.mark.trust
 def test_every_registered_kernel_builds_for_sm_90a_with_a_resolved_entry():
     # One build per source, every instantiation of it inside: each name expression must have its mangled entry
     # and ptxas must have reported its registers (the CPU tier's resources come from exactly this cubin). The

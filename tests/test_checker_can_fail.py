@@ -30,6 +30,7 @@ def _rounded_here(bug: str, device: str) -> None:
         pytest.skip(f"{bug}: {why}")
 
 
+@pytest.mark.trust
 @pytest.mark.parametrize("bug", wrong_kernels.BUGS)
 def test_wrong_kernel_is_rejected_by_the_runners_checker(bug, device):
     _rounded_here(bug, device)
@@ -37,6 +38,7 @@ def test_wrong_kernel_is_rejected_by_the_runners_checker(bug, device):
     assert not result.passed, f"the checker let '{bug}' through: {result}"
 
 
+@pytest.mark.trust
 def test_the_same_kernel_without_a_bug_passes_the_runners_checker(device):
     result = _check("none", device)
     assert result.passed, result

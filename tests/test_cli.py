@@ -36,6 +36,7 @@ def test_explain_shows_cuda_source_beside_the_counterpart(capsys):
     assert "__syncthreads" in out and "tl.dot" in out
 
 
+@pytest.mark.trust
 @pytest.mark.skipif(env.has_gpu(), reason="the CPU tier's run; on a GPU `rosetta run` times for real")
 def test_run_without_gpu_checks_counterparts_in_the_interpreter_and_compiles_cuda(tmp_path, capsys):
     code = main(["run", "--only", "s004", "s003", "--out", str(tmp_path), "--no-report"])

@@ -19,6 +19,7 @@ def _verbs(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser
 VERBS = sorted(_verbs(build_parser()))
 
 
+@pytest.mark.trust
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_top_level_help_renders_and_exits_0(flag, capsys) -> None:
     with pytest.raises(SystemExit) as done:

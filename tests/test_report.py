@@ -115,6 +115,7 @@ def test_html_parses_with_balanced_tags_and_every_link_lands(any_page: tuple[Pat
     assert internal <= set(page.ids), f"links to missing anchors: {sorted(internal - set(page.ids))}"
 
 
+@pytest.mark.trust
 def test_the_page_opens_with_findings_then_the_idea_table(gpu_page: tuple[Path, Path]) -> None:
     page = parse(gpu_page[0])
     top = [s for s in page.sections if s in ("findings", "idea-table", "plots", "ideas", "results", "method")]
@@ -402,6 +403,7 @@ def test_the_steps_table_under_the_ladder_chart_has_a_row_per_bar_numbered_as_th
 
 
 @pytest.mark.gpu
+@pytest.mark.trust
 def test_a_gpu_run_renders_its_plots_and_every_timed_row_has_figures(tmp_path: Path) -> None:
     """The GPU tier's report: two sizes of one kernel, so the bars, roofline, accuracy and time plots all draw."""
     out = tmp_path / "run"

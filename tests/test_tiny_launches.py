@@ -4,10 +4,15 @@ autotuner's configurations) is compiled for sm_90a with the Triton this runs wit
 asks for is held to an H100's limit, the check Triton's launcher makes before it raises OutOfResources.
 
 Compiles only (tests/launch_compiles.py): a fresh machine takes a few minutes of both cores; Triton's cache makes a
-second run quick.
+second run quick. Under pytest-xdist every test process that runs these needs the same compiles: one makes them while
+the others wait for it, then each finds them in Triton's cache (they compiled all of them each, at once, before).
 """
 
 from __future__ import annotations
+
+import fcntl
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +31,10 @@ def launched() -> dict[tuple[str, str], list[Launch]]:
     cases = [(k.id, c.name, shape, alpha, beta) for k, c in PAIRS
              for shape, alpha, beta in (SGEMM_SHAPES if k.op == "sgemm" else SGEMV_SHAPES)]
     out: dict[tuple[str, str], list[Launch]] = {}
-    for launch in launches(cases):
+    with (Path(tempfile.gettempdir()) / "rosetta-launch-compiles.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one test process compiles at a time: the next loads what it compiled
+        found = launches(cases)
+    for launch in found:
         out.setdefault((launch.kernel_id, launch.form), []).append(launch)
     return out
 

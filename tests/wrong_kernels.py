@@ -97,7 +97,7 @@ class WrongImpl(Impl):
     def unmet(self, problem: Problem) -> list[str]:
         return []
 
-    def bind(self, tensors: dict, alpha: float = 1.0, beta: float = 0.0, device_type: str = "cuda"):
+    def bind(self, tensors: dict, alpha: float = 1.0, beta: float = 0.0, device_type: str = "cuda", tune: bool = True):
         if env.interpreting():  # its reduced-precision dots rounded as the GPU's
             interpreter_precision.install()
         A, B, C = tensors["A"], tensors["B"], tensors["C"]

@@ -199,8 +199,10 @@ def opening_lines(gpu: bool) -> list[str]:
 # ----------------------------------------------------------------------------------------------------- the stages
 def measure(run: Run) -> None:
     """The session's stages (run/session.py: plan, workers, implementations, CUDA builds), each timed by itself."""
-    with Reporter(run.console) as reporter:
-        run.failures = run.session.run(reporter)
+    session = run.session
+    with Reporter(run.console, session.gpu, session.rounds, session.rep_ms, session.aa, len(session.gpus),
+                  session.catalog) as reporter:
+        run.failures = session.run(reporter)
     run.written = reporter.results
 
 

@@ -103,8 +103,9 @@ class Impl:
         return self.counterpart.unmet(problem) if self.counterpart is not None else []
 
     def bind(self, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: float = 0.0,
-             device_type: str = "cuda") -> Callable[[], object]:
-        """Check the operands once; return a bare zero-argument launch (Triton's returns its compiled handle)."""
+             device_type: str = "cuda", tune: bool = True) -> Callable[[], object]:
+        """Check the operands once; return a bare zero-argument launch (Triton's returns its compiled handle).
+        tune=False: an autotuned implementation runs its declared configuration, untuned (a launch no run times)."""
         if self.id.is_cuda:
             from harness.launch import cuda
 
@@ -112,7 +113,7 @@ class Impl:
         if self.id.is_triton:
             from harness.launch import triton
 
-            return triton.bind(self.kernel, self.counterpart, tensors, alpha, beta, device_type)
+            return triton.bind(self.kernel, self.counterpart, tensors, alpha, beta, device_type, tune)
         if self.id.is_gluon:
             from harness.launch import gluon
 
@@ -120,7 +121,7 @@ class Impl:
         if self.id.is_triton_baseline:
             from harness.launch import triton_tutorial
 
-            return triton_tutorial.bind(self.name, tensors, alpha, beta, device_type)
+            return triton_tutorial.bind(self.name, tensors, alpha, beta, device_type, tune)
         return cublas.bind(self.name, tensors, alpha, beta, device_type)
 
 

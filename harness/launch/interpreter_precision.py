@@ -1,4 +1,5 @@
-"""tl.dot's input precisions in Triton's interpreter (the CPU tier), rounded as the compiled code rounds them.
+"""Triton's interpreter as the CPU tier needs it: tl.dot's input precisions rounded as the compiled code rounds them,
+and every interpreted launch leaving triton.language as it found it.
 
 The interpreter computes every tl.dot as an fp32 matmul whatever its input_precision, and refuses the bf16 splits, so
 on a CPU a reduced-precision row would show the fp32 row's errors. `install()` wraps the interpreter's dot so that each
@@ -17,6 +18,13 @@ The products of tf32 or bf16 parts are exact in fp32; each dot's sum is numpy's 
 order of accumulation (both within fp32 summation's K*u). Dots of other dtypes, and "ieee", are left as they are.
 Where the interpreter is not the one this wraps, nothing is installed and `not_checked` says which classes ran in
 plain fp32.
+
+The interpreter runs a kernel by patching triton.language (its builtins, the tensor's operators) with numpy's. Triton
+3.9 undoes a launch's patches, but a @triton.jit helper called inside the kernel (tl.cdiv, tl.zeros) patches
+triton.language.core again and never undoes it (older Tritons undo nothing): a Gluon or Triton compile later in the same
+process then met the interpreter's objects ("'value' object has no attribute 'dtype'" at gl.cdiv) or not, depending on
+which test ran first. `install()` also wraps each launch so that it restores every attribute of triton.language's
+modules and of triton.language.core's classes that it changed.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ ROUNDED = ("tf32", "tf32x3", "bf16x3", "bf16x6")
 _TF32_LOW_BITS = np.uint32(0x1FFF)
 _installed: tuple[str, ...] | None = None
 _why_not = ""
+_ABSENT = object()
 
 
 def _keep_nan(x: np.ndarray, rounded: np.ndarray) -> np.ndarray:
@@ -117,12 +126,56 @@ def rounded_dot(a: np.ndarray, b: np.ndarray, acc: np.ndarray, precision: str) -
     return (_matmul(pa[0], pb[0], part) + acc).astype(np.float32)
 
 
+def _language() -> list[object]:
+    """What the interpreter patches: triton.language's modules and the classes of triton.language.core."""
+    import sys
+
+    import triton.language as tl
+
+    modules = [m for name, m in list(sys.modules.items()) if name.startswith("triton.language") and m is not None]
+    return [*modules, *(c for c in vars(tl.core).values() if isinstance(c, type) and c.__module__ == tl.core.__name__)]
+
+
+def _restore(before: list[tuple[object, dict]]) -> None:
+    """Every attribute put back as it was; one added to a class removed. A name added to a module stays: the
+    interpreter gives the modules of the helpers it rewrites the names their rewritten code reads."""
+    for obj, names in before:
+        now = dict(vars(obj))
+        for name, value in names.items():
+            if now.get(name, _ABSENT) is not value:
+                setattr(obj, name, value)
+        if isinstance(obj, type):
+            for name in now.keys() - names.keys():
+                delattr(obj, name)
+
+
+def _contain_launches() -> None:
+    """Every interpreted launch leaves triton.language as it found it (the module's docstring says why)."""
+    from triton.runtime.interpreter import GridExecutor
+
+    launch = GridExecutor.__call__
+    if getattr(launch, "contained", False):
+        return
+
+    def contained(self, *args, **kwargs):
+        before = [(obj, dict(vars(obj))) for obj in _language()]
+        try:
+            return launch(self, *args, **kwargs)
+        finally:
+            _restore(before)
+
+    contained.contained = True
+    GridExecutor.__call__ = contained
+
+
 def install() -> tuple[str, ...]:
-    """Wrap the interpreter's dot (once per process); the input precisions now rounded, () where it cannot be."""
+    """Wrap the interpreter (once per process): each launch contained, the dot rounded by class; the input precisions
+    now rounded, () where the dot cannot be."""
     global _installed, _why_not
     if _installed is not None:
         return _installed
     try:
+        _contain_launches()
         from triton.runtime import interpreter
         from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
 

@@ -75,14 +75,17 @@ def constexprs(kernel: Kernel, counterpart: Counterpart) -> dict:
 
 
 def bind(kernel: Kernel, counterpart: Counterpart, tensors: dict[str, torch.Tensor], alpha: float = 1.0,
-         beta: float = 0.0, device_type: str = "cuda") -> Callable[[], object]:
-    """Check the operands once; return a zero-argument launch that returns the compiled handle."""
+         beta: float = 0.0, device_type: str = "cuda", tune: bool = True) -> Callable[[], object]:
+    """Check the operands once; return a zero-argument launch that returns the compiled handle. tune=False: an
+    autotuned form runs its declared configuration (a launch no run times; kernels_triton/forms.py AutotunedForm)."""
     who = f"Triton counterpart {kernel.id} [{counterpart.name}]"
     problem = problem_of(who, kernel.op, tensors, alpha, beta, device_type)
     if refused := counterpart.unmet(problem):
         raise ValueError(f"{who} cannot run {problem.label}: {'; '.join(refused)}")
     launch = module(counterpart, kernel).launch
     opts = config(kernel, counterpart)
+    if not tune and "tune" in inspect.signature(launch).parameters:  # an autotuned form (forms.AutotunedForm)
+        opts = {**opts, "tune": False}
     if device_type == "cpu":  # Triton's interpreter: its dots rounded as each class is on the GPU
         interpreter_precision.install()
         precision = str(opts.get("input_precision", ""))

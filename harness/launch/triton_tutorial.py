@@ -31,8 +31,9 @@ def input_precision(name: str) -> str:
 
 
 def bind(name: str, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: float = 0.0,
-         device_type: str = "cuda") -> Callable[[], object]:
-    """A zero-argument launch of the named Triton baseline; it returns the compiled kernel."""
+         device_type: str = "cuda", tune: bool = True) -> Callable[[], object]:
+    """A zero-argument launch of the named Triton baseline; it returns the compiled kernel (tune=False: at its one
+    declared configuration, untuned)."""
     precision = input_precision(name)
     problem_of(f"Triton baseline {name}", "sgemm", tensors, alpha, beta, device_type)
     if device_type == "cpu":  # Triton's interpreter: its TF32 and 3xTF32 rows rounded as on the GPU
@@ -41,7 +42,14 @@ def bind(name: str, tensors: dict[str, torch.Tensor], alpha: float = 1.0, beta: 
 
     A, B, C = tensors["A"], tensors["B"], tensors["C"]
     alpha, beta = float(alpha), float(beta)
-    return lambda: launch(A, B, C, alpha, beta, input_precision=precision)
+    return lambda: launch(A, B, C, alpha, beta, input_precision=precision, tune=tune)
+
+
+def configs() -> int:
+    """How many configurations the tutorial's autotuner times at a problem."""
+    from kernels_triton.gemm_tutorial import CONFIGS
+
+    return len(CONFIGS)
 
 
 def chosen_config(name: str) -> dict:

@@ -96,6 +96,11 @@ def compile_problem(kernel: Kernel) -> Problem:
     return seed_problem(kernel)
 
 
+def build_key(kernel: Kernel) -> ImplKey:
+    """A CPU tier's CUDA build record of a kernel, as the plan names an implementation."""
+    return ImplKey(kernel.id, ImplId("cuda"), kernel.op)
+
+
 def cuda_kernels(plan: Plan) -> list[str]:
     """The CUDA kernels whose compile records the plan's default-build rows read, in plan order."""
     return list(dict.fromkeys(k.kernel for _, keys in plan for k in keys

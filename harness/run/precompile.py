@@ -8,9 +8,12 @@ counterpart, its first launch loads the kernel instead of compiling it. The pool
 SASS mix and ttgir facts into the suite's cache (harness/inspect/cache.py), which the worker's record reads next.
 Autotuned kernels get every configuration compiled this way, spread over the processes a few configurations a task
 (an autotuner's list compiled in one process was most of a cold run: the tutorial's 16 configurations over three
-classes and two forms); the tuning itself (timing each configuration) still happens in the worker, on the GPU it
-measures. Each implementation is compiled for every pair of scalars the worker's numerics will launch it with, since
-a form that computes alpha and beta is a different compile (the tutorial's epilogue).
+classes); the tuning itself (timing each configuration) still happens in the worker, on the GPU it measures. Each
+distinct binary is compiled once: a launch compiles differently for alpha == 1 and beta == 0 alone (the tutorial's
+epilogue, a form's beta == 0 constexpr), so an implementation is compiled for the problem the worker times and
+launches first, then for each numerics layer whose scalars fall on the other side of those two tests; an autotuned
+one for the timed problem alone, since its numerics run the configuration tuned there (harness/run/runner.py
+warm_up, kernels_triton/gemm_tutorial.py).
 
 Nothing here decides a result: a compile that fails, or a key that differs from the worker's, only means the worker
 compiles it itself, as it would without this pool. The pool launches no kernel, so it does not disturb the timing.
@@ -140,20 +143,31 @@ class Precompiler:
         return errors
 
 
+def compiles_as(problem: Problem) -> tuple[bool, bool]:
+    """What of a problem's scalars a launch compiles for: alpha == 1 and beta == 0 (a float argument is never
+    specialised on its value; only a launch's own choice of form or constexpr makes another binary)."""
+    return problem.alpha == 1.0, problem.beta == 0.0
+
+
 def launch_problems(problem: Problem, key: ImplKey, catalog: Catalog = CATALOG) -> list[Problem]:
-    """The problems the worker launches the implementation with, in its order: each numerics layer's
-    (harness/run/runner.py warm_up and check_numerics, the exact layer's first), then the problem itself (timing);
-    each once."""
+    """The problems that make the distinct binaries the worker launches the implementation as, in its order: the
+    problem itself (harness/run/runner.py warm_up, then timing), then the first numerics layer that compiles otherwise
+    (check_numerics); an autotuned implementation the problem alone (its numerics run what it tuned there)."""
     from harness.run.work import impl_of
 
     impl = impl_of(key, catalog)
+    if impl.autotuned:
+        return [problem]
     layers = [numerics.layer_problem(problem, layer, impl.computes_alpha_beta) for layer in numerics.LAYERS]
-    return list(dict.fromkeys([*layers, problem]))
+    firsts: dict[tuple[bool, bool], Problem] = {}
+    for p in [problem, *layers]:
+        firsts.setdefault(compiles_as(p), p)
+    return list(firsts.values())
 
 
 def _plain_tasks(problem: Problem, keys: list[ImplKey], catalog: Catalog
                  ) -> list[tuple[Problem, int, int, list[ImplKey]]]:
-    """One task per pair of scalars that any of `keys` is launched with, each naming the keys launched so."""
+    """One task per problem that makes a binary of any of `keys` (launch_problems), each naming the keys it makes."""
     launches = {key: launch_problems(problem, key, catalog) for key in keys}
     return [(p, 0, 1, [key for key in keys if p in launches[key]])
             for p in dict.fromkeys(p for ps in launches.values() for p in ps)]

@@ -37,6 +37,9 @@ class ProblemContext:
     problem: Problem
     device: torch.device
     seed: int
+    # Whether an autotuned implementation tunes: where the problem is timed. A check of a problem no run times (the
+    # tests' odd shapes) runs each autotuned implementation at its declared configuration (tune=False).
+    tune: bool = True
     _ops: dict = field(default_factory=dict)
     _refs: dict = field(default_factory=dict)
     _vendor: dict = field(default_factory=dict)
@@ -79,11 +82,13 @@ def sync(device: torch.device) -> None:
 
 def warm_up(impl: Impl, ctx: ProblemContext, device_type: str) -> None:
     """The first launch, on its own: loading the CUDA module (waiting for its build if it is still under way),
-    Triton's compile and autotuning. Timed as the record's compile phase, so that numerics and timing are not."""
-    p = ctx.numerics_problem("exact", impl)
-    ops = ctx.operands(p, "exact")
+    Triton's compile and autotuning. Timed as the record's compile phase, so that numerics and timing are not. It
+    launches the problem itself, the one that is timed: an autotuner tunes there, and the numerics layers (their
+    own alpha and beta) then run what it chose (kernels_triton/gemm_tutorial.py)."""
+    p = ctx.problem
+    ops = ctx.operands(p, "random")
     impl.bind(ops.tensors(ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))), p.alpha, p.beta,
-              device_type)()
+              device_type, ctx.tune)()
     sync(ctx.device)
 
 
@@ -95,7 +100,7 @@ def check_numerics(impl: Impl, ctx: ProblemContext, device_type: str) -> Numeric
         p = ctx.numerics_problem(layer, impl)
         ops = ctx.operands(p, layer)
         result = ops.fresh_output(poison)
-        impl.bind(ops.tensors(result), p.alpha, p.beta, device_type)()
+        impl.bind(ops.tensors(result), p.alpha, p.beta, device_type, ctx.tune)()
         sync(ctx.device)
         # the library itself is judged by the bounds alone: its own error is no yardstick for itself; TF32 rows are
         # never set beside fp32's error. Rows of a class that is not fp32-accurate (bf16x3) get the library's errors
@@ -133,7 +138,7 @@ def beta_zero(impl: Impl, ctx: ProblemContext, device_type: str) -> Beta0 | None
     p = ctx.problem.with_scalars(1.0, 0.0)
     ops = ctx.operands(p, "exact")
     result = ops.fresh_output(float("nan"))
-    impl.bind(ops.tensors(result), 1.0, 0.0, device_type)()
+    impl.bind(ops.tensors(result), 1.0, 0.0, device_type, ctx.tune)()
     sync(ctx.device)
     return Beta0(numerics.beta_zero_verdict(result), declared, "C filled with NaN")
 

@@ -32,6 +32,7 @@ from harness.run.messages import ImplKey, WorkerOptions
 from harness.run.phases import Stage, perform, timed
 from harness.run.plan import (
     Plan,
+    build_key,
     build_variants,
     compile_problem,
     cost,
@@ -57,6 +58,11 @@ class Progress:
     result: Result | None = None    # the record just written; None when an implementation starts
     seconds: float | None = None    # with a result: wall time from its start to its record (None: never started)
     starting: str | None = None     # without a result: what starts now, "<problem>: <kernel> [<impl>]"
+    problem: Problem | None = None  # what starts: an implementation's check (key) or build, or a timing round
+    key: ImplKey | None = None
+    round: int | None = None
+    order: Plan | None = None       # before anything starts: the plan in the order it will run, and without a GPU
+    builds: tuple[tuple[Problem, ImplKey], ...] = ()  # the CUDA builds after it (harness/cli/progress.py prices them)
 
 
 @dataclass
@@ -132,8 +138,12 @@ class RunSession(Target):
 
     def start(self) -> None:
         """The workers and the Triton precompile pool (its compiles and autotuning configurations, in other processes,
-        ahead of the worker: run/precompile.py); what they read of the device is checked, then the file is opened."""
+        ahead of the worker: run/precompile.py); what they read of the device is checked, then the file is opened.
+        Before they start, the progress line is told the whole plan in the order it runs, so it prices it at once."""
         plan = self.planned
+        if self.progress:
+            builds = () if self.gpu else tuple((compile_problem(k), build_key(k)) for k in self.kernels)
+            self.progress(Progress(0, self.total, starting="starting the worker(s)", order=self.queue(), builds=builds))
         options = WorkerOptions(catalog=self.catalog, gpu=self.gpu, rep_ms=self.rep_ms, seed=self.seed,
                                 rounds=self.rounds, aa=self.aa, peaks=self.gpu, build_variants=build_variants(plan),
                                 cuda_kernels=tuple(cuda_kernels(plan)))
@@ -147,7 +157,7 @@ class RunSession(Target):
 
     def measure_all(self) -> None:
         """Every problem of the plan on the workers, one thread each, taking whole problems largest first."""
-        queue = sorted(self.planned, key=lambda e: -cost(*e))
+        queue = self.queue()
 
         def drive(worker: Worker) -> None:
             try:
@@ -159,7 +169,7 @@ class RunSession(Target):
                     run_problem(worker, problem, keys, self._emit, self.timeout_s,
                                 lambda k, p=problem: self._begin(k, p, f"{p.label}: {k}"),
                                 lambda r, p=problem: self._tell(f"{p.label}: interleaved timing, round {r + 1} of "
-                                                                f"{self.rounds}"))
+                                                                f"{self.rounds}", problem=p, round=r))
             except BaseException as e:  # surfaced in the parent once the other workers finish
                 self._errors.append(e)
 
@@ -191,8 +201,7 @@ class RunSession(Target):
     def build_records(self) -> None:
         """CPU tier: each CUDA kernel's build record (its source built for sm_90a in the background since the plan)."""
         for kernel in self.kernels:
-            key = ImplKey(kernel.id, ImplId("cuda"), kernel.op)
-            self._begin(key, compile_problem(kernel), f"compiling {kernel.id}")
+            self._begin(build_key(kernel), compile_problem(kernel), f"compiling {kernel.id}")
             self._emit(compile_record(kernel, self.catalog))
 
     def end(self) -> None:
@@ -214,15 +223,20 @@ class RunSession(Target):
         """The records this run will write."""
         return sum(len(keys) for _, keys in self.planned) + (0 if self.gpu else len(self.kernels))
 
+    def queue(self) -> Plan:
+        """The plan in the order the workers take it: whole problems, largest first."""
+        return sorted(self.planned, key=lambda e: -cost(*e))
+
     def _begin(self, key: ImplKey, problem: Problem, what: str) -> None:
         with self._lock:
             self._started[key.on(problem)] = time.monotonic()
-        self._tell(what)
+        self._tell(what, problem=problem, key=key)
 
-    def _tell(self, what: str) -> None:
+    def _tell(self, what: str, problem: Problem | None = None, key: ImplKey | None = None,
+              round: int | None = None) -> None:
         with self._lock:
             if self.progress:
-                self.progress(Progress(self._done, self.total, starting=what))
+                self.progress(Progress(self._done, self.total, starting=what, problem=problem, key=key, round=round))
 
     def _emit(self, result: Result) -> None:
         with self._lock:
