@@ -120,8 +120,9 @@ def _cuda_sources_built_in_the_background() -> None:
     the first test process builds them; the others find them in the cache."""
     if env.has_gpu() and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
         from harness import nvrtc
+        from harness.registry import KERNELS, build_units
 
-        nvrtc.prefetch()
+        nvrtc.prefetch(build_units(KERNELS))
 
 
 @pytest.fixture(autouse=True)
