@@ -13,7 +13,7 @@ def recorded_gpu_run() -> Path | None:
     and which is no A/A control."""
     for path in sorted((REPO / "results").glob("*.jsonl"), reverse=True):
         header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
-        if _full_gpu_run(header):
+        if full_gpu_run(header):
             return path
     return None
 
@@ -23,12 +23,12 @@ def recorded_run_before_the_scaled_layer() -> Path | None:
     for path in sorted((REPO / "results").glob("*.jsonl"), reverse=True):
         text = path.read_text(encoding="utf-8")
         header = json.loads(text.splitlines()[0])
-        if _full_gpu_run(header) and '"scaled"' not in text:
+        if full_gpu_run(header) and '"scaled"' not in text:
             return path
     return None
 
 
-def _full_gpu_run(header: dict) -> bool:
+def full_gpu_run(header: dict) -> bool:
     """A GPU run whose command chose no subset, is no A/A control, no user's pair and no sustained pass."""
     return header.get("mode") == "gpu" and not {"--only", "--sweep", "--shape", "--aa", "--pair", "--regime"} & set(
         header.get("argv", []))

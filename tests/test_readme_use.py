@@ -4,12 +4,13 @@ commands."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from harness import cli
 from harness.cli.options import GPU_ONLY
-from tests.recorded import recorded_gpu_run
+from tests.recorded import full_gpu_run
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -45,11 +46,13 @@ def test_what_needs_a_gpu_is_shown_only_under_gpu_only() -> None:
     assert [flag for flag in GPU_ONLY.values() if flag not in gpu] == [], "GPU-only options not shown as such"
 
 
-def test_the_first_command_on_a_cpu_is_the_report_of_the_committed_gpu_run() -> None:
+def test_the_first_command_on_a_cpu_is_the_report_of_the_committed_gpu_run_the_readme_shows() -> None:
     first = blocks(section("Install"))[0].splitlines()[0].split("#", 1)[0].split()
     assert first[:3] == ["python3", "bootstrap.py", "report"]
-    newest = recorded_gpu_run()
-    assert newest is not None and first[3] == str(newest.relative_to(ROOT))
+    shown = re.search(r"python -m harness\.report\.readme (\S+\.jsonl)", README)
+    assert shown is not None and first[3] == shown.group(1)
+    header = json.loads((ROOT / first[3]).read_text(encoding="utf-8").splitlines()[0])
+    assert full_gpu_run(header), f"{first[3]} is not a full GPU run"
 
 
 def test_the_tests_section_gives_the_default_and_the_full_cpu_tiers_time_with_its_command() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from harness.analysis.ablation import BANKS, Ablation, Cause
 from harness.analysis.verdicts import MARGIN_SIMT, Call, Verdict
-from harness.report.wording import baseline_label
+from harness.report.wording import baseline_label, relation_of, verdict_speed
 
 FP32 = baseline_label("fp32")
 # What a quantity the ablation adds to CUDA's cubin is, as a sentence names it.
@@ -13,18 +13,18 @@ QUANTITY = {BANKS: "FFMA reading two of its sources from one register bank"}
 
 
 def _x(v: Verdict | None) -> str:
+    """'0.922x [0.921–0.923] (slower)': the speed and its call, as every other verdict of the page is said."""
     if v is None:
-        return "-"
-    t = v.time
-    return f"{1 / t.ratio:.3f}x [{1 / t.hi:.3f}-{1 / t.lo:.3f}] {t.call.value}"
+        return "—"
+    return f"{verdict_speed(v)} ({relation_of(v.time.call)})"
 
 
 def cause_sentence(c: Cause, size: int) -> str:
     """The finding as the page prints it: the directed quantity with CUDA as the control, and what was ruled out."""
-    head = (f"{size}^3: Gluon's dot form runs at {_x(c.gap)} the CUDA summit's speed. With CUDA as the control: the "
+    head = (f"{size}^3: Gluon's dot form against the CUDA summit, {_x(c.gap)}. With CUDA as the control: the "
             f"form's main loop has {c.gluon:.0f} {QUANTITY.get(c.quantity, c.quantity)} per K tile, CUDA's "
-            f"{c.cuda:.0f}; CUDA's own cubin with "
-            f"{c.added:.0f} more (reuse flags cleared, nothing else changed) runs at {_x(c.control)} its speed")
+            f"{c.cuda:.0f}; CUDA's own cubin with {c.added:.0f} more (reuse flags cleared, nothing else changed) "
+            f"against CUDA as built, {_x(c.control)}")
     share = c.share
     if c.named and share is not None:
         head += (f": {100 * share:.0f}% of the form's gap. The conflicts come from the registers ptxas assigns to the "
@@ -32,7 +32,7 @@ def cause_sentence(c: Cause, size: int) -> str:
                  + (f"; the other {100 * (1 - share):.0f}% is not ablated" if share < 0.95 else ""))
     elif not c.named:
         head += ": register-bank conflicts do not explain the gap"
-    rule = "; ".join(f"{n}: {_x(v)} the speed of the same PTX as built" for n, v in c.ruled_out)
+    rule = "; ".join(f"{n} against the same PTX as built, {_x(v)}" for n, v in c.ruled_out)
     return head + (f". Ruled out, the assembler ({rule})" if rule else "") + "."
 
 
