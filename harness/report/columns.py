@@ -17,6 +17,7 @@ from harness.analysis.record import Comparison
 from harness.analysis.relations import Relation
 from harness.baselines import CUBLAS_KMAJOR, KMAJOR_TEXT, cublas_of
 from harness.catalog_types.kernel import PRECISION_CLASSES, precision_label
+from harness.problems import HEADLINE as HEADLINE_PROBLEMS
 from harness.records.lines import Result
 from harness.report import anchors, fmt, wording
 from harness.report.metrics import (
@@ -121,8 +122,9 @@ HEADLINE: list[Metric[HeadlineRow]] = [
     verdict_metric("best Triton vs Triton tutorial", lambda h: h.tutorial, sub=lambda m, h: _tutorial(m, h.tutorial)),
 ]
 HEADLINE_LEGEND = [
-    "Each op's headline problem (sgemv: where cuBLAS comes nearest the copy bandwidth), beside the class its cuBLAS "
-    "rate. %: of the same class's cuBLAS, same timer, given B as the row reads it (a K-major row: vs TN, cuBLAS "
+    f"Each op's headline problem ({'; '.join(p.label for p in HEADLINE_PROBLEMS.values())}: the seeds' own GEMM, "
+    "and a GEMV far above L2, which streams A at the copy bandwidth), beside the class its cuBLAS rate. %: of the "
+    "same class's cuBLAS, same timer, given B as the row reads it (a K-major row: vs TN, cuBLAS "
     f"given B^T stored, else with its pack of B), with its {LEVEL:.0%} interval; under it the rate, the "
     "implementation and the configuration it ran with, as its record says. "
     + ESTIMATORS[0].upper() + ESTIMATORS[1:] + ".",
