@@ -14,6 +14,7 @@ import pytest
 from harness.analysis.mapping import ProvenMapping, Row, Verdict, rows
 from harness.analysis.measured import Measured
 from harness.analysis.record import Analysis, analysis_path, read_beside
+from harness.analysis.recorded_evidence import RUN_EVIDENCE
 from harness.records.file import load
 from harness.registry import IDEAS
 from harness.report.sections import UNPROVEN, mapping_table
@@ -22,7 +23,7 @@ from tests.recorded import REPO, recorded_gpu_run
 
 def _row(holds: bool) -> Row:
     v = Verdict("naive", "who computes which output", "s000.gemm_naive", "triton", "naive", "one output per thread",
-                holds, "cfg.outputs_per_thread 1", where="the kernels this run compiled and measured")
+                holds, "cfg.outputs_per_thread 1", where=RUN_EVIDENCE)
     return Row("who computes which output", "one thread per element", "the program's tile", "compiler", (v,))
 
 
@@ -46,7 +47,7 @@ def test_a_page_shows_the_verdicts_its_record_holds_not_a_compile_of_its_own() -
     table = mapping_table(IDEAS["naive"], _measured(ProvenMapping({"naive": [_row(False)]})))
     (proof,) = [row[-1] for row in table.rows]
     assert proof.text.startswith("✗ not as stated: s000.gemm_naive [naive]") and proof.cls == "bad"
-    assert "the kernels this run compiled and measured" in table.notes[-1]
+    assert RUN_EVIDENCE in table.notes[-1]
 
 
 def test_a_page_names_the_compiler_a_false_check_was_made_on_and_what_its_code_does() -> None:
@@ -98,4 +99,4 @@ def test_the_committed_runs_record_proves_every_claim_on_the_kernels_it_measured
     assert not failing, failing
     # the run's own evidence stands for every kernel it compiled: nothing of it was compiled again
     wheres = {v.where for found in an.mapping.rows.values() for row in found for v in row.verdicts}
-    assert "the kernels this run compiled and measured" in wheres
+    assert RUN_EVIDENCE in wheres

@@ -18,6 +18,9 @@ from harness.inspect.evidence import cuda_numbers, gluon_numbers, triton_numbers
 from harness.records.lines import Resources, Result
 from harness.registry import Kernel
 
+# Where a proof read the run's own compiled facts (nothing compiled again): the page and the record say this.
+RUN_EVIDENCE = "this run's compiled kernels"
+
 # Launch settings a record's config may hold that the evidence names as `cfg.<key>`.
 _LAUNCH_KEYS = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
 
@@ -60,7 +63,7 @@ def from_run(results: Iterable[Result], kernels: list[Kernel],
                   for c in kernel.counterparts if (r := sides[(name := c.name)]) is not None and r.resources}
         out[kernel.id] = KernelEvidence(kernel, cuda_numbers(kernel, _resources(cuda.resources),
                                                              cuda.resources.driver), triton,
-                                        where="this run's compiled kernels",
+                                        where=RUN_EVIDENCE,
                                         gluon={g.name: gluon_numbers(kernel, g, _resources(r.resources))
                                                if (r := gluon[g.name]) is not None and r.resources is not None
                                                else Numbers() for g in kernel.gluon},
