@@ -21,7 +21,7 @@ from harness.problems import Problem
 from harness.records.file import load
 from harness.records.lines import Result, Status
 from harness.run.clock_error import Window, series_of, window_of
-from tests.recorded import REPO
+from tests.recorded import H100_RUN, REPO
 
 MAX = 1980.0
 RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102241Z.jsonl"
@@ -114,7 +114,7 @@ def test_a_verdict_says_which_side_ran_at_the_higher_clock() -> None:
 def test_the_committed_runs_make_no_cycles_call_their_probe_error_being_unmeasured() -> None:
     """The committed runs read up to 3.0% (2040 MHz) and 3.8% (2055 MHz) above the H100's 1980, and none measured the
     probe's error: every comparison keeps the excess its samples prove (a lower bound) and makes no cycles call."""
-    for path in (RUN, SPLITS, REPO / "results" / "nvidia-h100-80gb-hbm3-20261127T012026Z.jsonl"):
+    for path in (RUN, SPLITS, H100_RUN):
         results = load(path)
         assert results.header.probe_error is None
         an = analyse(results.results, path.name)

@@ -29,6 +29,7 @@ from harness.run.runner import Pending, RunOptions, time_pending
 from harness.run.session import RunSession
 from harness.run.work import ResourceCache, WorkerState, impl_of, key_of, setup
 from harness.run.worker import failed
+from tests.recorded import H100_RUN
 
 HARNESS = Path(__file__).resolve().parents[1] / "harness"
 
@@ -176,7 +177,7 @@ def test_each_op_has_one_headline_problem_that_every_table_and_finding_of_the_ru
     from harness.records.file import load
     from harness.records.order import headline_problem
 
-    run = HARNESS.parent / "results" / "nvidia-h100-80gb-hbm3-20261127T012026Z.jsonl"
+    run = H100_RUN
     results = load(run)
     m = Measured(results, read_beside(run))
     for op in ("sgemm", "sgemv"):

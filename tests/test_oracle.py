@@ -10,9 +10,9 @@ import pytest
 
 from harness.report.render import render
 from tests import oracle
-from tests.recorded import REPO
+from tests.recorded import H100_RUN, REPO
 
-RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261127T012026Z.jsonl"
+RUN = H100_RUN
 SUSTAINED = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T230158Z-sustained.jsonl"   # the README's regime table
 DOCUMENTS = ("README.md", "docs/results.md", "docs/regimes.md")
 

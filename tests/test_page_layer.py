@@ -14,10 +14,10 @@ from harness.analysis import verdicts
 from harness.analysis.build import build
 from harness.analysis.measured import Measured
 from harness.records.file import load
-from tests.recorded import REPO
+from tests.recorded import H100_RUN, REPO
 
 ANALYSIS = REPO / "harness" / "analysis"
-RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261127T012026Z.jsonl"
+RUN = H100_RUN
 # The CSV's column texts, which `rosetta export` is to take from the page's metric declarations (harness/report)
 # in place of declaring its own; until it does they are the one place analysis holds a description.
 COLUMN_TEXTS = {"export.py"}

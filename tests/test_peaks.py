@@ -14,7 +14,7 @@ from harness.analysis.record import read_beside
 from harness.device.roofline import TensorRoof
 from harness.device.specs import SPARSITY_FACTOR, SPECS, spec
 from harness.records.file import load
-from tests.recorded import REPO
+from tests.recorded import H100_RUN, REPO
 
 RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102756Z-tf32.jsonl"
 
@@ -61,7 +61,7 @@ def test_a_run_without_cublas_tf32_has_no_measured_roof() -> None:
     assert Measured(bare, read_beside(RUN)).tensor_roof is None
 
 
-NEWEST = REPO / "results" / "nvidia-h100-80gb-hbm3-20261127T012026Z.jsonl"
+NEWEST = H100_RUN
 
 
 def test_each_sheet_figure_is_stated_at_a_clock_of_its_own() -> None:

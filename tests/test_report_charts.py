@@ -20,7 +20,7 @@ from harness.records.file import load
 from harness.report.plots import all_plots
 from harness.report.plots.common import CUBLAS, DPI, drawn_texts, text_box
 from harness.report.wording import baseline_label
-from tests.recorded import REPO, recorded_gpu_run
+from tests.recorded import H100_RUN, REPO, recorded_gpu_run
 
 RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261126T102241Z.jsonl"
 
@@ -79,7 +79,7 @@ def clashes(fig: Figure, slack: float = 0.5) -> list[tuple[str, str]]:
     return out
 
 
-NEWEST = REPO / "results" / "nvidia-h100-80gb-hbm3-20261127T012026Z.jsonl"
+NEWEST = H100_RUN
 
 
 @pytest.fixture(scope="module")

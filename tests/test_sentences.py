@@ -23,9 +23,9 @@ from harness.report.findings import evidence, words
 from harness.report.fmt import plain
 from harness.report.markdown import to_markdown
 from harness.report.overview import headline_table, idea_table
-from tests.recorded import REPO
+from tests.recorded import H100_RUN, REPO
 
-RUN = REPO / "results" / "nvidia-h100-80gb-hbm3-20261127T012026Z.jsonl"
+RUN = H100_RUN
 
 
 @pytest.fixture(scope="module")
