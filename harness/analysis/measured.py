@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from harness.analysis.clock import PeakClock, peak_clock
 from harness.analysis.record import Analysis, Comparison, RowKey, analyse, catalog_of, pair
 from harness.analysis.relations import Relation
 from harness.baselines import cublas_of
@@ -197,6 +198,11 @@ class Measured:
             return None
         return LayoutRead(result, result.pack_ms, self.vs(result, Relation.CUBLAS_LAYOUT),
                           self.vs(result, Relation.CUBLAS_PACKED), self.vs(result, Relation.CUBLAS_ALONE))
+
+    @cached_property
+    def peak_clock(self) -> PeakClock | None:
+        """The run's FP32 peak against its fp32 rows' clock (harness/analysis/clock.py), made once for every reader."""
+        return peak_clock(self.header, self.all)
 
     @cached_property
     def tensor_roof(self) -> TensorRoof | None:

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from harness.analysis import model_findings as kinds
 from harness.analysis import run_findings as run
 from harness.analysis.claims import published_pct
-from harness.analysis.clock import peak_clock
 from harness.analysis.found import Found
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
@@ -118,7 +117,7 @@ def _headline(f: kinds.Headline, m: Measured) -> list[Inline]:
     fig = base.figures
     assert fig is not None
     if f.op == "sgemm" and fig.pct_peak is not None and peaks:
-        low = peak_clock(m.header, m.all)
+        low = m.peak_clock
         flag = (f", flagged low: its clock {low.below:.1%} under the fp32 rows', so this share reads too high"
                 if low is not None and low.low and low.below is not None else "")
         parts.append(f"; {base.label} itself runs at {fmt.pct(fig.pct_peak)} of the measured FP32 FMA peak "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from datetime import datetime
 
-from harness.analysis.clock import peak_clock, probe_status
+from harness.analysis.clock import probe_status
 from harness.analysis.measured import Measured
 from harness.analysis.overview import TimingSummary, timing_summary
 from harness.analysis.verdicts import LEVEL, median_interval
@@ -195,7 +195,7 @@ def method_section(m: Measured) -> Section:
 
 def peak_clock_text(m: Measured) -> str:
     """The SM clock the FP32 peak ran at against its rows', flagged where it lies well under theirs."""
-    if (p := peak_clock(m.header, m.all)) is None:
+    if (p := m.peak_clock) is None:
         return ""
     text = (f"run at {p.clock_mhz:.0f} MHz (probe), {p.tries} measurement(s)" if p.clock_mhz is not None else
             "its clock not recorded" + (f": {p.effective_mhz:.0f} MHz effective" if p.effective_mhz else ""))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from matplotlib.ticker import NullFormatter
 
-from harness.analysis.clock import peak_clock
 from harness.analysis.fp32_work import speed_intervals
 from harness.analysis.measured import Measured
 from harness.analysis.overview import best_points, parts
@@ -139,7 +138,7 @@ def roofline(m: Measured) -> Plot:
     caption = (f"One panel per part of the page, each on its op's headline problem on {m.header.device}. The roofs "
                f"are this run's measured FP32 FMA throughput ({peaks.fp32_tflops:.1f} TFLOP/s"
                + (f", flagged low: it ran {low.below:.1%} under the fp32 rows' clock, so the roof is drawn low"
-                  if (low := peak_clock(m.header, m.all)) is not None and low.low and low.below is not None else "")
+                  if (low := m.peak_clock) is not None and low.low and low.below is not None else "")
                + f") and copy bandwidth "
                f"({peaks.copy_gbps:.0f} GB/s)"
                + (f"; the dotted line is the spec sheet's dense {TF32} ({sheet.source})" if sheet is not None and
