@@ -72,8 +72,9 @@ def gemm_tutorial_kernel(A, B, C, M, N, K, stride_am, stride_ak, stride_bk, stri
         rows = rows.to(tl.int64)
         cols = cols.to(tl.int64)
         ks = ks.to(tl.int64)
-        stride_ak = stride_ak.to(tl.int64)
-        stride_bk = stride_bk.to(tl.int64)
+        # tl.cast, not .to: a stride of 1 reaches the kernel as a specialised Python int, which has no .to
+        stride_ak = tl.cast(stride_ak, tl.int64)
+        stride_bk = tl.cast(stride_bk, tl.int64)
     a_ptrs = A + rows[:, None] * stride_am + ks[None, :] * stride_ak
     b_ptrs = B + ks[:, None] * stride_bk + cols[None, :] * stride_bn
 

@@ -44,10 +44,13 @@ def test_default_build_keeps_subnormals_on_the_gpu():
     assert verdict.passed, verdict
 
 
-def test_subnormal_layer_fails_the_kernel_built_as_cupy_builds_it():
-    out, ops, ref = _subnormal_run("cupy")
-    verdict = numerics.check(out, ops, ref, poison=numerics.poison_for(NAIVE.reads_c_when_beta_zero))
-    assert not verdict.passed and numerics.FLUSH_REASON in verdict.reason
+def test_only_the_subnormal_layer_fails_the_kernel_built_as_cupy_builds_it_and_the_record_says_it_flushes():
+    # the cause is named from every layer's verdict (numerics.failure): one layer alone cannot tell a flush from a bug
+    result = check_numerics(Impl("cuda:cupy", "sgemm", NAIVE), ProblemContext(PROBLEM, torch.device("cuda"), seed=11),
+                            "cuda")
+    assert not result.passed and not result.subnormal.passed
+    assert all(v.passed for name, v in result.layers.items() if name != "subnormal"), result
+    assert any(numerics.FLUSH_REASON in line for line in result.failure_reasons()), result.failure_reasons()
 
 
 @pytest.mark.parametrize("impl", cupy_build_study(), ids=lambda i: i.label)

@@ -158,9 +158,9 @@ def test_rosetta_knobs_times_a_slow_forms_variants_beside_the_baseline_and_the_r
         pytest.skip(env.gpu_reason())
     shape = "1024x1024x1024"
     assert main(["run", "--only", "s000.gemm_naive", "--shape", shape, "--out", str(tmp_path), "--no-report",
-                 "--rounds", "5"]) == 0
+                 "--rounds", str(MIN_ROUNDS)]) == 0
     (results,) = tmp_path.glob("*.jsonl")
-    assert main(["knobs", str(results), "--shape", shape, "--rounds", "5"]) == 0
+    assert main(["knobs", str(results), "--shape", shape, "--rounds", str(MIN_ROUNDS)]) == 0
     study = read_beside(results)
     (f,) = [f for f in study.findings if f.impl == "triton:naive"]
     assert f.gap.call is Call.SLOW
