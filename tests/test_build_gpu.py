@@ -20,15 +20,18 @@ NAIVE = BY_ID["s000.gemm_naive"]
 PROBLEM = Problem("sgemm", 512, 512, 512)
 
 
-def _subnormal_run(variant: str) -> tuple[torch.Tensor, numerics.Operands, torch.Tensor]:
+def _verdict(variant: str, layer: str) -> numerics.Verdict:
+    """One numerics layer of the naive kernel built as `variant` builds it, judged as a kernel that declares nothing
+    (the CuPy study's rows declare the flush: harness/launch/implementations.py cupy_build_study)."""
     ctx = ProblemContext(PROBLEM, torch.device("cuda"), seed=11)
     impl = Impl("cuda" if variant == "default" else f"cuda:{variant}", "sgemm", NAIVE)
-    p = ctx.numerics_problem("subnormal", impl)
-    ops = ctx.operands(p, "subnormal")
-    out = ops.fresh_output(numerics.poison_for(impl.reads_c_when_beta_zero))
+    p = ctx.numerics_problem(layer, impl)
+    ops = ctx.operands(p, layer)
+    poison = numerics.poison_for(impl.reads_c_when_beta_zero)
+    out = ops.fresh_output(poison)
     launch_cuda.bind(NAIVE, ops.tensors(out), p.alpha, p.beta, variant)()
     torch.cuda.synchronize()
-    return out, ops, ctx.reference(p, "subnormal")
+    return numerics.check(out, ops, ctx.reference(p, layer), poison=poison)
 
 
 def test_the_device_gets_its_exact_arch():
@@ -39,18 +42,15 @@ def test_the_device_gets_its_exact_arch():
 
 
 def test_default_build_keeps_subnormals_on_the_gpu():
-    out, ops, ref = _subnormal_run("default")
-    verdict = numerics.check(out, ops, ref, poison=numerics.poison_for(NAIVE.reads_c_when_beta_zero))
+    verdict = _verdict("default", "subnormal")
     assert verdict.passed, verdict
 
 
-def test_only_the_subnormal_layer_fails_the_kernel_built_as_cupy_builds_it_and_the_record_says_it_flushes():
+def test_only_the_subnormal_layer_fails_the_kernel_built_as_cupy_builds_it_and_the_check_says_it_flushes():
     # the cause is named from every layer's verdict (numerics.failure): one layer alone cannot tell a flush from a bug
-    result = check_numerics(Impl("cuda:cupy", "sgemm", NAIVE), ProblemContext(PROBLEM, torch.device("cuda"), seed=11),
-                            "cuda")
-    assert not result.passed and not result.subnormal.passed
-    assert all(v.passed for name, v in result.layers.items() if name != "subnormal"), result
-    assert any(numerics.FLUSH_REASON in line for line in result.failure_reasons()), result.failure_reasons()
+    layers = {layer: _verdict("cupy", layer) for layer in numerics.LAYERS}
+    assert [name for name, v in layers.items() if not v.passed] == ["subnormal"], layers
+    assert any(numerics.FLUSH_REASON in line for line in numerics.failure(layers)), numerics.failure(layers)
 
 
 @pytest.mark.parametrize("impl", cupy_build_study(), ids=lambda i: i.label)
