@@ -36,7 +36,8 @@ from harness.measure.numerics import poison_for
 from harness.measure.rounds import Entry, estimate_ms, interleave
 from harness.measure.sm_clock import ProbeBuffer
 from harness.measure.timing import EventClock, Samples, time_gpu
-from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, OPS
+from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, OPS, Problem
+from harness.run.messages import ImplKey
 from harness.run.runner import ProblemContext, figures
 from tests.benchmark_cases import CASES, case_id, case_marks, markers, model_of, param, sort_chosen
 
@@ -51,6 +52,29 @@ def _bound(impl: Impl):
     ops = ProblemContext(problem, torch.device("cuda"), seed=5).operands(problem, "random")
     out = ops.fresh_output(poison_for(impl.reads_c_when_beta_zero))
     return impl.bind(ops.tensors(out), problem.alpha, problem.beta)
+
+
+def ahead_plan(impls: list[Impl]) -> list[tuple[Problem, list[ImplKey]]]:
+    """The benchmarks chosen to run, as a run's plan: each op's default problem with its implementations."""
+    keys = {op: [ImplKey(i.kernel.id if i.kernel else None, i.id, op) for i in impls if i.op == op] for op in PROBLEMS}
+    return [(PROBLEMS[op], found) for op, found in keys.items() if found]
+
+
+@pytest.fixture(scope="session")
+def compiled_ahead(request: pytest.FixtureRequest):
+    """As a run compiles (harness/run/precompile.py): a pool of processes compiles every chosen Triton benchmark, an
+    autotuner's list spread over them, while the benchmarks before it are timed, so that a first call loads its
+    kernels from Triton's disk cache instead of compiling them one after another. Nothing starts where the
+    benchmarks are skipped."""
+    from harness.run.precompile import Precompiler
+
+    chosen = [item.callspec.params["impl"] for item in request.session.items
+              if getattr(item, "originalname", "") == "test_benchmark" and hasattr(item, "callspec")]
+    skipped = request.config.getoption("benchmark_skip", default=False)
+    pool = None if skipped or not chosen else Precompiler(ahead_plan(chosen), None)
+    yield
+    if pool is not None:
+        pool.close()
 
 
 @pytest.fixture(scope="session")
@@ -72,7 +96,7 @@ def _as_samples(seconds: list[float], mhz: float | None, name: str) -> Samples:
 @pytest.mark.gpu
 @pytest.mark.benchmark(timer=CLOCK)
 @pytest.mark.parametrize("impl", [param(i) for i in CASES])
-def test_benchmark(benchmark, impl: Impl, yardsticks):
+def test_benchmark(benchmark, impl: Impl, yardsticks, compiled_ahead):
     problem = PROBLEMS[impl.op]
     if impl.unmet(problem):
         pytest.skip("; ".join(impl.unmet(problem)))
@@ -127,6 +151,13 @@ def test_benchmark_median_is_time_gpus_median(benchmark, impl: Impl):
 def test_every_benchmark_id_is_plain_words():
     bad = [case_id(i) for i in CASES if not re.fullmatch(r"[\w.-]+", case_id(i), re.ASCII)]
     assert not bad, f"ids -k cannot name: {bad}"
+
+
+def test_the_compile_pool_is_given_every_chosen_benchmark_at_its_default_problem():
+    plan = ahead_plan(list(CASES))
+    assert [problem for problem, _ in plan] == [PROBLEMS[op] for op in PROBLEMS if any(i.op == op for i in CASES)]
+    for problem, keys in plan:
+        assert keys == [ImplKey(i.kernel.id if i.kernel else None, i.id, i.op) for i in CASES if i.op == problem.op]
 
 
 def test_benchmark_ids_are_unique():
