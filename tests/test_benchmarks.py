@@ -39,6 +39,7 @@ from harness.measure.timing import EventClock, Samples, time_gpu
 from harness.problems import DEFAULT_SGEMM, DEFAULT_SGEMV, OPS, Problem
 from harness.run.messages import ImplKey
 from harness.run.runner import ProblemContext, figures
+from harness.run.work import impl_of, key_of
 from tests.benchmark_cases import CASES, case_id, case_marks, markers, model_of, param, sort_chosen
 
 PROBLEMS = {"sgemm": DEFAULT_SGEMM[0], "sgemv": DEFAULT_SGEMV[1]}
@@ -56,7 +57,7 @@ def _bound(impl: Impl):
 
 def ahead_plan(impls: list[Impl]) -> list[tuple[Problem, list[ImplKey]]]:
     """The benchmarks chosen to run, as a run's plan: each op's default problem with its implementations."""
-    keys = {op: [ImplKey(i.kernel.id if i.kernel else None, i.id, op) for i in impls if i.op == op] for op in PROBLEMS}
+    keys = {op: [key_of(i) for i in impls if i.op == op] for op in PROBLEMS}
     return [(PROBLEMS[op], found) for op, found in keys.items() if found]
 
 
@@ -154,10 +155,11 @@ def test_every_benchmark_id_is_plain_words():
 
 
 def test_the_compile_pool_is_given_every_chosen_benchmark_at_its_default_problem():
+    # each key names, in the pool's own lookup (impl_of), the implementation the benchmark launches
     plan = ahead_plan(list(CASES))
     assert [problem for problem, _ in plan] == [PROBLEMS[op] for op in PROBLEMS if any(i.op == op for i in CASES)]
     for problem, keys in plan:
-        assert keys == [ImplKey(i.kernel.id if i.kernel else None, i.id, i.op) for i in CASES if i.op == problem.op]
+        assert [impl_of(k).label for k in keys] == [i.label for i in CASES if i.op == problem.op]
 
 
 def test_benchmark_ids_are_unique():

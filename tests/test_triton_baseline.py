@@ -327,10 +327,10 @@ def _tuned_as_a_run_tunes(impl: Impl, ctx) -> None:
     from concurrent.futures import wait
 
     from harness.run.precompile import Precompiler
-    from harness.run.work import ResourceCache
+    from harness.run.work import ResourceCache, key_of
     from kernels_triton import gemm_tutorial
 
-    pre = Precompiler([(ctx.problem, [ImplKey(None, impl.id, "sgemm")])], None, processes=4)
+    pre = Precompiler([(ctx.problem, [key_of(impl)])], None, processes=4)
     wait(pre.futures)
     pre.close()
     ops = ctx.operands(ctx.problem, "random")
