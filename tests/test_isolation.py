@@ -131,6 +131,25 @@ def test_a_worker_that_exits_before_it_is_ready_is_spawned_once_more(tmp_path):
         worker.stop(kill=True)
 
 
+def test_a_worker_ended_from_two_threads_at_once_closes_its_pipe_once():
+    # Ctrl-C: the main thread kills the workers while a worker's thread, seeing its process die, ends it too. Here the
+    # second stop arrives while the first is closing the pipe, as it did in a run that ended in "Bad file descriptor".
+    worker = Worker(WorkerSpec())
+    closes = []
+
+    class Pipe:
+        def close(self) -> None:
+            closes.append(1)
+            if len(closes) > 1:
+                raise OSError(9, "Bad file descriptor")
+            worker.stop(kill=True)  # the other thread, arriving mid-close
+
+    worker.process = type("Ended", (), {"is_alive": lambda self: False})()
+    worker.conn = Pipe()
+    worker.stop(kill=True)
+    assert closes == [1] and worker.process is None and worker.conn is None
+
+
 @CPU_TIER
 def test_a_worker_that_cannot_start_twice_raises_with_both_causes(tmp_path):
     spec = WorkerSpec(measure="tests.flaky_start_worker:measure_one",

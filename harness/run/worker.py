@@ -158,6 +158,7 @@ class Worker:
         self.peaks: Peaks | None = None
         self.device: str | None = None
         self.facts = NO_DEVICE_FACTS  # what the worker read of its GPU
+        self._stopping = threading.Lock()
 
     def start(self) -> None:
         """Spawn the worker and wait for its "ready". A worker that exits before it is ready is spawned once
@@ -234,20 +235,24 @@ class Worker:
         return f"the worker process exited with code {code}"
 
     def stop(self, kill: bool = False) -> None:
-        if self.process is None:
+        # Ctrl-C kills the workers from the main thread while a worker's own thread may be ending the same one (it saw
+        # the process die): whoever takes the handles ends them, so a pipe is never closed twice (EBADF)
+        with self._stopping:
+            process, conn = self.process, self.conn
+            self.process, self.conn = None, None
+        if process is None:
             return
-        if not kill and self.conn is not None and self.process.is_alive():
+        if not kill and conn is not None and process.is_alive():
             try:
-                self.conn.send(Stop())
-                self.process.join(timeout=10)
+                conn.send(Stop())
+                process.join(timeout=10)
             except (OSError, BrokenPipeError):
                 pass
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(timeout=10)
-        if self.conn is not None:
-            self.conn.close()
-        self.process, self.conn = None, None
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=10)
+        if conn is not None:
+            conn.close()
 
     @property
     def alive(self) -> bool:
