@@ -207,12 +207,14 @@ class Worker:
     def _recv(self, timeout: float) -> FromWorker | None:
         """The next message, or None when the worker died or `timeout` passed (see .timed_out)."""
         self.timed_out = False
-        assert self.conn is not None
+        conn = self.conn  # None once another thread ended the worker (Ctrl-C): as if it died
+        if conn is None:
+            return None
         try:
-            if not self.conn.poll(timeout):
+            if not conn.poll(timeout):
                 self.timed_out = True
                 return None
-            return self.conn.recv()
+            return conn.recv()
         except (EOFError, OSError):
             return None
 
