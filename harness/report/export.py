@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import reduce
 
 from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
@@ -75,16 +76,9 @@ def _setting(name: str) -> Callable[[Result, Measured], Value]:
     return value
 
 
-def _timing(name: str) -> Callable[[Result, Measured], Value]:
-    return lambda r, m: getattr(r.timing, name) if r.timing is not None else None
-
-
-def _figure(name: str) -> Callable[[Result, Measured], Value]:
-    return lambda r, m: getattr(r.figures, name) if r.figures is not None else None
-
-
-def _resource(name: str) -> Callable[[Result, Measured], Value]:
-    return lambda r, m: getattr(r.resources, name) if r.resources is not None else None
+def _of(path: str) -> Callable[[Result, Measured], Value]:
+    """The record's field at a dotted path ('timing.samples.rounds'); None where a part on the way is missing."""
+    return lambda r, m: reduce(lambda v, name: getattr(v, name) if v is not None else None, path.split("."), r)
 
 
 # The relations a row is compared in (harness/analysis/record.py), by the prefix of their columns.
@@ -103,16 +97,12 @@ RELATIONS: dict[str, tuple[str, str]] = {
 }
 
 
-def _comparison(prefix: str, r: Result, m: Measured) -> Comparison | None:
-    return m.vs(r, RELATIONS[prefix][0]) if r.timed else None
-
-
 def _verdict_columns(prefix: str) -> list[Column]:
     against = RELATIONS[prefix][1]
 
     def part(get: Callable[[Comparison], Value]) -> Callable[[Result, Measured], Value]:
         def value(r: Result, m: Measured) -> Value:
-            c = _comparison(prefix, r, m)
+            c = m.vs(r, RELATIONS[prefix][0]) if r.timed else None
             return get(c) if c is not None else None
         return value
 
@@ -197,13 +187,6 @@ def _layer_columns(layer: str) -> list[Column]:
     return out
 
 
-def _facts(name: str) -> Callable[[Result, Measured], Value]:
-    def value(r: Result, m: Measured) -> Value:
-        facts = r.kernel_facts
-        return getattr(facts, name) if facts is not None else None
-    return value
-
-
 COLUMNS: tuple[Column, ...] = (
     Column("file", "the results file", lambda r, m: m.file.path.name if m.file.path else None),
     Column("device", "the GPU that measured it, with its index in a --gpus run (cpu-interpreter for the CPU tier)",
@@ -236,7 +219,7 @@ COLUMNS: tuple[Column, ...] = (
            lambda r, m: PRECISION_CLASSES[r.precision].fp32_accurate),
     Column("summit", "the kernel is its ladder's declared summit (CONTRIBUTING.md): the best fp32 SIMT rung",
            _summit),
-    Column("b_layout", "row (B is K x N) or kmajor (B^T stored)", _facts("b_layout")),
+    Column("b_layout", "row (B is K x N) or kmajor (B^T stored)", _of("kernel_facts.b_layout")),
     Column("status", "ok, failed, skipped or compiled (CPU tier: built, not run)", lambda r, m: r.status.value),
     Column("reason", "why it failed, was skipped or was not run", lambda r, m: r.reason or None, optional=True),
     Column("numerics", f"passed; failed: what the first layer to fail saw; {NOT_CHECKED_NO_GPU}; not run: why",
@@ -251,21 +234,20 @@ COLUMNS: tuple[Column, ...] = (
     Column("num_stages", "Triton's pipeline stages", _setting("num_stages")),
     Column("threads", "threads per block or program, as launched", metric(metrics.THREADS)),
     Column("median_ms", "median device time of one run, ms (L2 flushed before each)", metric(metrics.MS)),
-    Column("p20_ms", "20th percentile", _timing("p20_ms")),
-    Column("p80_ms", "80th percentile", _timing("p80_ms")),
-    Column("min_ms", "fastest run", _timing("min_ms")),
-    Column("max_ms", "slowest run", _timing("max_ms")),
+    Column("p20_ms", "20th percentile", _of("timing.p20_ms")),
+    Column("p80_ms", "80th percentile", _of("timing.p80_ms")),
+    Column("min_ms", "fastest run", _of("timing.min_ms")),
+    Column("max_ms", "slowest run", _of("timing.max_ms")),
     Column("runs", "timed runs", metric(metrics.RUNS)),
-    Column("rounds", "interleaved rounds it took part in",
-           lambda r, m: r.timing.samples.rounds if r.timing is not None and r.timing.samples is not None else None),
+    Column("rounds", "interleaved rounds it took part in", _of("timing.samples.rounds")),
     Column("clock_mhz", "median SM clock over its timed runs, MHz", metric(metrics.MHZ)),
     Column("clock_error", "the SM clock probe's error its samples prove (relative: the most a round's median reading "
            "exceeds the GPU's maximum clock by); a call in cycles needs it below the call's margin",
-           lambda r, m: r.timing.samples.clock_error if r.timing is not None and r.timing.samples else None),
+           _of("timing.samples.clock_error")),
     Column("throttled_runs", "runs below the throttle threshold of the GPU's maximum clock",
-           lambda r, m: r.timing.samples.throttled_count if r.timing is not None and r.timing.samples else None),
-    Column("tflops", "2*M*N*K / median time (sgemm)", _figure("tflops")),
-    Column("gbps", "bytes of A, x and y (sgemv) or of A, B and C once / median time", _figure("gbps")),
+           _of("timing.samples.throttled_count")),
+    Column("tflops", "2*M*N*K / median time (sgemm)", _of("figures.tflops")),
+    Column("gbps", "bytes of A, x and y (sgemv) or of A, B and C once / median time", _of("figures.gbps")),
     Column("intensity", "FLOP per byte its tiling must move, at the tile that ran", metric(metrics.INTENSITY)),
     Column("pct_peak", "% of the measured FP32 FMA peak (sgemm fp32) or copy bandwidth (sgemv)",
            metric(metrics.PEAK)),
@@ -274,18 +256,15 @@ COLUMNS: tuple[Column, ...] = (
     Column("pct_cublas_lo", f"its {LEVEL:.0%} interval, low end", metric(metrics.PCT, lambda v: v[1])),
     Column("pct_cublas_hi", "its high end", metric(metrics.PCT, lambda v: v[2])),
     *(c for prefix in RELATIONS for c in _verdict_columns(prefix)),
-    Column("numerics_passed", "every numerics layer and the beta = 0 test passed",
-           lambda r, m: r.numerics.passed if r.numerics is not None else None),
+    Column("numerics_passed", "every numerics layer and the beta = 0 test passed", _of("numerics.passed")),
     *(c for layer in LAYERS for c in _layer_columns(layer)),
-    Column("beta0_observed", "with beta = 0 and NaN in C: honours or leaks NaN",
-           lambda r, m: r.numerics.beta0.observed if r.numerics is not None and r.numerics.beta0 else None),
-    Column("beta0_declared", "what the kernel declares",
-           lambda r, m: r.numerics.beta0.declared if r.numerics is not None and r.numerics.beta0 else None),
-    Column("registers", "registers per thread", _resource("registers")),
-    Column("spills", "bytes spilled (ptxas)", _resource("spills")),
-    Column("shared_bytes", "shared memory per block, bytes", _resource("shared_bytes")),
-    Column("local_bytes", "local memory per thread, bytes", _resource("local_bytes")),
-    Column("occupancy", "theoretical sm_90 occupancy, 0 to 1", _resource("occupancy")),
+    Column("beta0_observed", "with beta = 0 and NaN in C: honours or leaks NaN", _of("numerics.beta0.observed")),
+    Column("beta0_declared", "what the kernel declares", _of("numerics.beta0.declared")),
+    Column("registers", "registers per thread", _of("resources.registers")),
+    Column("spills", "bytes spilled (ptxas)", _of("resources.spills")),
+    Column("shared_bytes", "shared memory per block, bytes", _of("resources.shared_bytes")),
+    Column("local_bytes", "local memory per thread, bytes", _of("resources.local_bytes")),
+    Column("occupancy", "theoretical sm_90 occupancy, 0 to 1", _of("resources.occupancy")),
     Column("resources_source", "how the resources were read", lambda r, m: (r.resources.source or None)
            if r.resources is not None else None),
     Column("pack_ms", "one-off time of packing B to K-major (not in median_ms)", lambda r, m: r.pack_ms),

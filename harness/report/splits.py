@@ -44,11 +44,6 @@ def closed_text(s: Split) -> str | None:
     return f"more than the whole gap: {share}" if call is Call.FAST else share
 
 
-def _three(s: Split, name: str) -> str:
-    q = next(q for q in s.quantities if q.name == name)
-    return f"{q.name}: " + " / ".join("-" if v is None else f"{v:.3g}" for v in (q.cuda, q.triton, q.gluon))
-
-
 def discriminates(s: Split) -> str:
     """The compiled quantities that move with the speed between Triton and Gluon and that CUDA does not contradict
     (CUDA / Triton / Gluon), or why none is named."""
@@ -59,7 +54,8 @@ def discriminates(s: Split) -> str:
         return "none named: Triton and Gluon tie"
     if call not in (Call.FAST, Call.SLOW):
         return "none named: the rounds do not decide between Triton and Gluon"
-    return "\n".join(_three(s, q.name) for q in s.moving) or "none of the compiled quantities"
+    return "\n".join(f"{q.name}: " + " / ".join("-" if v is None else f"{v:.3g}" for v in (q.cuda, q.triton, q.gluon))
+                     for q in s.moving) or "none of the compiled quantities"
 
 
 SPLITS: list[Metric[Split]] = [
