@@ -49,8 +49,7 @@ def best_metric(name: str, get: Callable[[Any], Best | None], optional: bool = F
         b = get(row)
         assert b is not None
         r = b.result
-        rate = "" if not with_rate or not r.rate else f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm" else \
-            f"{fmt.gbps(r.rate)} GB/s"
+        rate = _rate_text(r) if with_rate and r.rate else ""
         return " · ".join(x for x in (rate, best_name(b), ran_text(m, r, brief=True), _against(m, b.vs_cublas)) if x)
 
     return Metric(name, lambda m, row: b.interval if (b := get(row)) else None, lambda v: fmt.pct_ci(*v),
@@ -93,7 +92,7 @@ def _headline_row(m: Measured, h: HeadlineRow) -> str:
     return f"{h.op} {h.problem.shape_label}"
 
 
-def _cublas_rate(r: Result) -> str:
+def _rate_text(r: Result) -> str:
     if r.rate is None:
         return "not timed"
     return f"{fmt.tflops(r.rate)} TFLOP/s" if r.op == "sgemm" else f"{fmt.gbps(r.rate)} GB/s"  # type: ignore[arg-type]
@@ -106,13 +105,13 @@ GLUON_LEGEND = ("best Gluon: the fastest Gluon form, each CUDA kernel's own deci
 def _cublas_tn(m: Measured, h: HeadlineRow) -> str:
     """'; B^T stored (TN): 410.70 TFLOP/s' where the run timed the class's cuBLAS on K-major B too."""
     tn = next((r for r in m.on(h.problem) if r.impl == cublas_of(h.precision, "kmajor") and r.timed), None)
-    return f"; {KMAJOR_TEXT}: {_cublas_rate(tn)}" if tn is not None else ""
+    return f"; {KMAJOR_TEXT}: {_rate_text(tn)}" if tn is not None else ""
 
 
 HEADLINE: list[Metric[HeadlineRow]] = [
     Metric("op · problem · class", _headline_row, num=False,
            sub=lambda m, h: PRECISION_TEXT.get(h.precision, h.precision) + f" vs {baseline_label(h.precision)} "
-           f"({_cublas_rate(h.cublas)}{_cublas_tn(m, h)})" + regime_note(m)),
+           f"({_rate_text(h.cublas)}{_cublas_tn(m, h)})" + regime_note(m)),
     best_metric("best CUDA", lambda h: h.cuda),
     best_metric("best Triton, like for like", lambda h: h.triton),
     best_metric("best Triton, any design", lambda h: h.triton_any, optional=True),

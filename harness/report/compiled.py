@@ -1,6 +1,7 @@
-"""What the compilers chose: the resource and SASS tables of each idea's kernels, and the CUDA build as a decision
-the report shows: the options every kernel was built with, and what CuPy's default build (-ftz=true, the integer
-arch) costs and buys, measured in the same run on the seed kernels (the records: harness/analysis/compiled.py).
+"""What the compilers chose: the SASS table of each idea's kernels (their resources are metrics.RESOURCES), and the
+CUDA build as a decision the report shows: the options every kernel was built with, and what CuPy's default build
+(-ftz=true, the integer arch) costs and buys, measured in the same run on the seed kernels (the records:
+harness/analysis/compiled.py).
 Why one kernel is faster is not read off these tables: causes.py weighs their facts beside the counters."""
 
 from __future__ import annotations
@@ -9,20 +10,14 @@ from harness.analysis.compiled import TOLERANCE, Uncompiled, build_pairs, subnor
 from harness.analysis.measured import Measured
 from harness.analysis.verdicts import Call
 from harness.records.lines import Result
-from harness.report import fmt, metrics
+from harness.report import fmt
 from harness.report.doc import Cell, Table
-from harness.report.tables import table
 
 # The SASS classes every table shows, even at zero: a zero is the finding (no LDG.128, no HMMA), so these
 # columns never disappear. Other classes appear only where some kernel emits them.
 SASS_ALWAYS = ("FFMA", "LDG.32", "LDG.64", "LDG.128", "LDS.32", "LDS.64", "LDS.128", "BAR", "SHFL", "HMMA",
                "HGMMA")
 SASS_WHEN_PRESENT = ("FMUL", "FADD", "LDSM", "STS", "STSM", "LDGSTS", "UTMALDG", "STG", "LDL", "STL")
-
-
-def resources_table(m: Measured, records: list[Result]) -> Table:
-    """What each implementation of an idea ran with and was allotted, as its record says (the declared columns)."""
-    return table(m, metrics.RESOURCES, records, "resources")
 
 
 def sass_table(records: list[Result]) -> Table | None:

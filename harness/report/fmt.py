@@ -22,9 +22,7 @@ def pct(v: float | None) -> str:
 
 def pct_ci(v: float | None, lo: float | None = None, hi: float | None = None) -> str:
     """A percentage with its 95% interval where there is one: '96.9% [96.5–97.3]'."""
-    if v is None:
-        return "—"
-    return f"{v:.1f}%" if lo is None or hi is None else f"{v:.1f}% [{lo:.1f}–{hi:.1f}]"
+    return pct(v) if v is None or lo is None or hi is None else f"{v:.1f}% [{lo:.1f}–{hi:.1f}]"
 
 
 def ratio_ci(v: float | None, lo: float | None = None, hi: float | None = None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections import Counter
 from datetime import datetime
 
 from harness.analysis.clock import probe_status
@@ -106,15 +107,13 @@ def probe_sentence(m: Measured) -> str:
 def _seed_table(m: Measured) -> Table:
     table = Table([("seed", False), ("document (its file under it)", False), ("in English", False), ("GPU", False),
                    ("sections of its kernels here", False)], cls="seeds")
-    used: dict[str, list[str]] = {}
+    used: dict[str, dict[str, None]] = {}   # each seed's sections, in the registry's order
     for k in m.kernels:
         if k.seed:
-            used.setdefault(k.seed, [])
-            if k.section not in used[k.seed]:
-                used[k.seed].append(k.section)
+            used.setdefault(k.seed, {})[k.section] = None
     english = m.catalog.section_en
     for key, seed in m.catalog.seeds.items():
-        sections = "\n".join(f"{s} ({english[s]})" if s in english else s for s in used.get(key, []))
+        sections = "\n".join(f"{s} ({english[s]})" if s in english else s for s in used.get(key, {}))
         table.add([Cell(key), Cell(seed.title, cls="title", sub=seed.file),
                    Cell(seed.title_en if seed.title_en != seed.title else "—", cls="" if seed.title_en != seed.title
                         else "muted"),
@@ -156,9 +155,7 @@ def _facts(m: Measured) -> Table:
         rows.append(("resources read by", "; ".join(compilers)))
     rows += [("started", when(h.started)), ("finished", when(end.finished) if end else "— (the run did not finish)"),
              ("command", command(m)), ("random seed", str(h.seed))]
-    counts: dict[str, int] = {}
-    for r in m.all:
-        counts[r.status.value] = counts.get(r.status.value, 0) + 1
+    counts = Counter(r.status.value for r in m.all)
     rows.append(("records", f"{len(m.all)}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
                  + f" ({m.file.path.name})"))
     table = Table([("", False), ("", False)], cls="facts")

@@ -27,7 +27,7 @@ from harness.catalog_types.tables import DECISIONS, Catalog
 from harness.records.lines import Result
 from harness.report import anchors, fmt, metrics, wording
 from harness.report.cause_words import NO_CAUSE, phrase, said
-from harness.report.compiled import missing_text, resources_table, sass_table
+from harness.report.compiled import missing_text, sass_table
 from harness.report.doc import Bullets, Inline, Mono, Para, Section, SourcePair, Table, TableBlock
 from harness.report.findings import between_text, ran, short
 from harness.report.metrics import Metric, call_style, launch_text, ran_text, why_no_figures
@@ -156,11 +156,9 @@ LAYOUT: list[Metric[LayoutRead]] = [
 ]
 
 def provenance(catalog: Catalog, kernels: list[Kernel]) -> list[Inline]:
-    places: dict[str | None, list[str]] = {}
+    places: dict[str | None, dict[str, None]] = {}   # each seed's sections, in the kernels' order
     for k in kernels:
-        sections = places.setdefault(k.seed, [])
-        if k.section not in sections:
-            sections.append(k.section)
+        places.setdefault(k.seed, {})[k.section] = None
     parts: list[Inline] = ["From "]
     for i, (seed, sections) in enumerate(places.items()):
         parts.append("; " if i else "")
@@ -323,7 +321,8 @@ def idea_section(m: Measured, idea: Idea, kernels: list[Kernel], planner: Source
         s.add(TableBlock(costs, "What each model costs to write", folded=True))
     records, missing = compiled_records(m, [k.id for k in kernels])
     if records:
-        s.add(TableBlock(resources_table(m, records), "Compiled resources"))
+        # what each implementation ran with and was allotted, as its record says
+        s.add(TableBlock(table(m, metrics.RESOURCES, records, "resources"), "Compiled resources"))
         sass = sass_table(records)
         if sass:
             s.add(TableBlock(sass, "SASS instruction mix"))

@@ -69,7 +69,7 @@ def step_text(s: Step) -> str:
             else f"{verdict_text(s.verdict)} · {s.points:+.1f} pts")
 
 
-def step_columns(side: str, name: str, get: Callable[[Any], Step | None]) -> list[Metric[Any]]:
+def step_columns(name: str, get: Callable[[Any], Step | None]) -> list[Metric[Any]]:
     """A model's three columns of a ladder's table: its % of cuBLAS, the step against the rung before (its speed
     ratio, interval and call), and what moved (drawn only where some row has counters)."""
     return [
@@ -136,15 +136,15 @@ def counters_table(m: Measured, kernels: list[Kernel]) -> Table:
 LADDER: list[Metric[LadderStep]] = [
     Metric("rung", lambda m, s: s.rung.number),
     Metric("adds", lambda m, s: s.rung.idea.title, num=False),
-    *step_columns("cuda", "CUDA", lambda s: s.cuda),
-    *step_columns("triton", "Triton", lambda s: s.triton),
+    *step_columns("CUDA", lambda s: s.cuda),
+    *step_columns("Triton", lambda s: s.triton),
 ]
 HOPPER: list[Metric[HopperStep]] = [
     Metric("problem", lambda m, s: s.problem.shape_label, num=False),
     Metric("class", lambda m, s: PRECISION_TEXT[s.precision], num=False),
     Metric("rung", lambda m, s: s.name, num=False, code=True),
-    *step_columns("cuda", "CUDA", lambda s: s.cuda),
-    *step_columns("triton", "Triton", lambda s: s.triton),
+    *step_columns("CUDA", lambda s: s.cuda),
+    *step_columns("Triton", lambda s: s.triton),
 ]
 
 
