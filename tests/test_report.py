@@ -426,13 +426,6 @@ def test_a_gpu_run_renders_its_plots_and_every_timed_row_has_figures(tmp_path: P
         assert re.match(r"^\d[\d.,]*$", row["ms"].text), row
 
 
-def test_the_roofline_palette_has_a_colour_for_every_idea() -> None:
-    from harness.registry import IDEAS
-    from harness.report.plots.common import PALETTE
-
-    assert len(set(PALETTE)) == len(PALETTE) >= len(IDEAS)
-
-
 
 def test_stored_counters_appear_in_their_ideas_table_and_missing_ones_as_dashes(cpu_results: Path) -> None:
     from harness.records.lines import Resources

@@ -88,10 +88,6 @@ def _tutorial(m: Measured, c: Any) -> str:
     return f"{tutorial.label} at {fmt.pct_ci(*m.interval(tutorial))}"
 
 
-def _headline_row(m: Measured, h: HeadlineRow) -> str:
-    return f"{h.op} {h.problem.shape_label}"
-
-
 def _rate_text(r: Result) -> str:
     if r.rate is None:
         return "not timed"
@@ -109,7 +105,7 @@ def _cublas_tn(m: Measured, h: HeadlineRow) -> str:
 
 
 HEADLINE: list[Metric[HeadlineRow]] = [
-    Metric("op · problem · class", _headline_row, num=False,
+    Metric("op · problem · class", lambda m, h: f"{h.op} {h.problem.shape_label}", num=False,
            sub=lambda m, h: PRECISION_TEXT.get(h.precision, h.precision) + f" vs {baseline_label(h.precision)} "
            f"({_rate_text(h.cublas)}{_cublas_tn(m, h)})" + regime_note(m)),
     best_metric("best CUDA", lambda h: h.cuda),
@@ -174,15 +170,13 @@ IDEAS_LEGEND = [
 
 
 # ---------------------------------------------------------------------------------------------- shared Triton modules
-def _settings(m: Measured, sm: SharedModule) -> str:
-    return "\n".join(f"{k.id} [{c.name}]: {launch_text(m, k, c)}" for k, c in sm.pairs)
-
-
 SHARED: list[Metric[SharedModule]] = [
     Metric("Triton module", lambda m, sm: sm.pairs[0][1].path, num=False, code=True),
     Metric("ideas", lambda m, sm: "\n".join(m.catalog.ideas[i].title if i in m.catalog.ideas else i for i in sm.ideas),
            num=False),
-    Metric("kernels and launch settings as they ran", _settings, num=False, style=lambda v: "settings",
+    Metric("kernels and launch settings as they ran",
+           lambda m, sm: "\n".join(f"{k.id} [{c.name}]: {launch_text(m, k, c)}" for k, c in sm.pairs), num=False,
+           style=lambda v: "settings",
            legend="One module serving several ideas is one Triton kernel: only its launch settings (tile, K step, "
                   "warps, stages; an autotuner's choice where it tunes) and its few constexpr switches change between "
                   "them."),
@@ -237,10 +231,6 @@ def error_layers(m: Measured) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------- the documents
-def _ours_ms(m: Measured, c: Claim) -> str:
-    return fmt.ms(c.ours.timing.median_ms) if c.ours and c.ours.timing else "not measured"
-
-
 def order_text(c: Claim) -> str:
     """Where a kernel ranks among its document's, here and there: 'same rank', or both ranks."""
     if c.rank_ours is None:
@@ -255,7 +245,7 @@ CLAIMS: list[Metric[Claim]] = [
     Metric("document · GPU", lambda m, c: f"{c.kernel.seed} · {c.seed.gpu}", num=False),
     Metric("published", lambda m, c: published_text(c.published), num=False),
     Metric("doc % cuBLAS", lambda m, c: c.published_pct, fmt.pct),
-    Metric("ours: ms", _ours_ms),
+    Metric("ours: ms", lambda m, c: fmt.ms(c.ours.timing.median_ms) if c.ours and c.ours.timing else "not measured"),
     Metric("our % cuBLAS", lambda m, c: c.ours_pct, fmt.pct),
     Metric("order", lambda m, c: order_text(c), num=False, style=lambda v: "" if v in ("same rank", "—") else "warn",
            legend="order: rank among the document's kernels with a figure, 1 = slowest; ours by the rounds' calls, "

@@ -31,24 +31,16 @@ R = TypeVar("R")
 CALL_STYLE = {"FAST": "ok", "SLOW": "warn"}
 
 
-def _text(v: Any) -> str:
-    return str(v)
-
-
-def _none(v: Any) -> str:
-    return ""
-
-
 @dataclass(frozen=True)
 class Metric(Generic[R]):
     """One column: `read` gives its value for a row (None: nothing to show, a muted dash), `show` writes it."""
 
     name: str
     read: Callable[[Measured, R], Any]
-    show: Callable[[Any], str] = _text
+    show: Callable[[Any], str] = str
     legend: str = ""                                   # its line under every table that shows it
     num: bool = True                                   # right-aligned figures
-    style: Callable[[Any], str] = _none                # the cell's class from the value: ok, warn, bad, muted
+    style: Callable[[Any], str] = lambda v: ""         # the cell's class from the value: ok, warn, bad, muted
     sub: Callable[[Measured, R], str] | None = None    # a second line: what the figure belongs to
     link: Callable[[Measured, R], str] | None = None   # where the cell links to on the page
     code: bool = False
@@ -74,10 +66,6 @@ class Metric(Generic[R]):
 
 
 # ---------------------------------------------------------------------------------------------- verdict legends
-MARGINS = (f"within ±{MARGIN_SIMT:.0%} (SIMT and bandwidth rows) or ±{MARGIN_TENSOR_CORES:.0%} (a side on the "
-           "tensor cores)")
-
-
 def _speed_region(call: Call, margin: float) -> tuple[float, float]:
     """The region of a speed ratio (reference time / subject time, as the page prints it) for a call: the time
     ratio's region (verdicts.regions, the one definition) turned over."""
@@ -118,17 +106,15 @@ def _kernel_sub(m: Measured, r: Result) -> str:
     return sub if r.kernel in m.catalog.by_id else f"{sub} · no longer in the registry"
 
 
-def _kernel_link(m: Measured, r: Result) -> str:
-    return anchors.href(anchors.kernel(r.kernel)) if r.kernel in m.catalog.by_id else ""
-
-
 def _kernel(m: Measured, r: Result) -> tuple[str, str]:
     """The kernel id and how it stands: muted for a baseline, amber for one the catalog no longer lists."""
     return (r.kernel, "" if r.kernel in m.catalog.by_id else "warn") if r.kernel else ("baseline", "muted")
 
 
-KERNEL: Metric[Result] = Metric("kernel", _kernel, lambda v: v[0], num=False, code=True, sub=_kernel_sub,
-                                link=_kernel_link, style=lambda v: v[1], term=Column("kernel", elide=True, least=30))
+KERNEL: Metric[Result] = Metric(
+    "kernel", _kernel, lambda v: v[0], num=False, code=True, sub=_kernel_sub, style=lambda v: v[1],
+    link=lambda m, r: anchors.href(anchors.kernel(r.kernel)) if r.kernel in m.catalog.by_id else "",
+    term=Column("kernel", elide=True, least=30))
 KERNEL_ID: Metric[Result] = Metric("kernel", lambda m, r: r.kernel or "", num=False, code=True)
 IMPL: Metric[Result] = Metric("implementation", lambda m, r: r.label, num=False,
                               term=Column("implementation", short="impl", wrap=14))
@@ -153,15 +139,9 @@ SPREAD: Metric[Result] = Metric("spread", lambda m, r: t.spread if (t := _timing
                                 style=lambda v: "warn" if v > SPREAD_LIMIT else "")
 MHZ: Metric[Result] = Metric("MHz", lambda m, r: m.clock(r) if r.timed else None, fmt.mhz, figure=True,
                              term=Column("MHz", drop=3, right=True))
-
-
-def _rate(m: Measured, r: Result) -> tuple[float, str] | None:
-    return (r.rate, r.op) if r.timed and r.rate is not None else None
-
-
-RATE: Metric[Result] = Metric("rate", _rate, lambda v: fmt.tflops(v[0]) if v[1] == "sgemm" else fmt.gbps(v[0]),
-                              figure=True, term=Column("rate", drop=4, right=True),
-                              names={"sgemm": "TFLOP/s", "sgemv": "GB/s"})
+RATE: Metric[Result] = Metric("rate", lambda m, r: (r.rate, r.op) if r.timed and r.rate is not None else None,
+                              lambda v: fmt.tflops(v[0]) if v[1] == "sgemm" else fmt.gbps(v[0]), figure=True,
+                              term=Column("rate", drop=4, right=True), names={"sgemm": "TFLOP/s", "sgemv": "GB/s"})
 
 
 PCT: Metric[Result] = Metric(

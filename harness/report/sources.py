@@ -33,20 +33,13 @@ def cuda_text(name: str) -> str:
         return f"// {name}: cannot read the source ({e})"
 
 
-def _triton_dir() -> Path | None:
+def triton_text(module: str) -> str:
     # find_spec of the package locates it without importing it (nor Triton).
     spec = importlib.util.find_spec("kernels_triton")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-def triton_text(module: str) -> str:
-    folder = _triton_dir()
     try:
-        if folder is None:
+        if spec is None or not spec.submodule_search_locations:
             raise OSError("kernels_triton is not importable")
-        return (folder / f"{module}.py").read_text(encoding="utf-8")
+        return (Path(next(iter(spec.submodule_search_locations))) / f"{module}.py").read_text(encoding="utf-8")
     except OSError as e:
         return f"# kernels_triton/{module}.py: cannot read the source ({e})"
 

@@ -34,11 +34,6 @@ TRITON = "#d9711c"
 GLUON = "#2e8b57"           # the third model: Triton's layout-level language with the CUDA kernel's decisions
 CUBLAS = "#6b6b6b"
 PUBLISHED = "#111111"
-# Distinguishable, print-friendly; one per idea (roofline) or per line (sweeps). As many as the registry has ideas
-# (a test holds it to that), so no two ideas share a colour on the roofline.
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-           "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#aec7e8", "#ffbb78", "#98df8a",
-           "#ff9896", "#c5b0d5", "#c49c94", "#9edae5")
 
 _RC = {"font.size": 10.5, "axes.titlesize": 11.5, "axes.labelsize": 10.5, "xtick.labelsize": 10,
        "ytick.labelsize": 10, "legend.fontsize": 10, "legend.title_fontsize": 10.5, "figure.titlesize": 12,
