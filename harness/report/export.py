@@ -158,10 +158,6 @@ def _seed(r: Result, m: Measured) -> str:
     return "yours" if r.kernel in m.catalog.by_id and m.catalog.by_id[r.kernel].declared else "ours"
 
 
-def _summit(r: Result, m: Measured) -> bool:
-    return any(r.kernel == k.id for ladder in m.catalog.ladders for k in ladder.summit)
-
-
 LAYERS = ("exact", "random", "subnormal", "scaled")
 
 
@@ -218,7 +214,7 @@ COLUMNS: tuple[Column, ...] = (
            + ", ".join(p for p, c in PRECISION_CLASSES.items() if not c.fp32_accurate) + ")",
            lambda r, m: PRECISION_CLASSES[r.precision].fp32_accurate),
     Column("summit", "the kernel is its ladder's declared summit (CONTRIBUTING.md): the best fp32 SIMT rung",
-           _summit),
+           lambda r, m: any(r.kernel == k.id for ladder in m.catalog.ladders for k in ladder.summit)),
     Column("b_layout", "row (B is K x N) or kmajor (B^T stored)", _of("kernel_facts.b_layout")),
     Column("status", "ok, failed, skipped or compiled (CPU tier: built, not run)", lambda r, m: r.status.value),
     Column("reason", "why it failed, was skipped or was not run", lambda r, m: r.reason or None, optional=True),

@@ -13,7 +13,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import CudaLexer, DiffLexer, PythonLexer
 
 from harness.report import anchors, doc
-from harness.report.fmt import esc
+from harness.report.fmt import esc, plural
 
 
 def _cls(cls: str) -> str:
@@ -97,8 +97,7 @@ def _block(b: doc.Block | doc.Section, files: dict[str, str]) -> str:
         return f"<{tag}{_cls(b.cls)}>" + "".join(f"<li>{inline(i)}</li>" for i in b.items) + f"</{tag}>"
     if isinstance(b, doc.TableBlock):
         if b.folded:
-            n = len(b.table.rows)
-            return (f'<details class="fold"><summary>{esc(b.title or "table")} ({n} row{"s" if n != 1 else ""})'
+            return (f'<details class="fold"><summary>{esc(b.title or "table")} ({plural(len(b.table.rows), "row")})'
                     f"</summary>{to_html(b.table)}</details>")
         return (f"<h4>{esc(b.title)}</h4>" if b.title else "") + to_html(b.table)
     if isinstance(b, doc.SourcePair):

@@ -19,7 +19,7 @@ from harness.analysis.measured import Measured
 from harness.analysis.record import Comparison
 from harness.analysis.relations import Relation
 from harness.analysis.verdicts import LEVEL, MARGIN_SIMT, MARGIN_TENSOR_CORES, Call, regions
-from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_caveat, precision_label
+from harness.catalog_types.kernel import PRECISION_CLASSES, Counterpart, Kernel, precision_label
 from harness.measure.numerics import NOT_CHECKED_NO_GPU
 from harness.measure.timing import SPREAD_LIMIT, THROTTLE_FRACTION
 from harness.records.lines import Result, Status
@@ -312,8 +312,8 @@ OCCUPANCY: Metric[Result] = Metric(
     legend="occupancy: theoretical, on sm_90's limits (64 warps, 64K registers, 228 KiB shared memory per SM), from "
            "the registers, the shared memory static and dynamic, and the launch's threads.")
 LIMITER: Metric[Result] = Metric("limited by", lambda m, r: m.occupancy(r),
-                                 lambda o: f"{o.blocks_per_sm} block{'s' if o.blocks_per_sm != 1 else ''}/SM; "
-                                           f"{o.limiter}", num=False, style=lambda o: "muted")
+                                 lambda o: f"{fmt.plural(o.blocks_per_sm, 'block')}/SM; {o.limiter}", num=False,
+                                 style=lambda o: "muted")
 COMPILED_BY: Metric[Result] = Metric("compiled by", lambda m, r: r.resources.source if r.resources else None,
                                      num=False, style=lambda v: "muted")
 INTENSITY: Metric[Result] = Metric(
@@ -352,7 +352,3 @@ def why_no_figures(m: Measured, r: Result) -> str | None:
             else f"failed: {reason}"
     return "not timed: CPU run (Triton interpreter / CPU BLAS), numerics only" if m.header.mode == "cpu" \
         else "not timed"
-
-
-def caveat(r: Result) -> str | None:
-    return precision_caveat(r.precision)

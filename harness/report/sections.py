@@ -104,7 +104,7 @@ KERNELS: list[Metric[Kernel]] = [
     Metric("kernel", lambda m, k: k.id, num=False, code=True),
     Metric("document · section", _document, num=False),
     Metric("threads · tile", lambda m, k: f"{'×'.join(map(str, k.block[:2]))} = {k.threads} · "
-           + (f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else f"{k.tile_m} row{'s' if k.tile_m != 1 else ''}"),
+           + (f"{k.tile_m}×{k.tile_n} outputs" if k.tile_n else fmt.plural(k.tile_m, "row")),
            num=False),
     Metric("Triton and Gluon counterparts: settings", _forms, num=False),
     Metric("preconditions", lambda m, k: "\n".join(c.text for c in k.preconditions), num=False),

@@ -44,11 +44,6 @@ def triton_text(module: str) -> str:
         return f"# kernels_triton/{module}.py: cannot read the source ({e})"
 
 
-def unified(old: str, new: str, old_name: str, new_name: str) -> str:
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=old_name, tofile=new_name, n=3))
-
-
 def _threads(k: Kernel) -> str:
     return "×".join(str(d) for d in k.block if d > 1) or "1"
 
@@ -82,7 +77,9 @@ class SourcePlanner:
             prev = f"kernels_cuda/{before}" if before else None
             source = Source(path, "cuda", text, used)
             if prev in self.shown:
-                diff = unified(cuda_text(prev.removeprefix("kernels_cuda/")), text, prev, path)
+                old = cuda_text(prev.removeprefix("kernels_cuda/"))
+                diff = "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
+                                                    fromfile=prev, tofile=path, n=3))
                 source = Source(path, "cuda", diff, used, diff_against=prev, against_at=self.shown[prev][0],
                                 shown_in=self.shown[prev][1])
             out.append(source)

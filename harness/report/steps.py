@@ -88,12 +88,10 @@ STEPS_LEGEND = ("step: the rung's speed over the step before it in its lineage (
                 "before for tile-rosetta's own; a kernel that opens its series starts a lineage and has no step), its "
                 "interval and call from the interleaved rounds, and the change in % of cuBLAS in points; a Triton "
                 "form launched as the step before it (one kernel, the same settings) is that launch timed twice, an "
-                "A/A pair, and no step; " + CALLS +
-                ". What moved: for a step "
-                "the rounds call FAST, of the Nsight Compute counters stored with both rungs' records (rosetta run "
-                "--profile), the one that favours the faster and plausibly explains most of the difference, before → "
-                "after; the column is drawn only where counters were recorded.")
-
+                "A/A pair, and no step; " + CALLS + ". What moved: for a step the rounds call FAST, of the Nsight "
+                "Compute counters stored with both rungs' records (rosetta run --profile), the one that favours the "
+                "faster and plausibly explains most of the difference, before → after; the column is drawn only where "
+                "counters were recorded.")
 
 
 # The Hopper table's title in the wgmma idea's section (folded there: the Hopper ladder chart shows the same figures).

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness.analysis.measured import Measured
-from harness.catalog_types.kernel import PRECISION_CLASSES
+from harness.catalog_types.kernel import PRECISION_CLASSES, precision_caveat
 from harness.records.lines import Result
-from harness.report.metrics import IMPL, caveat, terminal_columns
+from harness.report.metrics import IMPL, terminal_columns
 from harness.term_table import print_table
 
 MORE = "the report and the results file have them"
@@ -27,7 +27,8 @@ CAVEAT_MARK = "*"
 def row(m: Measured, r: Result) -> list[str]:
     # a class used in place of fp32 that is not as accurate is marked by the name, and the mark is said under the
     # table (the caveat in full would push an 80-column row past its width)
-    return [c.text(m, r) + (CAVEAT_MARK if c is IMPL and caveat(r) else "") for c in terminal_columns()]
+    return [c.text(m, r) + (CAVEAT_MARK if c is IMPL and precision_caveat(r.precision) else "")
+            for c in terminal_columns()]
 
 
 def print_summary(m: Measured, console) -> None:
@@ -43,6 +44,6 @@ def print_summary(m: Measured, console) -> None:
                                      for c in terminal_columns() if c.term],
                     [row(m, r) for r in records], MORE)
         marked = dict.fromkeys(f"{PRECISION_CLASSES[r.precision].text}: {note}"  # type: ignore[index]
-                               for r in records if (note := caveat(r)))
+                               for r in records if (note := precision_caveat(r.precision)))
         if marked:
             console.print(f"{CAVEAT_MARK} " + "; ".join(marked), soft_wrap=False, highlight=False)

@@ -44,7 +44,7 @@ def config_text(cfg: dict, op: str = "sgemm", brief: bool = False) -> str:
         dims = [cfg[k] for k in ("block_m", "block_n", "block_k") if k in cfg]
         parts = ["×".join(map(str, dims)) + " tile"] if dims else []
     if "num_warps" in cfg:
-        parts.append(f"{cfg['num_warps']} warp{'s' if cfg['num_warps'] != 1 else ''}")
+        parts.append(fmt.plural(cfg["num_warps"], "warp"))
     if cfg.get("num_stages", 1) != 1:
         parts.append(f"{cfg['num_stages']} stages")
     for key, value in cfg.items():
