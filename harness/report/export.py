@@ -59,11 +59,6 @@ def config(r: Result, m: Measured) -> dict:
     return m.config(r)
 
 
-def _config_json(r: Result, m: Measured) -> str | None:
-    cfg = config(r, m)
-    return json.dumps(cfg, sort_keys=True) if cfg else None
-
-
 def _autotuned(r: Result) -> bool:
     cfg = r.resources.config if r.resources is not None and r.resources.config else {}
     return isinstance(cfg.get("autotuned"), dict)
@@ -221,7 +216,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("numerics", f"passed; failed: what the first layer to fail saw; {NOT_CHECKED_NO_GPU}; not run: why",
            _numerics),
     Column("config", "the configuration that ran, as JSON: a Triton launch's settings with the autotuner's choice, "
-           "a CUDA kernel's tile and threads", _config_json),
+           "a CUDA kernel's tile and threads",
+           lambda r, m: json.dumps(cfg, sort_keys=True) if (cfg := config(r, m)) else None),
     Column("autotuned", "the configuration is an autotuner's choice", lambda r, m: _autotuned(r)),
     Column("block_m", "output rows per block or program, as run", _setting("block_m")),
     Column("block_n", "output columns per block or program (sgemv: columns per step)", _setting("block_n")),

@@ -122,9 +122,7 @@ def relation_of(call: Call) -> str:
 
 def relation(c: Comparison | None) -> str:
     """'faster', 'slower', 'a tie', 'undecided'; 'no verdict' for a file of single bursts."""
-    if c is None or c.call is None:
-        return "no verdict"
-    return fmt.CALL_WORDS[c.call.value]
+    return "no verdict" if c is None or c.call is None else relation_of(c.call)
 
 
 def sentence(c: Comparison | None, subject: str, reference: str, mhz: Clocks = (None, None)) -> str:
