@@ -101,18 +101,15 @@ def _reaches(m: Measured, c: Comparison, op: str) -> str:
 def _headline(f: kinds.Headline, m: Measured) -> list[Inline]:
     assert f.problem is not None and f.cublas is not None
     parts: list[Inline] = [f"On {f.problem.label}, "]
-    first = True
-    for label, c in (("the fastest fp32 CUDA kernel", f.cuda), ("the fastest fp32 Triton form like for like", f.triton),
-                     ("the fastest Triton form of any design", f.triton_any)):
-        if c is None:
-            continue
+    sides = (("the fastest fp32 CUDA kernel", f.cuda), ("the fastest fp32 Triton form like for like", f.triton),
+             ("the fastest Triton form of any design", f.triton_any))
+    for i, (label, c) in enumerate((label, c) for label, c in sides if c is not None):
         r = m.record(c.subject_key)
-        parts += [", and " if not first else "", f"{label}, ", *who(r), ran(m, r), ", ", _reaches(m, c, f.op)]
+        parts += [", and " if i else "", f"{label}, ", *who(r), ran(m, r), ", ", _reaches(m, c, f.op)]
         if c is f.triton and f.tutorial is not None and f.tutorial_cublas is not None:
             tut = m.reference(f.tutorial)
             parts.append(f"; {tut.label} reaches {pct_of(m, f.tutorial_cublas)}, and "
                          + between_text(m, f.tutorial, "this form", "the tutorial's"))
-        first = False
     base, peaks = m.record(f.cublas), m.header.peaks
     fig = base.figures
     assert fig is not None

@@ -111,15 +111,15 @@ def sgemm_bars(m: Measured, baseline: str = "cublas") -> Plot:
     with sizes():
         fig = figure(12.6, 1.4 + ROW_IN * len(rows))
         ax = fig.add_subplot()
-        pubs = [p for _, r in rows if r is not None and r.impl_id.is_cuda
-                and (p := published_pct(m.catalog.by_id[r.kernel or ""], m.catalog)) is not None]
-        top = max([100.0, *(b.top for b in bars.values()), *pubs]) * 1.13
+        pubs = {y: p for y, (_, r) in enumerate(rows) if r is not None and r.impl_id.is_cuda
+                and (p := published_pct(m.catalog.by_id[r.kernel or ""], m.catalog)) is not None}
+        top = max([100.0, *(b.top for b in bars.values()), *pubs.values()]) * 1.13
         for y, (_, r) in enumerate(rows):
             if r is None:
                 continue
             b = bars[y]
             bar(ax, y, b, model_colour(r.impl_id), 0.72, horizontal=True)
-            pub = published_pct(m.catalog.by_id[r.kernel or ""], m.catalog) if r.impl_id.is_cuda else None
+            pub = pubs.get(y)
             if pub is not None:
                 ax.plot([pub], [y], marker="D", markersize=7, color=PUBLISHED, linestyle="", zorder=5)
             # The figure goes after the bar, its interval and the diamond, so none hides it.
