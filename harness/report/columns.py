@@ -260,7 +260,7 @@ STRIDE: list[Metric[StridePoint]] = [
     Metric("doc registers", lambda m, p: p.published.registers),
     Metric("our registers", lambda m, p: p.registers),
     Metric("doc occupancy", lambda m, p: p.published.occupancy_pct, fmt.pct),
-    Metric("our occupancy (sm_90)", lambda m, p: stride_occupancy(m, p), fmt.pct_round,
+    Metric("our occupancy (sm_90)", stride_occupancy, fmt.pct_round,
            legend="doc: the document's Nsight Compute table on its own GPU; our occupancy is theoretical, from the "
                   "record's registers, shared memory static and dynamic, and threads."),
 ]

@@ -145,14 +145,14 @@ LAYOUT: list[Metric[LayoutRead]] = [
            lambda v: fmt.ms(v[0]) + (f" ({fmt.pct(100 * v[1])} of the kernel's)" if v[1] else ""),
            legend="pack ms: the median time to write B^T (K-major) from the suite's row-major B before the kernel "
                   "runs, timed on its own, and its share of the kernel's own median time."),
-    Metric(f"alone: % {KMAJOR_TEXT}", lambda m, row: row.same_layout, _pct_of, style=lambda c: call_style(c),
+    Metric(f"alone: % {KMAJOR_TEXT}", lambda m, row: row.same_layout, _pct_of, style=call_style,
            legend=f"alone: % {KMAJOR_TEXT}: the kernel's time alone against cuBLAS of its class given B as the "
                   "kernel reads it (B^T stored, cuBLAS TN); with the pack: the pack's median time added to each of "
                   "the kernel's runs, against cuBLAS on row-major B (NN), what a caller holding row-major B waits "
                   f"for; alone: % NN, as every % of cuBLAS on the page. Each with its {LEVEL:.0%} interval and the "
                   "call."),
-    Metric("with the pack: % NN", lambda m, row: row.packed, _pct_of, style=lambda c: call_style(c)),
-    Metric("alone: % NN", lambda m, row: row.alone, _pct_of, style=lambda c: call_style(c)),
+    Metric("with the pack: % NN", lambda m, row: row.packed, _pct_of, style=call_style),
+    Metric("alone: % NN", lambda m, row: row.alone, _pct_of, style=call_style),
 ]
 
 def provenance(catalog: Catalog, kernels: list[Kernel]) -> list[Inline]:
