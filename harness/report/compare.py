@@ -13,7 +13,7 @@ from harness.analysis.verdicts import Call
 from harness.report import fmt
 from harness.report.metrics import Metric
 from harness.report.wording import INTERVAL, verdict_speed
-from harness.term_table import Column
+from harness.term_table import Column, print_table
 
 
 def _speed(r: Row) -> str:
@@ -84,8 +84,6 @@ def headline(cmp: Comparison) -> str:
 def print_compare(cmp: Comparison, console) -> None:
     """The comparison in the terminal, fitted to its width (harness.term_table): a table per problem (its title names
     it) of COLUMNS; the ids are shortened (never left out) and the implementation's name wraps to keep the figures."""
-    from harness.term_table import print_table
-
     console.print(f"A: {cmp.name_a}\nB: {cmp.name_b}\n{headline(cmp)}", markup=False)
     shown = [c for c in COLUMNS if c.term]
     for problem in dict.fromkeys(r.problem for r in cmp.rows):

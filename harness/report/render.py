@@ -86,13 +86,9 @@ def findings_section(m: Measured) -> Section:
     return s
 
 
-def _timed(m: Measured) -> bool:
-    return any(r.timed for r in m.all)
-
-
 def overview_section(m: Measured) -> Section:
     s = Section(anchors.IDEA_TABLE, "Ideas at a glance", 2)
-    if _timed(m):  # without timings every figure of that table is a dash
+    if any(r.timed for r in m.all):  # without timings every figure of that table is a dash
         s.add(TableBlock(idea_table(m)))
     shared = Section(anchors.SHARED_TRITON, "Triton kernels shared by several ideas", 3)
     shared.add(TableBlock(shared_triton_table(m), "Modules and the kernels that launch them", folded=True))
@@ -101,7 +97,7 @@ def overview_section(m: Measured) -> Section:
 
 
 def claims_section(m: Measured) -> Section | None:
-    if not _timed(m):   # nothing of ours to hold beside the documents' figures
+    if not any(r.timed for r in m.all):   # nothing of ours to hold beside the documents' figures
         return None
     s = Section(anchors.CLAIMS, "The documents' figures beside ours", 2)
     table, stride, unroll = claims_tables(m)
