@@ -117,6 +117,12 @@ def given(args: argparse.Namespace, dest: str) -> bool:
     return value is not None and value is not False
 
 
+def need_gpu(needs: str, instead: str = "") -> None:
+    """Refuse, on a machine without a GPU, a verb that needs one: what it needs, why there is none, what instead."""
+    if not env.has_gpu():
+        raise UserError(f"{needs} ({env.gpu_reason()}){instead}")
+
+
 def refuse_what_cannot_apply(args: argparse.Namespace, has_gpu: bool, why: str | None) -> None:
     """Refuse, before anything runs, every option of `run` that cannot apply here or is overridden by another."""
     gpu_only = [flag for dest, flag in GPU_ONLY.items() if given(args, dest)]
@@ -197,16 +203,12 @@ def resume_command(argv: list[str], path: Path) -> str:
     import shlex
 
     kept: list[str] = []
-    skip = False
-    for arg in argv[1:]:
-        if skip:
-            skip = False
-            continue
-        name = arg.split("=", 1)[0]
-        if name in ("--out", "--results", "--resume"):
-            skip = "=" not in arg
-            continue
-        kept.append(arg)
+    words = iter(argv[1:])
+    for arg in words:
+        if arg.split("=", 1)[0] not in ("--out", "--results", "--resume"):
+            kept.append(arg)
+        elif "=" not in arg:
+            next(words, None)  # its value
     return shlex.join(["rosetta", "run", *kept, "--resume", str(path)])
 
 
