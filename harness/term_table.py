@@ -94,10 +94,6 @@ def _lines(cell: str) -> list[str]:
     return cell.split("\n") if cell else [""]
 
 
-def _natural(header: str, cells: list[str]) -> int:
-    return max([len(header), *(len(line) for c in cells for line in _lines(c))])
-
-
 def _wrap(cell: str, width: int) -> list[str]:
     out: list[str] = []
     for line in _lines(cell):
@@ -232,7 +228,7 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
         return sum(ws.values()) + GAP * (len(ws) - 1)
 
     def natural(i: int) -> int:
-        return _natural(headers[i], cells[i])
+        return max([len(headers[i]), *(len(line) for c in cells[i] for line in _lines(c))])
 
     def least(i: int) -> int:
         w = natural(i)
@@ -246,7 +242,7 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
 
     keep = [i for i in range(n) if i not in empty]
     if total({i: natural(i) for i in keep}) > width:
-        headers = [c.short if c.short else c.header for c in columns]
+        headers = [c.short or c.header for c in columns]
     dropped: list[int] = []
     for i in sorted((i for i in keep if columns[i].drop is not None), key=lambda i: (columns[i].drop, i)):
         if total({j: least(j) for j in keep}) <= width:

@@ -114,12 +114,11 @@ def cmd_referee(args: argparse.Namespace) -> int:
     impls = [*(b for b in baselines(problem.op) if b.vendor),
              *(i for i in all_impls(kernels) if not i.unmet(problem))]
     rows = referee.referee(impls, problem)
-    out = console()
 
     def f(v: float | None, spec: str) -> str:
         return "-" if v is None else format(v, spec)
 
-    print_table(out, f"{problem.label}: the suite's rounds against nvbench's cold measurement",
+    print_table(console(), f"{problem.label}: the suite's rounds against nvbench's cold measurement",
                 [Column("implementation"), Column("suite ms", right=True), Column("suite MHz", right=True, drop=2),
                  Column("nvbench ms", right=True), Column("nvbench MHz", right=True, drop=1),
                  Column("nvbench / suite", right=True)],
