@@ -55,12 +55,9 @@ def compiled_line(results: list[Result]) -> str:
     cuda = [r for r in results if r.impl_id.is_cuda]
     if not cuda:
         return "CUDA sources: none in this run"
-    by_status: dict[str, list[Result]] = {}
-    for r in cuda:
-        by_status.setdefault(r.status.value, []).append(r)
     parts = []
     for status in (Status.COMPILED, Status.SKIPPED, Status.FAILED):
-        rs = by_status.get(status.value, [])
+        rs = [r for r in cuda if r.status is status]
         if rs:
             reasons = sorted({r.reason.split(":", 1)[0] if status is Status.FAILED else r.reason for r in rs})
             parts.append(f"{len(rs)} {status.value}" + (f" ({'; '.join(reasons)})" if any(reasons) else ""))
