@@ -94,10 +94,6 @@ def _lines(cell: str) -> list[str]:
     return cell.split("\n") if cell else [""]
 
 
-def _natural(header: str, cells: list[str]) -> int:
-    return max([len(header), *(len(line) for c in cells for line in _lines(c))])
-
-
 def _wrap(cell: str, width: int) -> list[str]:
     out: list[str] = []
     for line in _lines(cell):
@@ -215,8 +211,7 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
     """Choose headers, columns and column widths so that the table is at most `width` wide (see the module)."""
     n = len(columns)
     cells = [[r[i] for r in rows] for i in range(n)]
-    keep = list(range(n))
-    empty = [i for i in keep if rows and columns[i].drop is not None and all(c.strip() in EMPTY for c in cells[i])]
+    empty = [i for i in range(n) if rows and columns[i].drop is not None and all(c.strip() in EMPTY for c in cells[i])]
     headers = [c.header for c in columns]
     longest_word = [max((len(w) for c in cells[i] for w in c.split()), default=0) for i in range(n)]
     longest_piece = [max((len(p) for c in cells[i] for line in _lines(c) for p in breaks(line, columns[i].right)),
@@ -233,7 +228,7 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
         return sum(ws.values()) + GAP * (len(ws) - 1)
 
     def natural(i: int) -> int:
-        return _natural(headers[i], cells[i])
+        return max([len(headers[i]), *(len(line) for c in cells[i] for line in _lines(c))])
 
     def least(i: int) -> int:
         w = natural(i)
@@ -245,9 +240,9 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
             w = min(w, max(len(headers[i]), longest_piece[i]))
         return w
 
-    keep = [i for i in keep if i not in empty]
+    keep = [i for i in range(n) if i not in empty]
     if total({i: natural(i) for i in keep}) > width:
-        headers = [c.short if c.short else c.header for c in columns]
+        headers = [c.short or c.header for c in columns]
     dropped: list[int] = []
     for i in sorted((i for i in keep if columns[i].drop is not None), key=lambda i: (columns[i].drop, i)):
         if total({j: least(j) for j in keep}) <= width:
@@ -300,8 +295,11 @@ def fit(columns: list[Column], rows: list[list[str]], width: int) -> Fitted:
                   left_out, [columns[i].header for i in empty], shortened)
 
 
-def lines(fitted: Fitted) -> tuple[str, list[str]]:
-    """The header line and the body lines of a fitted table, as plain text."""
+def lines(columns: list[Column], rows: list[list[str]], width: int,
+          more: str = "") -> tuple[str, list[str], str | None]:
+    """The header line, the body lines and the note on what was left out (`note`) of the table fitted to `width`, as
+    plain text."""
+    fitted = fit(columns, rows, width)
 
     def join(cells: list[str]) -> str:
         return (" " * GAP).join(c.rjust(w) if col.right else c.ljust(w)
@@ -311,7 +309,7 @@ def lines(fitted: Fitted) -> tuple[str, list[str]]:
     for row in fitted.rows:
         for k in range(max(len(c) for c in row) if row else 0):
             body.append(join([c[k] if k < len(c) else "" for c in row]))
-    return join(fitted.headers), body
+    return join(fitted.headers), body, note(fitted, width, more)
 
 
 def note(fitted: Fitted, width: int, more: str = "") -> str | None:
@@ -329,9 +327,7 @@ def note(fitted: Fitted, width: int, more: str = "") -> str | None:
 
 def render(title: str | None, columns: list[Column], rows: list[list[str]], width: int, more: str = "") -> str:
     """The whole table as plain text: title, header, body, and the note on what was left out."""
-    fitted = fit(columns, rows, width)
-    header, body = lines(fitted)
-    told = note(fitted, width, more)
+    header, body, told = lines(columns, rows, width, more)
     return "\n".join([*([title] if title else []), header, *body, *([told] if told else [])])
 
 
@@ -339,10 +335,7 @@ def print_table(console, title: str | None, columns: list[Column], rows: list[li
     """Print a table fitted to the console's width: bold title and header on a terminal, plain text elsewhere."""
     from rich.text import Text
 
-    width = console.width
-    fitted = fit(columns, rows, width)
-    header, body = lines(fitted)
-    told = note(fitted, width, more)
+    header, body, told = lines(columns, rows, console.width, more)
     text = Text()
     if title:
         text.append(title + "\n", style="bold")

@@ -7,9 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness import env
 from harness.cli.console import console
-from harness.cli.options import DEFAULT_OUT, NUMBERS, UserError
+from harness.cli.options import DEFAULT_OUT, NUMBERS, UserError, need_gpu
 
 
 def add_clock(sub: argparse._SubParsersAction) -> None:
@@ -37,8 +36,7 @@ def cmd_clock(args: argparse.Namespace) -> int:
     for path, results in loaded:
         _examine(path, results.results, out)
     if args.measure:
-        if not env.has_gpu():
-            raise UserError(f"clock --measure needs a GPU ({env.gpu_reason()})")
+        need_gpu("clock --measure needs a GPU")
         import torch
 
         from harness.run import clock_error as sm_clock_error

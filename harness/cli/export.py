@@ -8,6 +8,7 @@ import argparse
 import csv
 import sys
 from collections.abc import Iterable
+from contextlib import nullcontext
 from pathlib import Path
 
 from harness.cli.options import UserError
@@ -57,8 +58,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def write(target: str, names: list[str], rows: Iterable[dict]) -> int:
     """CSV with a header row, comma-separated, fields quoted only where needed, missing values empty."""
-    out = sys.stdout if target == "-" else open(target, "w", newline="", encoding="utf-8")  # noqa: SIM115
-    try:
+    with open(target, "w", newline="", encoding="utf-8") if target != "-" else nullcontext(sys.stdout) as out:
         writer = csv.DictWriter(out, fieldnames=names, lineterminator="\n")
         writer.writeheader()
         count = 0
@@ -66,6 +66,3 @@ def write(target: str, names: list[str], rows: Iterable[dict]) -> int:
             writer.writerow(row)
             count += 1
         return count
-    finally:
-        if out is not sys.stdout:
-            out.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.cli.options import NUMBERS, UserError
+from harness.cli.options import NUMBERS, UserError, need_gpu
 
 
 def add_gluon(sub: argparse._SubParsersAction) -> None:
@@ -42,7 +42,6 @@ def add_ablate(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_ablate(args: argparse.Namespace) -> int:
-    from harness import env
     from harness.analysis import ablation as found
     from harness.cli.paths import beside, output_file, results_in
 
@@ -57,8 +56,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             raise UserError(f"no ablation at {target}: `rosetta ablate {path}` on a GPU writes one")
         print("\n".join(found.lines(found.read(target))))
         return 0
-    if not env.has_gpu():
-        raise UserError(f"ablate needs a GPU ({env.gpu_reason()}); --show prints a written one")
+    need_gpu("ablate needs a GPU", "; --show prints a written one")
     from harness.run.ablation import measure
 
     measure(target, sizes=tuple(args.sizes), rounds=args.rounds, seed=0, say=lambda line: print(line, flush=True),
@@ -78,17 +76,16 @@ def cost_lines(costs: dict[str, dict[str, tuple[int, int]]]) -> list[str]:
 
 
 def gluon_lines(results_path: Path, profile: list[Path] | None = None) -> list[str]:
+    from harness.analysis.ablation import read_beside as ablation_beside
     from harness.analysis.measured import Measured
     from harness.analysis.model_or_compiler import splits
     from harness.analysis.record import read_beside
     from harness.cli.paths import results_in
+    from harness.report.ablation import lines as ablation_lines
     from harness.report.splits import lines
 
     m = Measured(results_in(results_path, "gluon"), read_beside(results_path))
     found = splits(m, profile)
-    from harness.analysis.ablation import read_beside as ablation_beside
-    from harness.report.ablation import lines as ablation_lines
-
     out = lines(m, found) if found else ["no rung of this file was timed in CUDA, Triton and Gluon on one problem"]
     ablation = ablation_beside(results_path)
     return [*out, *cost_lines(m.catalog.costs), *(ablation_lines(ablation) if ablation else [])]
@@ -105,6 +102,5 @@ def cmd_gluon(args: argparse.Namespace) -> int:
             issue_active(path)
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise UserError(f"--profile {path}: not a `rosetta profile` file ({type(e).__name__})") from None
-    for line in gluon_lines(Path(args.results), profile):
-        print(line)
+    print("\n".join(gluon_lines(Path(args.results), profile)))
     return 0

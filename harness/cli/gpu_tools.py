@@ -7,10 +7,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness import env
 from harness.cli.console import console
 from harness.cli.ids import choose
-from harness.cli.options import DEFAULT_OUT, NUMBERS, UserError, add_only, shape_text
+from harness.cli.options import DEFAULT_OUT, NUMBERS, UserError, add_only, need_gpu, shape_text
 from harness.cli.paths import beside, output_folder, results_in
 from harness.problems import parse_shape
 from harness.run.knob_study import STUDY_ROUNDS
@@ -45,8 +44,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     if args.results:
         results_in(args.results, "profile", "--results")  # a bad file is refused before any profiling
         beside(args.results, "--results", Path(args.results))  # its counters are written into it
-    if not env.has_gpu():
-        raise UserError(f"profile needs a GPU and ncu ({env.gpu_reason()})")
+    need_gpu("profile needs a GPU and ncu")
     on_row, configs = None, None
     if args.results:
         from harness.identity import RecordKey
@@ -87,8 +85,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
 
     kernels = choose(args.only)
     out = output_folder(args.out, "--out", default=args.out == DEFAULT_OUT)
-    if not env.has_gpu():
-        raise UserError(f"sanitize needs a GPU and compute-sanitizer ({env.gpu_reason()})")
+    need_gpu("sanitize needs a GPU and compute-sanitizer")
     return sanitize(kernels, tools=args.tool, out_dir=out, console=console(), jobs=args.jobs)
 
 
@@ -110,20 +107,18 @@ def cmd_referee(args: argparse.Namespace) -> int:
 
     problem = parse_shape(args.shape)
     kernels = choose(args.only, problem.op)
-    if not env.has_gpu():
-        raise UserError(f"referee needs a GPU ({env.gpu_reason()})")
+    need_gpu("referee needs a GPU")
     why = referee.missing()
     if why:
         raise UserError(why)
     impls = [*(b for b in baselines(problem.op) if b.vendor),
              *(i for i in all_impls(kernels) if not i.unmet(problem))]
     rows = referee.referee(impls, problem)
-    out = console()
 
     def f(v: float | None, spec: str) -> str:
         return "-" if v is None else format(v, spec)
 
-    print_table(out, f"{problem.label}: the suite's rounds against nvbench's cold measurement",
+    print_table(console(), f"{problem.label}: the suite's rounds against nvbench's cold measurement",
                 [Column("implementation"), Column("suite ms", right=True), Column("suite MHz", right=True, drop=2),
                  Column("nvbench ms", right=True), Column("nvbench MHz", right=True, drop=1),
                  Column("nvbench / suite", right=True)],
@@ -160,8 +155,7 @@ def cmd_knobs(args: argparse.Namespace) -> int:
     only = {k.id for k in choose(args.only, problem.op)} if args.only else None
     results_in(path, "knobs")
     beside(path, "", found.study_path(path))
-    if not env.has_gpu():
-        raise UserError(f"knobs needs a GPU ({env.gpu_reason()})")
+    need_gpu("knobs needs a GPU")
     out = console()
     # markup off: kernel ids and implementations hold brackets ("[triton:dot]") that rich would read as styles
     written = knobs.measure(path, problem, rounds=args.rounds, seed=problem.seed(),

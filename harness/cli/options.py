@@ -117,6 +117,12 @@ def given(args: argparse.Namespace, dest: str) -> bool:
     return value is not None and value is not False
 
 
+def need_gpu(needs: str, instead: str = "") -> None:
+    """Refuse, on a machine without a GPU, a verb that needs one: what it needs, why there is none, what instead."""
+    if not env.has_gpu():
+        raise UserError(f"{needs} ({env.gpu_reason()}){instead}")
+
+
 def refuse_what_cannot_apply(args: argparse.Namespace, has_gpu: bool, why: str | None) -> None:
     """Refuse, before anything runs, every option of `run` that cannot apply here or is overridden by another."""
     gpu_only = [flag for dest, flag in GPU_ONLY.items() if given(args, dest)]
@@ -151,6 +157,7 @@ def resumed(args: argparse.Namespace) -> None:
     """--resume FILE: the run continues as it was started. Each option the file's header records and this command
     does not give is taken from the header; one given again must say what the header says (--out its folder,
     --results the file itself), else it is refused in one line, before anything runs. FREE_ON_RESUME may differ."""
+    from harness.cli import build_parser
     from harness.cli.paths import input_file
     from harness.records.file import load
 
@@ -165,8 +172,6 @@ def resumed(args: argparse.Namespace) -> None:
         if name in mine and Path(mine[name]).resolve() != value.resolve():
             raise UserError(f"--{name} {mine[name]}: --resume {path} appends to that file, in {path.parent}")
     free = [*FREE_ON_RESUME, "aa"] if mine.get("regime") == "sustained" else FREE_ON_RESUME  # see run.burst_aa
-    from harness.cli import build_parser
-
     started = {**vars(build_parser().parse_args(["run"])), **recorded}  # a default, where the run gave none
     for dest in sorted(set(mine) - {"resume", "out", "results", *free}):
         if mine[dest] != started[dest]:
@@ -197,16 +202,12 @@ def resume_command(argv: list[str], path: Path) -> str:
     import shlex
 
     kept: list[str] = []
-    skip = False
-    for arg in argv[1:]:
-        if skip:
-            skip = False
-            continue
-        name = arg.split("=", 1)[0]
-        if name in ("--out", "--results", "--resume"):
-            skip = "=" not in arg
-            continue
-        kept.append(arg)
+    words = iter(argv[1:])
+    for arg in words:
+        if arg.split("=", 1)[0] not in ("--out", "--results", "--resume"):
+            kept.append(arg)
+        elif "=" not in arg:
+            next(words, None)  # its value
     return shlex.join(["rosetta", "run", *kept, "--resume", str(path)])
 
 
@@ -214,10 +215,9 @@ def interrupted(path: Path, argv: list[str]) -> str:
     """The line a run ends with on Ctrl-C: what it kept, and the command that continues it."""
     from harness.records.file import load
 
-    kept = len(load(path).results) if path.is_file() and path.stat().st_size else None
-    if kept is None:
+    if not (path.is_file() and path.stat().st_size):
         return "rosetta run: interrupted before the results file was begun: nothing was written"
-    return (f"rosetta run: interrupted: {kept} record(s) kept in {path}; continue it with: "
+    return (f"rosetta run: interrupted: {len(load(path).results)} record(s) kept in {path}; continue it with: "
             f"{resume_command(argv, path)}")
 
 

@@ -41,12 +41,10 @@ def output_folder(value: str | Path, flag: str, default: bool = False) -> Path:
         if not path.is_dir():
             raise UserError(f"{_said(flag, value)}: a file is there, where a folder is needed")
         _writable_folder(path, flag, value)
-        return path
-    if default:
-        parent = next(p for p in path.absolute().parents if p.exists())
-        _writable_folder(parent, flag, value)
-        return path
-    _writable_folder(path.absolute().parent, flag, value)
+    elif default:
+        _writable_folder(next(p for p in path.absolute().parents if p.exists()), flag, value)
+    else:
+        _writable_folder(path.absolute().parent, flag, value)
     return path
 
 

@@ -103,8 +103,7 @@ def add_report(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     path = Path(args.results)
-    out = output_folder(args.out, "--out") if args.out else output_folder(report_dir(path, Path(DEFAULT_OUT)),
-                                                                            "--out", default=True)
+    out = output_folder(args.out or report_dir(path, Path(DEFAULT_OUT)), "--out", default=not args.out)
     apart((str(path), path), *((f"the page written in {out}", out / f"{path.stem}{suffix}")
                                for suffix in (".html", ".md")))  # render's pages must not replace what it reads
     results_in(path, "report")  # a clear one-line error for a bad file before anything is imported or written
@@ -192,12 +191,10 @@ def print_claims(rows: list[Claim], console, results: Results | Measured | None 
                   _ours_text(c.ours), fmt.pct(c.ours_pct), order_text(c)] for c in rows], "a wider terminal shows them")
     points = stride_sweep(m)
     if points:
-        table = []
-        for p in points:
-            occ = stride_occupancy(m, p) if m else None
-            table.append([str(p.published.stride), str(p.kernel.threads), f"{p.published.tflops:g}",
-                          fmt.tflops(p.tflops) if p.tflops else "-", str(p.published.registers),
-                          str(p.registers or "-"), fmt.pct(p.published.occupancy_pct), fmt.pct_round(occ)])
+        table = [[str(p.published.stride), str(p.kernel.threads), f"{p.published.tflops:g}",
+                  fmt.tflops(p.tflops) if p.tflops else "-", str(p.published.registers), str(p.registers or "-"),
+                  fmt.pct(p.published.occupancy_pct), fmt.pct_round(stride_occupancy(m, p) if m else None)]
+                 for p in points]
         console.print()
         print_table(console, "Seed 001's stride sweep: the document beside ours",
                     [Column("stride", right=True), Column("threads/block", right=True, short="threads"),

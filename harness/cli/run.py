@@ -33,7 +33,7 @@ from harness.cli.options import (
 from harness.cli.pairs import add_pair, kernels_of
 from harness.cli.paths import output_folder
 from harness.cli.progress import Reporter
-from harness.cli.run_lines import SUMMARY, tally, unchecked_pairs
+from harness.cli.run_lines import summary_lines, tally, unchecked_pairs
 from harness.measure.rounds import MIN_ROUNDS, REP_MS, ROUNDS
 from harness.problems import CPU_SGEMM, CPU_SGEMV, SEED
 from harness.records.file import load
@@ -222,14 +222,13 @@ def profile(run: Run) -> None:
 
 
 def summary(run: Run) -> None:
-    """The side-by-side table, then each line the run's records call for (SUMMARY)."""
+    """The side-by-side table, then each line the run's records call for (summary_lines)."""
     from harness.analysis.measured import Measured
     from harness.report.terminal import print_summary
 
     print_summary(Measured(load(run.session.out_path), run.analysis), run.console)
-    for lines in SUMMARY:
-        for line in lines(run.session, run.analysis, run.written):
-            run.console.print(line, markup=False)
+    for line in summary_lines(run.session, run.analysis, run.written):
+        run.console.print(line, markup=False)
 
 
 def sustained(run: Run) -> None:

@@ -1,9 +1,10 @@
-"""What `rosetta run` says as it ends (harness/cli/run.py): the lines beneath the run's table (SUMMARY, each where the
-run's records call for it), what became of its implementations (tally) and the exit code of a pair left unchecked."""
+"""What `rosetta run` says as it ends (harness/cli/run.py): the lines beneath the run's table (summary_lines, each
+where the run's records call for it), what became of its implementations (tally) and the exit code of a pair left
+unchecked."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from harness.analysis.relations import Relation
@@ -54,12 +55,9 @@ def compiled_line(results: list[Result]) -> str:
     cuda = [r for r in results if r.impl_id.is_cuda]
     if not cuda:
         return "CUDA sources: none in this run"
-    by_status: dict[str, list[Result]] = {}
-    for r in cuda:
-        by_status.setdefault(r.status.value, []).append(r)
     parts = []
     for status in (Status.COMPILED, Status.SKIPPED, Status.FAILED):
-        rs = by_status.get(status.value, [])
+        rs = [r for r in cuda if r.status is status]
         if rs:
             reasons = sorted({r.reason.split(":", 1)[0] if status is Status.FAILED else r.reason for r in rs})
             parts.append(f"{len(rs)} {status.value}" + (f" ({'; '.join(reasons)})" if any(reasons) else ""))
@@ -82,33 +80,20 @@ def aa_lines(analysis: Analysis) -> list[str]:
               f"against first {speed(c)}" for c in others)]
 
 
-def energy_lines(session: RunSession, analysis: Analysis | None, written: list[Result]) -> list[str]:
-    """Joules and gigaflops per joule of the run's timed records (a GPU run)."""
+def summary_lines(session: RunSession, analysis: Analysis | None, written: list[Result]) -> Iterator[str]:
+    """The lines beneath the run's table, each where the run's records call for it: the A/A control; the joules and
+    gigaflops per joule of a GPU run's timed records; the model-or-compiler split of each rung the run timed in all
+    three models; on a CPU, what became of the CUDA sources."""
+    if analysis is not None:
+        yield from aa_lines(analysis)
+    if session.gpu:
+        from harness.analysis.energy import file_energy
+        from harness.report.regimes import energy_line
+
+        yield energy_line(file_energy(session.results))
+    if any(r.model == "gluon" for r in session.results):
+        from harness.cli.gluon import gluon_lines
+
+        yield from gluon_lines(session.out_path)
     if not session.gpu:
-        return []
-    from harness.analysis.energy import file_energy
-    from harness.report.regimes import energy_line
-
-    return [energy_line(file_energy(session.results))]
-
-
-def gluon_split_lines(session: RunSession, analysis: Analysis | None, written: list[Result]) -> list[str]:
-    """The model-or-compiler split of each rung the run timed in all three models."""
-    if not any(r.model == "gluon" for r in session.results):
-        return []
-    from harness.cli.gluon import gluon_lines
-
-    return gluon_lines(session.out_path)
-
-
-def compiled_lines(session: RunSession, analysis: Analysis | None, written: list[Result]) -> list[str]:
-    return [] if session.gpu else [compiled_line(written)]
-
-
-def control_lines(session: RunSession, analysis: Analysis | None, written: list[Result]) -> list[str]:
-    return aa_lines(analysis) if analysis is not None else []
-
-
-# The lines beneath the run's table, each where the run's records call for it: (session, analysis, records written)
-SUMMARY: tuple[Callable[[RunSession, Analysis | None, list[Result]], list[str]], ...] = (
-    control_lines, energy_lines, gluon_split_lines, compiled_lines)
+        yield compiled_line(written)
