@@ -183,13 +183,6 @@ def differences(m: Measured, t: Result, g: Result) -> tuple[Difference, ...]:
 
 
 # ---------------------------------------------------------------------------------------------- the share closed
-def _round_medians(r: Result, rounds: int) -> np.ndarray | None:
-    s = r.timing.samples if r.timing is not None else None
-    if s is None:
-        return None
-    return np.log([float(np.median([s.ms[i] for i in idx])) for idx in s.by_round()[:rounds]])
-
-
 def share_closed(c: Result, t: Result, g: Result, gap: Comparison, compiler: Comparison) -> Share:
     """(T/C − G/C) / (T/C − 1): the verdicts' estimates' share where the three were not timed in the same rounds;
     where they were, the median over those rounds of each round's share (of its medians), with the verdicts'

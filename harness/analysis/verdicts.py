@@ -114,8 +114,10 @@ class Estimate:
         return self.coverage >= LEVEL
 
     def to_json(self) -> dict:
-        return {"ratio": _r(self.ratio), "lo": _r(self.lo), "hi": _r(self.hi), "call": self.call.value,
-                "coverage": _r(self.coverage)}
+        # every digit: a page that inverts a stored ratio (a % of cuBLAS from a time ratio) must print what the
+        # analysis computed, and a ratio cut to 6 digits turned 102.05% into 102.0% beside the 102.1% of the text
+        return {"ratio": float(self.ratio), "lo": float(self.lo), "hi": float(self.hi), "call": self.call.value,
+                "coverage": float(self.coverage)}
 
     @classmethod
     def from_json(cls, data: dict) -> Estimate:
@@ -168,7 +170,7 @@ class Verdict:
                "margin": self.margin, "rounds": list(self.rounds), "paired": self.paired}
         for name in ("clock_error", "clock_ratio", "clock_excess"):
             if getattr(self, name) is not None:
-                out[name] = _r(getattr(self, name))
+                out[name] = float(getattr(self, name))
         if self.energy is not None:  # written only where measured: older records read back unchanged
             out["energy"] = self.energy.to_json()
         return out
@@ -301,9 +303,3 @@ def _arrangements(n: int, m: int) -> tuple[int, ...]:
     a, b = _arrangements(n - 1, m), _arrangements(n, m - 1)
     # the largest value belongs to the first set (it beats all m others: U += m) or to the second (U unchanged)
     return tuple((a[u - m] if 0 <= u - m < len(a) else 0) + (b[u] if u < len(b) else 0) for u in range(n * m + 1))
-
-
-def _r(x: float) -> float:
-    # every digit: a page that inverts a stored ratio (a % of cuBLAS from a time ratio) must print what the analysis
-    # computed, and a ratio cut to 6 digits turned 102.05% into 102.0% beside the 102.1% of the text made from it
-    return float(x)
