@@ -21,10 +21,6 @@ from harness.problems import Problem
 from harness.records.lines import Result
 
 
-def _call_counts(calls: list[str | None]) -> dict[str, int]:
-    return {str(c): calls.count(c) for c in dict.fromkeys(calls)}
-
-
 def _vs(b: Best | None) -> Comparison | None:
     return b.vs_cublas if b is not None else None
 
@@ -137,6 +133,7 @@ class Gaps(Found):
             found = pairs(m, op)
             if not found:
                 continue
+            calls = [p[0].call.value if p[0].call else None for p in found]
             triton_leads = [p for p in found if p[0].call is Call.FAST]
             cuda_leads = [p for p in found if p[0].call is Call.SLOW]
             leads = [*([min(triton_leads, key=lambda p: p[0].ratio)] if triton_leads else []),
@@ -148,7 +145,7 @@ class Gaps(Found):
                     gaps.append(Gap(idea, c, lead.vs_cublas, trail.vs_cublas,
                                     tuple(stated(m, lead.result, trail.result, limit=1))))
             out.append(cls(op, m.headline(op), tuple(gaps),
-                           _call_counts([p[0].call.value if p[0].call else None for p in found]), len(found),
+                           {str(c): calls.count(c) for c in dict.fromkeys(calls)}, len(found),
                            leads[0][1] if leads else found[0][1]))
         return out
 

@@ -202,16 +202,13 @@ class Part:
         return self.op == "sgemm" and self.simt and not self.declared
 
 
-def part_key(kernels: list[Kernel] | tuple[Kernel, ...]) -> tuple[str, bool, bool]:
-    return kernels[0].op, all(k.precision == "fp32" for k in kernels), any(k.declared for k in kernels)
-
-
 def parts(m: Measured) -> list[Part]:
     """The ideas of this run grouped into parts: ops in order, SIMT before tensor cores, a user's own pairs after the
     catalog's; ideas in registry order."""
     groups: dict[tuple[str, bool, bool], list[tuple[Idea, tuple[Kernel, ...]]]] = {}
     for idea, kernels in m.ideas:
-        groups.setdefault(part_key(kernels), []).append((idea, tuple(kernels)))
+        key = kernels[0].op, all(k.precision == "fp32" for k in kernels), any(k.declared for k in kernels)
+        groups.setdefault(key, []).append((idea, tuple(kernels)))
     order = sorted(groups, key=lambda k: (k[2], OP_ORDER.index(k[0]) if k[0] in OP_ORDER else len(OP_ORDER),
                                           not k[1]))
     return [Part(op, simt, tuple(groups[(op, simt, declared)]), declared) for op, simt, declared in order]

@@ -241,15 +241,15 @@ def pair(relation: Relation, subject: Result, reference: Result, pack: bool = Tr
     without a pack time is compared as it ran)."""
     if not (subject.timed and reference.timed):
         return None
-    on = ("subject" if b_layout(subject) == "kmajor" else "reference") if b_layout(subject) != b_layout(reference) \
-        else ""
+    layout = b_layout(subject)
+    on = "" if layout == b_layout(reference) else "subject" if layout == "kmajor" else "reference"
     pack_ms = (subject if on == "subject" else reference).pack_ms if pack and on else None
     a, b = subject.timing.samples, reference.timing.samples
     ma, mb = subject.timing.median_ms, reference.timing.median_ms
-    if pack_ms:
-        a, b = (_with_pack(a, pack_ms) if a and on == "subject" else a), (_with_pack(b, pack_ms) if b and on ==
-                                                                         "reference" else b)
-        ma, mb = ma + (pack_ms if on == "subject" else 0.0), mb + (pack_ms if on == "reference" else 0.0)
+    if pack_ms and on == "subject":
+        a, ma = _with_pack(a, pack_ms) if a else a, ma + pack_ms
+    elif pack_ms:
+        b, mb = _with_pack(b, pack_ms) if b else b, mb + pack_ms
     verdict = compare(a, b, margin_for(subject.precision, reference.precision)) if a and b else None
     return Comparison(relation, subject.problem, subject.kernel_impl, reference.kernel_impl,
                       verdict.time.ratio if verdict else ma / mb, verdict, pack_ms or None, on or "subject")

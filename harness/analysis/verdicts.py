@@ -104,11 +104,6 @@ class Estimate:
     coverage: float = LEVEL   # the interval's coverage for its method: below LEVEL, the range of too few rounds
 
     @property
-    def half_width(self) -> float:
-        """Half the interval's width relative to the ratio: 0.01 is +-1%."""
-        return (self.hi - self.lo) / 2 / self.ratio
-
-    @property
     def at_level(self) -> bool:
         """The interval covers at least LEVEL: it may be said as a 95% interval, and a call rests on it."""
         return self.coverage >= LEVEL
@@ -248,18 +243,12 @@ def _round_medians(s: Samples, values: list, rounds: int | None = None) -> np.nd
 
 def _estimate(a: np.ndarray, b: np.ndarray, paired: bool, margin: float) -> Estimate:
     """The estimate of a - b (logs of per-round values) with its order-statistic interval (the module's docstring)."""
-    if paired:
-        d = a - b
-        point = float(np.median(d))
-        lo, hi, coverage = median_interval(d)
-    else:
-        d = (a[:, None] - b[None, :]).ravel()
-        point = float(np.median(d))
-        lo, hi, coverage = _order_interval(np.sort(d), _mann_whitney_tail(len(a), len(b)))
-    estimate = Estimate(math.exp(point), math.exp(lo), math.exp(hi), Call.AMBIGUOUS, coverage)
-    if estimate.at_level:
-        return Estimate(estimate.ratio, estimate.lo, estimate.hi, call_of(estimate.lo, estimate.hi, margin), coverage)
-    return estimate
+    d = a - b if paired else (a[:, None] - b[None, :]).ravel()
+    tail = _binomial_tail(len(d)) if paired else _mann_whitney_tail(len(a), len(b))
+    lo, hi, coverage = _order_interval(np.sort(d), tail)
+    lo, hi = math.exp(lo), math.exp(hi)
+    return Estimate(math.exp(float(np.median(d))), lo, hi,
+                    call_of(lo, hi, margin) if coverage >= LEVEL else Call.AMBIGUOUS, coverage)
 
 
 def median_interval(values: np.ndarray | list[float]) -> tuple[float, float, float]:
