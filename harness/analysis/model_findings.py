@@ -12,7 +12,7 @@ from harness.analysis.causes import against, stated
 from harness.analysis.found import Found, kind
 from harness.analysis.measured import Best, Measured
 from harness.analysis.model_or_compiler import Split, splits
-from harness.analysis.overview import ideas_of, triton_modules
+from harness.analysis.overview import ideas_of, module_launches, triton_modules
 from harness.analysis.record import Cause, Comparison, RowKey
 from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
@@ -168,10 +168,7 @@ class Shared(Found):
             return []
         ranked = sorted(modules.items(), key=lambda kv: -len(ideas_of(kv[1])))
         module, kernel_forms = ranked[0]
-        problem = m.headline(kernel_forms[0][0].op)
-        names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in kernel_forms}
-        scored = [(p, r) for r in m.all if r.kernel_impl in names and problem and r.problem == problem
-                  and (p := m.pct(r)) is not None]
+        scored = module_launches(m, kernel_forms)
         slow = min(scored, key=lambda s: s[0])[1] if len(scored) >= 2 else None
         fast = max(scored, key=lambda s: s[0])[1] if len(scored) >= 2 else None
         return [cls("", module, tuple(ideas_of(kernel_forms)),

@@ -140,16 +140,17 @@ def idea_rows(m: Measured) -> list[IdeaRow]:
     return out
 
 
+def module_launches(m: Measured, pairs: list[tuple[Kernel, Counterpart]]) -> list[tuple[float, Result]]:
+    """(% of cuBLAS, record) of each timed launch of a Triton module's pairs on their op's headline problem."""
+    problem = m.headline(pairs[0][0].op)
+    names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in pairs}
+    return [(p, r) for r in m.all if r.kernel_impl in names and r.problem == problem and (p := m.pct(r)) is not None]
+
+
 def shared_modules(m: Measured) -> list[SharedModule]:
     """Each Triton module of the run's kernels, in registry order."""
-    out = []
-    for module, pairs in triton_modules(m.kernels).items():
-        problem = m.headline(pairs[0][0].op)
-        names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in pairs}
-        pcts = [p for r in m.all if r.kernel_impl in names and r.problem == problem
-                and (p := m.pct(r)) is not None]
-        out.append(SharedModule(module, tuple(pairs), tuple(ideas_of(pairs)), tuple(pcts)))
-    return out
+    return [SharedModule(module, tuple(pairs), tuple(ideas_of(pairs)), tuple(p for p, _ in module_launches(m, pairs)))
+            for module, pairs in triton_modules(m.kernels).items()]
 
 
 @dataclass(frozen=True)
