@@ -31,8 +31,6 @@ TILE_FFMA = 2048   # FFMA per K tile of the summit (128 x 256 x 16 over 256 thre
 class Row:
     variant: str
     model: str
-    moves: str
-    base: str
     facts: dict[str, float]        # the main loop's static facts per K tile (harness/inspect/sass_loop.py)
     vs_cuda: Verdict | None
     vs_cublas: Verdict | None
@@ -136,9 +134,8 @@ def ablation_of(data: dict) -> Ablation:
     sizes = []
     for size, rows in data["sizes"].items():
         samples = {n: Samples.from_json(r["samples"]) for n, r in rows.items() if "samples" in r}
-        out = tuple(Row(n, declared[n]["model"], declared[n]["moves"], declared[n]["base"],
-                        per_tile(r.get("facts", {})), _vs(samples, n, "cuda"), _vs(samples, n, "cublas"),
-                        _vs(samples, n, declared[n]["base"]), r.get("failed", ""))
+        out = tuple(Row(n, declared[n]["model"], per_tile(r.get("facts", {})), _vs(samples, n, "cuda"),
+                        _vs(samples, n, "cublas"), _vs(samples, n, declared[n]["base"]), r.get("failed", ""))
                     for n, r in rows.items())
         sizes.append(SizeAblation(int(size), out, _cause(out)))
     return Ablation(str(data["kernel"]), str(data.get("device", "")), dict(data.get("tools", {})), tuple(sizes))

@@ -35,9 +35,6 @@ from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.records.lines import Result
 
-__all__ = ["CONTROL_RELATIONS", "COUNTER_TOLERANCE", "MIN_GAP", "MIN_WEIGHT", "Cause", "Control", "against", "causes",
-           "controls", "counters", "discriminating", "latency_bound", "stated", "tied"]
-
 # ncu's kernel time may differ from the timed median by this fraction before its counters are refused: ncu replays
 # one launch with the clocks unlocked, so a few percent is the replay (7% at most among the H100 run's fixed-tile
 # rows); an autotuned row 19% to 62% off ran another configuration under the profiler.
@@ -217,12 +214,6 @@ def _compiled_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
 
 
 # ---------------------------------------------------------------------------------------------- ablations
-def _effective_config(m: Measured, r: Result) -> dict:
-    cfg = m.config(r)
-    chosen = cfg.pop("autotuned", None)
-    return dict(chosen) if isinstance(chosen, dict) else cfg
-
-
 def _template_args(r: Result) -> tuple[str, list[str]] | None:
     kid = r.kernel or ""
     if "<" not in kid or not kid.endswith(">"):
@@ -233,22 +224,19 @@ def _template_args(r: Result) -> tuple[str, list[str]] | None:
 
 def _ablation_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
     """Two launches of one kernel that differ in exactly one setting: that setting is the reason."""
-    if fast.impl_id.is_triton and slow.impl_id.is_triton and m.counterpart(fast) and m.counterpart(slow):
-        cf, cs = m.counterpart(fast), m.counterpart(slow)
-        assert cf is not None and cs is not None
+    cf, cs = m.counterpart(fast), m.counterpart(slow)
+    if fast.impl_id.is_triton and slow.impl_id.is_triton and cf and cs:
         if cf.module != cs.module:
             return []
-        a, b = _effective_config(m, fast), _effective_config(m, slow)
-        diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        a, b = m.config(fast), m.config(slow)   # as they ran: an autotuner's choice over the settings it started from
     elif fast.impl_id.is_cuda and slow.impl_id.is_cuda:
         ta, tb = _template_args(fast), _template_args(slow)
         if ta is None or tb is None or ta[0] != tb[0] or len(ta[1]) != len(tb[1]):
             return []
-        diff = [f"template argument {i + 1}" for i, (x, y) in enumerate(zip(ta[1], tb[1], strict=True)) if x != y]
-        a = {f"template argument {i + 1}": x for i, x in enumerate(ta[1])}
-        b = {f"template argument {i + 1}": y for i, y in enumerate(tb[1])}
+        a, b = ({f"template argument {i + 1}": x for i, x in enumerate(args)} for _, args in (ta, tb))
     else:
         return []
+    diff = [k for k in {**a, **b} if a.get(k) != b.get(k)]
     if len(diff) != 1:
         return []
     key = diff[0]
@@ -259,7 +247,6 @@ def _ablation_causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
 # The comparisons of a file that make control pairs: two rows of kernels that both have compiled facts (a cuBLAS row
 # has none) and differ in code, not in the implementation timed twice ("aa") or across files ("runs").
 CONTROL_RELATIONS = (Relation.COUNTERPART, Relation.GLUON, Relation.MODEL, Relation.STEP, Relation.TRITON_BASELINE)
-DECIDED = (Call.FAST, Call.SLOW)
 
 
 @dataclass(frozen=True)
@@ -305,7 +292,7 @@ def _control_pairs(m: Measured, fast: Result, slow: Result) -> list[Comparison]:
     those on the pair's problem and sharing a kernel with it first."""
     kernels = {fast.kernel, slow.kernel} - {None}
     found = [c for c in m.analysis.comparisons
-             if c.relation in CONTROL_RELATIONS and c.call in (Call.SAME, *DECIDED)
+             if c.relation in CONTROL_RELATIONS and c.call in (Call.SAME, Call.FAST, Call.SLOW)
              and not {c.subject_key, c.reference_key} <= {fast.key, slow.key}]
     found = [c for c in found if m.record(c.reference_key).precision == slow.precision
              and m.record(c.subject_key).precision == slow.precision]
@@ -358,18 +345,12 @@ def causes(m: Measured, fast: Result, slow: Result) -> list[Cause]:
     return sorted(out, key=lambda c: (not c.cause, not c.points_with_speed, -c.weight))
 
 
-def _gap(fast: Result, slow: Result) -> float | None:
-    if fast.timing is None or slow.timing is None or fast.timing.median_ms <= 0:
-        return None
-    return slow.timing.median_ms / fast.timing.median_ms
-
-
 def stated(m: Measured, fast: Result, slow: Result, limit: int = 2) -> list[Cause]:
     """The top measured causes that point with the speed and discriminate (`discriminating`); none where none does
     (or the gap is within a rerun's reach): then no cause was measured. `fast` must be the faster of the two as
     timed."""
-    gap = _gap(fast, slow)
-    if gap is not None and gap < MIN_GAP:
+    f, s = fast.timing, slow.timing
+    if f is not None and s is not None and f.median_ms > 0 and s.median_ms / f.median_ms < MIN_GAP:
         return []
     return discriminating(m, fast, slow, [c for c in causes(m, fast, slow) if c.cause])[:limit]
 

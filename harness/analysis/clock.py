@@ -84,13 +84,9 @@ def _window(ms: float) -> str:
     return f"{lo:g}-{hi:g} ms" if hi != float("inf") else f">= {lo:g} ms"
 
 
-def window_names() -> list[str]:
-    return [_window(lo) for lo in WINDOW_EDGES_MS[:-1]]
-
-
 def by_window(results: Iterable[Result]) -> list[Excess]:
     """The readings grouped by the window's length (the run's event time)."""
-    return _grouped(_readings(results), lambda r, ms: _window(ms), window_names())
+    return _grouped(_readings(results), lambda r, ms: _window(ms), [_window(lo) for lo in WINDOW_EDGES_MS[:-1]])
 
 
 def implementation_group(r: Result) -> str:
@@ -121,12 +117,6 @@ class ProbeStatus:
 
     readings: Excess | None               # None: no clock read with a known maximum
     measured: dict[float, float] | None   # window ms -> the probe's error measured there
-
-    @property
-    def lower_bound(self) -> float | None:
-        """The error the readings prove: the highest reading's excess over the maximum (a lower bound, not a
-        measure; 0 where no reading is above)."""
-        return self.readings.worst if self.readings is not None else None
 
 
 def probe_status(header: RunHeader, results: Iterable[Result]) -> ProbeStatus:

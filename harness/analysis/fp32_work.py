@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.analysis.measured import Measured, build_study
+from harness.analysis.measured import Measured
 from harness.analysis.relations import Relation
 from harness.catalog_types.kernel import PRECISION_CLASSES
 from harness.problems import Problem
@@ -53,7 +53,7 @@ def for_fp32_work(m: Measured, r: Result) -> bool:
     answers what someone who needs fp32 would run, whatever its design, while the CUDA-against-Triton comparisons
     keep to like-for-like forms."""
     cls = PRECISION_CLASSES.get(r.precision)  # type: ignore[call-overload]
-    if cls is None or build_study(r):
+    if cls is None or r.impl_id.is_build_study:
         return False
     if r.baseline:
         return r.impl_id.is_cublas or cls.yardstick == "fp32"
@@ -107,8 +107,8 @@ def fp32_rows(m: Measured, problem: Problem) -> list[Result]:
 
 
 def accuracy_front(m: Measured, problem: Problem) -> AccuracyFront:
-    recs = [r for r in fp32_rows(m, problem) if worst_error(r)]
-    points = tuple(Point(r, r.figures.tflops, (worst_error(r) or (0.0, ""))[0]) for r in recs if r.figures)
+    points = tuple(Point(r, r.figures.tflops, worst[0]) for r in fp32_rows(m, problem)
+                   if (worst := worst_error(r)) and r.figures)
     fp32_class = [i for i, p in enumerate(points) if PRECISION_CLASSES[p.result.precision].yardstick == "fp32"]
     front = [fp32_class[j] for j in pareto_front([(points[i].tflops, points[i].error) for i in fp32_class])]
     return AccuracyFront(problem, points, tuple(front))

@@ -171,7 +171,7 @@ class Measured:
 
     def reference(self, c: Comparison) -> Result:
         """The record a comparison is against."""
-        return next(r for r in self.all if r.key == c.reference_key)
+        return self.record(c.reference_key)
 
     def baseline(self, problem: Problem, precision: str = "fp32") -> Result | None:
         impl = cublas_of(precision)
@@ -229,7 +229,9 @@ class Measured:
         any form (what a user who needs the answer would run)."""
         first: dict[tuple, Result] = {}
         for r in sorted(results, key=self.order):
-            if (any_design or not self.deliberately_different(r)) and not build_study(r):
+            # a build study's row (CuPy's default build, harness/nvrtc/options.py) is shown beside the suite's build,
+            # never an idea's best
+            if (any_design or not self.deliberately_different(r)) and not r.impl_id.is_build_study:
                 first.setdefault(self.launch(r), r)   # one launch timed for several kernels: its first record
         scored = [(p, r) for r in first.values() if (p := self.pct(r)) is not None]
         if not scored:
@@ -299,10 +301,7 @@ class Measured:
     def tile(self, result: Result) -> tuple[int, int, int] | None:
         """The output tile per block or program and the K step that ran: the CUDA kernel's (its recorded facts), the
         Triton launch's (its configuration as it ran); None for a baseline."""
-        if result.impl_id.is_cuda:
-            facts = result.kernel_facts
-            return facts.tile if facts is not None else None
-        if result.impl_id.is_gluon:  # the CUDA kernel's own tile: a Gluon form takes its decisions
+        if result.impl_id.is_cuda or result.impl_id.is_gluon:  # a Gluon form takes the CUDA kernel's decisions
             facts = result.kernel_facts
             return facts.tile if facts is not None else None
         cfg = self.config(result)
@@ -372,9 +371,3 @@ class Measured:
         """Every (kernel id, impl) pair present, in record order."""
         seen = dict.fromkeys((r.kernel or "", r.impl) for r in sorted(self.all, key=self.order) if r.kernel)
         return list(seen)
-
-
-def build_study(result: Result) -> bool:
-    """A CUDA row built with other flags than the suite's (CuPy's default build, harness/nvrtc/options.py): shown in
-    the method section beside the default build, never an idea's best CUDA kernel."""
-    return result.impl_id.is_build_study

@@ -12,17 +12,13 @@ from harness.analysis.causes import against, stated
 from harness.analysis.found import Found, kind
 from harness.analysis.measured import Best, Measured
 from harness.analysis.model_or_compiler import Split, splits
-from harness.analysis.overview import ideas_of, triton_modules
+from harness.analysis.overview import ideas_of, module_launches, triton_modules
 from harness.analysis.record import Cause, Comparison, RowKey
 from harness.analysis.relations import Relation
 from harness.analysis.verdicts import Call
 from harness.identity import ImplId
 from harness.problems import Problem
 from harness.records.lines import Result
-
-
-def _call_counts(calls: list[str | None]) -> dict[str, int]:
-    return {str(c): calls.count(c) for c in dict.fromkeys(calls)}
 
 
 def _vs(b: Best | None) -> Comparison | None:
@@ -137,6 +133,7 @@ class Gaps(Found):
             found = pairs(m, op)
             if not found:
                 continue
+            calls = [p[0].call.value if p[0].call else None for p in found]
             triton_leads = [p for p in found if p[0].call is Call.FAST]
             cuda_leads = [p for p in found if p[0].call is Call.SLOW]
             leads = [*([min(triton_leads, key=lambda p: p[0].ratio)] if triton_leads else []),
@@ -148,7 +145,7 @@ class Gaps(Found):
                     gaps.append(Gap(idea, c, lead.vs_cublas, trail.vs_cublas,
                                     tuple(stated(m, lead.result, trail.result, limit=1))))
             out.append(cls(op, m.headline(op), tuple(gaps),
-                           _call_counts([p[0].call.value if p[0].call else None for p in found]), len(found),
+                           {str(c): calls.count(c) for c in dict.fromkeys(calls)}, len(found),
                            leads[0][1] if leads else found[0][1]))
         return out
 
@@ -171,10 +168,7 @@ class Shared(Found):
             return []
         ranked = sorted(modules.items(), key=lambda kv: -len(ideas_of(kv[1])))
         module, kernel_forms = ranked[0]
-        problem = m.headline(kernel_forms[0][0].op)
-        names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in kernel_forms}
-        scored = [(p, r) for r in m.all if r.kernel_impl in names and problem and r.problem == problem
-                  and (p := m.pct(r)) is not None]
+        scored = module_launches(m, kernel_forms)
         slow = min(scored, key=lambda s: s[0])[1] if len(scored) >= 2 else None
         fast = max(scored, key=lambda s: s[0])[1] if len(scored) >= 2 else None
         return [cls("", module, tuple(ideas_of(kernel_forms)),

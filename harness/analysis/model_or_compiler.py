@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -183,13 +183,6 @@ def differences(m: Measured, t: Result, g: Result) -> tuple[Difference, ...]:
 
 
 # ---------------------------------------------------------------------------------------------- the share closed
-def _round_medians(r: Result, rounds: int) -> np.ndarray | None:
-    s = r.timing.samples if r.timing is not None else None
-    if s is None:
-        return None
-    return np.log([float(np.median([s.ms[i] for i in idx])) for idx in s.by_round()[:rounds]])
-
-
 def share_closed(c: Result, t: Result, g: Result, gap: Comparison, compiler: Comparison) -> Share:
     """(T/C − G/C) / (T/C − 1): the verdicts' estimates' share where the three were not timed in the same rounds;
     where they were, the median over those rounds of each round's share (of its medians), with the verdicts'
@@ -271,12 +264,10 @@ def splits(m: Measured, profile: Path | Sequence[Path] | None = None) -> list[Sp
                 continue
             at = found.at(problem.M) if found is not None and found.kernel == kernel.id and \
                 problem.M == problem.N == problem.K else None
-            out.append(Split(kernel.id, problem, c.key, t.key, g.key, m.vs(t, Relation.COUNTERPART) or m.between(t, c),
-                             m.vs(t, Relation.MODEL) or m.between(t, g),
-                             m.vs(g, Relation.GLUON) or m.between(g, c), _quantities(c, t, g, issue),
-                             differences(m, t, g), cause=at.cause if at is not None else None,
-                             cause_file=cause_file if at is not None else ""))
-            s = out[-1]
-            if s.gap is not None and s.compiler is not None and s.gap.call is Call.SLOW:
-                out[-1] = replace(s, closed=share_closed(c, t, g, s.gap, s.compiler))
+            gap, model = m.vs(t, Relation.COUNTERPART) or m.between(t, c), m.vs(t, Relation.MODEL) or m.between(t, g)
+            compiler = m.vs(g, Relation.GLUON) or m.between(g, c)
+            decided = gap is not None and compiler is not None and gap.call is Call.SLOW
+            out.append(Split(kernel.id, problem, c.key, t.key, g.key, gap, model, compiler, _quantities(c, t, g, issue),
+                             differences(m, t, g), share_closed(c, t, g, gap, compiler) if decided else None,
+                             at.cause if at is not None else None, cause_file if at is not None else ""))
     return out

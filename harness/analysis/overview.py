@@ -140,16 +140,17 @@ def idea_rows(m: Measured) -> list[IdeaRow]:
     return out
 
 
+def module_launches(m: Measured, pairs: list[tuple[Kernel, Counterpart]]) -> list[tuple[float, Result]]:
+    """(% of cuBLAS, record) of each timed launch of a Triton module's pairs on their op's headline problem."""
+    problem = m.headline(pairs[0][0].op)
+    names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in pairs}
+    return [(p, r) for r in m.all if r.kernel_impl in names and r.problem == problem and (p := m.pct(r)) is not None]
+
+
 def shared_modules(m: Measured) -> list[SharedModule]:
     """Each Triton module of the run's kernels, in registry order."""
-    out = []
-    for module, pairs in triton_modules(m.kernels).items():
-        problem = m.headline(pairs[0][0].op)
-        names = {(k.id, ImplId("triton", c.name).to_json()) for k, c in pairs}
-        pcts = [p for r in m.all if r.kernel_impl in names and r.problem == problem
-                and (p := m.pct(r)) is not None]
-        out.append(SharedModule(module, tuple(pairs), tuple(ideas_of(pairs)), tuple(pcts)))
-    return out
+    return [SharedModule(module, tuple(pairs), tuple(ideas_of(pairs)), tuple(p for p, _ in module_launches(m, pairs)))
+            for module, pairs in triton_modules(m.kernels).items()]
 
 
 @dataclass(frozen=True)
@@ -202,16 +203,13 @@ class Part:
         return self.op == "sgemm" and self.simt and not self.declared
 
 
-def part_key(kernels: list[Kernel] | tuple[Kernel, ...]) -> tuple[str, bool, bool]:
-    return kernels[0].op, all(k.precision == "fp32" for k in kernels), any(k.declared for k in kernels)
-
-
 def parts(m: Measured) -> list[Part]:
     """The ideas of this run grouped into parts: ops in order, SIMT before tensor cores, a user's own pairs after the
     catalog's; ideas in registry order."""
     groups: dict[tuple[str, bool, bool], list[tuple[Idea, tuple[Kernel, ...]]]] = {}
     for idea, kernels in m.ideas:
-        groups.setdefault(part_key(kernels), []).append((idea, tuple(kernels)))
+        key = kernels[0].op, all(k.precision == "fp32" for k in kernels), any(k.declared for k in kernels)
+        groups.setdefault(key, []).append((idea, tuple(kernels)))
     order = sorted(groups, key=lambda k: (k[2], OP_ORDER.index(k[0]) if k[0] in OP_ORDER else len(OP_ORDER),
                                           not k[1]))
     return [Part(op, simt, tuple(groups[(op, simt, declared)]), declared) for op, simt, declared in order]

@@ -241,15 +241,15 @@ def pair(relation: Relation, subject: Result, reference: Result, pack: bool = Tr
     without a pack time is compared as it ran)."""
     if not (subject.timed and reference.timed):
         return None
-    on = ("subject" if b_layout(subject) == "kmajor" else "reference") if b_layout(subject) != b_layout(reference) \
-        else ""
+    layout = b_layout(subject)
+    on = "" if layout == b_layout(reference) else "subject" if layout == "kmajor" else "reference"
     pack_ms = (subject if on == "subject" else reference).pack_ms if pack and on else None
     a, b = subject.timing.samples, reference.timing.samples
     ma, mb = subject.timing.median_ms, reference.timing.median_ms
-    if pack_ms:
-        a, b = (_with_pack(a, pack_ms) if a and on == "subject" else a), (_with_pack(b, pack_ms) if b and on ==
-                                                                         "reference" else b)
-        ma, mb = ma + (pack_ms if on == "subject" else 0.0), mb + (pack_ms if on == "reference" else 0.0)
+    if pack_ms and on == "subject":
+        a, ma = _with_pack(a, pack_ms) if a else a, ma + pack_ms
+    elif pack_ms:
+        b, mb = _with_pack(b, pack_ms) if b else b, mb + pack_ms
     verdict = compare(a, b, margin_for(subject.precision, reference.precision)) if a and b else None
     return Comparison(relation, subject.problem, subject.kernel_impl, reference.kernel_impl,
                       verdict.time.ratio if verdict else ma / mb, verdict, pack_ms or None, on or "subject")
@@ -300,21 +300,19 @@ def analyse(results: Iterable[Result], source: str, catalog: Catalog | None = No
                 out.append(replace(first, relation="cublas") if first is not None else None)
             elif cublas is not None and cublas is not r:
                 out.append(pair(Relation.CUBLAS, r, cublas))
+            forms: tuple[tuple[Relation, str], ...] = ()   # the same kernel's other forms a row is set against
             if r.impl_id.is_triton and r.kernel is not None:
                 tutorial = by_impl.get((None, triton_baseline_of(r.precision) or ""))
                 if tutorial is not None:
                     out.append(pair(Relation.TRITON_BASELINE, r, tutorial))
-                cuda = by_impl.get((r.kernel, "cuda"))
-                # within one class only: a bf16 split on a 3xTF32 kernel's entry is not its CUDA kernel's counterpart
-                if cuda is not None and cuda.precision == r.precision:
-                    out.append(pair(Relation.COUNTERPART, r, cuda))
-                mirror = by_impl.get((r.kernel, f"gluon:{GLUON_MIRROR}"))
-                if mirror is not None and mirror.precision == r.precision:
-                    out.append(pair(Relation.MODEL, r, mirror))
+                forms = ((Relation.COUNTERPART, "cuda"), (Relation.MODEL, f"gluon:{GLUON_MIRROR}"))
             if r.impl_id.is_gluon and r.kernel is not None:
-                cuda = by_impl.get((r.kernel, "cuda"))
-                if cuda is not None and cuda.precision == r.precision:
-                    out.append(pair(Relation.GLUON, r, cuda))
+                forms = ((Relation.GLUON, "cuda"),)
+            for relation, impl in forms:
+                other = by_impl.get((r.kernel, impl))
+                # within one class only: a bf16 split on a 3xTF32 kernel's entry is not its CUDA kernel's counterpart
+                if other is not None and other.precision == r.precision:
+                    out.append(pair(relation, r, other))
             out.append(aa(r))
             out.append(beside(r, by_impl, catalog))
         out += steps(rows, catalog)
@@ -347,19 +345,12 @@ def rung_records(rows: list[Result], lad: Ladder, model: str, catalog: Catalog) 
 def _stands(r: Result, model: str, lad: Ladder, catalog: Catalog) -> bool:
     """Whether a record stands for its rung in a model: the CUDA kernel, a Triton form the ladder takes, the Gluon
     mirror."""
-    if model == "cuda":
-        return r.impl == "cuda"
-    if model == "gluon":
-        return r.impl == f"gluon:{GLUON_MIRROR}"
-    return _stands_on_rung(r, lad, catalog)
-
-
-def _stands_on_rung(r: Result, lad: Ladder, catalog: Catalog) -> bool:
+    if model != "triton":
+        return r.impl == ("cuda" if model == "cuda" else f"gluon:{GLUON_MIRROR}")
     kernel = catalog.by_id.get(r.kernel or "")
     form = r.impl_id.form
-    if kernel is None or form is None:
-        return False
-    return any(c.name == form and lad.stands(c) for c in kernel.counterparts)
+    return kernel is not None and form is not None and any(c.name == form and lad.stands(c)
+                                                           for c in kernel.counterparts)
 
 
 def steps(rows: list[Result], catalog: Catalog) -> list[Comparison | None]:

@@ -17,7 +17,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.analysis.energy import EnergyFigure
+from harness.analysis.energy import EnergyFigure, file_energy
 from harness.analysis.measured import Measured
 from harness.analysis.overview import headline_rows
 from harness.analysis.record import RowKey, read_beside
@@ -158,15 +158,11 @@ def row_of(r: Result) -> RegimeRow | None:
                      max((x.settle_s for x in r.regime.rounds), default=0.0), _spread(r))
 
 
-def _burst_verdict(a: Result, b: Result) -> Verdict | None:
-    if a.regime is None or b.regime is None:
-        return None
-    return compare(a.regime.burst, b.regime.burst, margin_for(a.precision, b.precision))
-
-
 def _call(relation: Relation, m: Measured, a: Result, b: Result) -> RegimeCall:
+    burst = compare(a.regime.burst, b.regime.burst, margin_for(a.precision, b.precision)) \
+        if a.regime is not None and b.regime is not None else None
     sustained = m.between(a, b)
-    return RegimeCall(relation, a.precision, a.key, b.key, name(a), name(b), _burst_verdict(a, b),
+    return RegimeCall(relation, a.precision, a.key, b.key, name(a), name(b), burst,
                       sustained.verdict if sustained else None)
 
 
@@ -197,12 +193,10 @@ def study(results: Results) -> RegimeStudy | None:
                 calls.append(_call(Relation.CUBLAS, m, r, h.cublas))
     calls += [c for r in sorted(m.all, key=m.order) if (c := _aa(r)) is not None]
     regime = results.header.regime or {}
-    energy = [r.timing.samples.energy for r in m.all if r.timed and r.timing.samples and r.timing.samples.energy]
-    periods = [e.period_ms for e in energy if e.period_ms]
     return RegimeStudy(results.path.name, regime.get("source"), results.header.device,
                        Card.from_json(results.header.power) if results.header.power else None,
                        Rule.from_json(regime.get("rule") or {}), regime.get("idle_s"),
-                       statistics.median(periods) if periods else None, rows, calls, regime.get("flush_l2"))
+                       file_energy(m.all).period_ms, rows, calls, regime.get("flush_l2"))
 
 
 def study_beside(results_path: Path) -> RegimeStudy | None:

@@ -28,9 +28,6 @@ class Relation(str, Enum):
     RUNS = "runs"                        # one file's row against the same row of another (`across`, compare)
     # Made where a table or finding needs them, not kept
     BETWEEN = "between"                  # any two rows of one problem (Measured.between)
-    UNROLL = "unroll"                    # the two kernels of a document's published ratio
-    BUILD = "build"                      # a seed kernel as CuPy's default build makes it, against the suite's
-    CUBLAS_TF32 = "cublas-tf32"          # cuBLAS TF32 against cuBLAS fp32
     TRITON_VS_CUDA = "triton-vs-cuda"    # a regime's best Triton against its best CUDA
 
     # Equal to its name and hashed as it, so that a record's plain string finds its comparisons

@@ -179,20 +179,17 @@ def lineage_file(kernels: list[Kernel], catalog_kernels: tuple[Kernel, ...] | li
     return before[0].source if before else None
 
 
-def _lineage_step(m: Measured, best: Best | None, problem: Problem, model: str, kinds: tuple[str, ...],
-                  rows: Callable[[list[Kernel]], list[Result]]) -> Step | None:
+def _lineage_step(m: Measured, best: Best | None, rows: Callable[[list[Kernel]], list[Result]]) -> Step | None:
     """A rung's side measured against the step before its best kernel in its lineage (`rows` picks the records of a
     group of kernels that stand for that model: CUDA's own, or the rung's own Triton forms)."""
     if best is None:
         return None
     kernel = m.catalog.by_id.get(best.result.kernel or "")
-    if kernel is None:
-        return step(m, best, None, kinds, "starts")
-    before = lineage_before(kernel, m.catalog.kernels)
-    ids = tuple(k.id for k in before)
-    if not before:
-        return step(m, best, None, kinds, "starts")
-    return step(m, best, m.best(rows(list(before))), kinds, "ladder" if kernel.ours else "document", ids)
+    before = lineage_before(kernel, m.catalog.kernels) if kernel is not None else ()
+    if kernel is None or not before:
+        return step(m, best, None, lineage="starts")
+    return step(m, best, m.best(rows(list(before))), COUNTERS, "ladder" if kernel.ours else "document",
+                tuple(k.id for k in before))
 
 
 def ladder_rungs(m: Measured) -> list[Rung]:
@@ -228,11 +225,8 @@ def ladder_steps(m: Measured) -> list[LadderStep]:
         # both sides step the one kernel whose diff the rung shows: the fastest CUDA kernel's (its own Triton form)
         shown = [k for k in rung.kernels if rung.cuda is None or k.id == rung.cuda.result.kernel]
         cuda, tri = rung.cuda, m.best(_own_triton(m, shown, problem))
-        out.append(LadderStep(
-            rung,
-            _lineage_step(m, cuda, problem, "cuda", COUNTERS,
-                          lambda ks: m.timed_of(ks, problem, "cuda", "fp32")),
-            _lineage_step(m, tri, problem, "triton", COUNTERS, lambda ks: _own_triton(m, ks, problem))))
+        out.append(LadderStep(rung, _lineage_step(m, cuda, lambda ks: m.timed_of(ks, problem, "cuda", "fp32")),
+                              _lineage_step(m, tri, lambda ks: _own_triton(m, ks, problem))))
     return out
 
 

@@ -104,18 +104,15 @@ class Estimate:
     coverage: float = LEVEL   # the interval's coverage for its method: below LEVEL, the range of too few rounds
 
     @property
-    def half_width(self) -> float:
-        """Half the interval's width relative to the ratio: 0.01 is +-1%."""
-        return (self.hi - self.lo) / 2 / self.ratio
-
-    @property
     def at_level(self) -> bool:
         """The interval covers at least LEVEL: it may be said as a 95% interval, and a call rests on it."""
         return self.coverage >= LEVEL
 
     def to_json(self) -> dict:
-        return {"ratio": _r(self.ratio), "lo": _r(self.lo), "hi": _r(self.hi), "call": self.call.value,
-                "coverage": _r(self.coverage)}
+        # every digit: a page that inverts a stored ratio (a % of cuBLAS from a time ratio) must print what the
+        # analysis computed, and a ratio cut to 6 digits turned 102.05% into 102.0% beside the 102.1% of the text
+        return {"ratio": float(self.ratio), "lo": float(self.lo), "hi": float(self.hi), "call": self.call.value,
+                "coverage": float(self.coverage)}
 
     @classmethod
     def from_json(cls, data: dict) -> Estimate:
@@ -168,7 +165,7 @@ class Verdict:
                "margin": self.margin, "rounds": list(self.rounds), "paired": self.paired}
         for name in ("clock_error", "clock_ratio", "clock_excess"):
             if getattr(self, name) is not None:
-                out[name] = _r(getattr(self, name))
+                out[name] = float(getattr(self, name))
         if self.energy is not None:  # written only where measured: older records read back unchanged
             out["energy"] = self.energy.to_json()
         return out
@@ -246,18 +243,12 @@ def _round_medians(s: Samples, values: list, rounds: int | None = None) -> np.nd
 
 def _estimate(a: np.ndarray, b: np.ndarray, paired: bool, margin: float) -> Estimate:
     """The estimate of a - b (logs of per-round values) with its order-statistic interval (the module's docstring)."""
-    if paired:
-        d = a - b
-        point = float(np.median(d))
-        lo, hi, coverage = median_interval(d)
-    else:
-        d = (a[:, None] - b[None, :]).ravel()
-        point = float(np.median(d))
-        lo, hi, coverage = _order_interval(np.sort(d), _mann_whitney_tail(len(a), len(b)))
-    estimate = Estimate(math.exp(point), math.exp(lo), math.exp(hi), Call.AMBIGUOUS, coverage)
-    if estimate.at_level:
-        return Estimate(estimate.ratio, estimate.lo, estimate.hi, call_of(estimate.lo, estimate.hi, margin), coverage)
-    return estimate
+    d = a - b if paired else (a[:, None] - b[None, :]).ravel()
+    tail = _binomial_tail(len(d)) if paired else _mann_whitney_tail(len(a), len(b))
+    lo, hi, coverage = _order_interval(np.sort(d), tail)
+    lo, hi = math.exp(lo), math.exp(hi)
+    return Estimate(math.exp(float(np.median(d))), lo, hi,
+                    call_of(lo, hi, margin) if coverage >= LEVEL else Call.AMBIGUOUS, coverage)
 
 
 def median_interval(values: np.ndarray | list[float]) -> tuple[float, float, float]:
@@ -301,9 +292,3 @@ def _arrangements(n: int, m: int) -> tuple[int, ...]:
     a, b = _arrangements(n - 1, m), _arrangements(n, m - 1)
     # the largest value belongs to the first set (it beats all m others: U += m) or to the second (U unchanged)
     return tuple((a[u - m] if 0 <= u - m < len(a) else 0) + (b[u] if u < len(b) else 0) for u in range(n * m + 1))
-
-
-def _r(x: float) -> float:
-    # every digit: a page that inverts a stored ratio (a % of cuBLAS from a time ratio) must print what the analysis
-    # computed, and a ratio cut to 6 digits turned 102.05% into 102.0% beside the 102.1% of the text made from it
-    return float(x)
