@@ -186,3 +186,15 @@ def test_a_page_takes_the_newest_ablation_of_its_own_device_and_names_its_file(t
     assert name == "nvidia-x-20980101T000000Z.ablation.json" and taken.device == data["device"]
     (tmp_path / run.name.replace(".jsonl", ".ablation.json")).write_text(json.dumps(data))
     assert found.newest_for(run, data["device"])[1] == run.name.replace(".jsonl", ".ablation.json")  # its own first
+
+
+def test_ablate_show_prints_a_written_ablation_without_a_gpu(capsys):
+    # `rosetta ablate RESULTS --show`, as README's users read a committed ablation: the variants, then the cause
+    from harness.cli import main
+
+    committed = next(p for p in sorted((Path(__file__).parents[1] / "results").glob("*.ablation.json")))
+    results = committed.with_name(committed.name.replace(".ablation.json", ".jsonl"))
+    assert main(["ablate", str(results), "--show"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == said.lines(found.read(committed)) and out[0].endswith("):")
+    assert "With CUDA as the control" in "\n".join(out)

@@ -44,6 +44,7 @@ def add_ablate(sub: argparse._SubParsersAction) -> None:
 def cmd_ablate(args: argparse.Namespace) -> int:
     from harness.analysis import ablation as found
     from harness.cli.paths import beside, output_file, results_in
+    from harness.report.ablation import lines
 
     path = Path(args.results)
     results_in(path, "ablate")  # each path refused in one line before anything is written
@@ -54,14 +55,14 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     if args.show:
         if not target.is_file():
             raise UserError(f"no ablation at {target}: `rosetta ablate {path}` on a GPU writes one")
-        print("\n".join(found.lines(found.read(target))))
+        print("\n".join(lines(found.read(target))))
         return 0
     need_gpu("ablate needs a GPU", "; --show prints a written one")
     from harness.run.ablation import measure
 
     measure(target, sizes=tuple(args.sizes), rounds=args.rounds, seed=0, say=lambda line: print(line, flush=True),
             only=set(args.variants) if args.variants else None)
-    print("\n".join(found.lines(found.read(target))))
+    print("\n".join(lines(found.read(target))))
     print(f"wrote {target}")
     return 0
 
