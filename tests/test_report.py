@@ -426,7 +426,6 @@ def test_a_gpu_run_renders_its_plots_and_every_timed_row_has_figures(tmp_path: P
         assert re.match(r"^\d[\d.,]*$", row["ms"].text), row
 
 
-
 def test_stored_counters_appear_in_their_ideas_table_and_missing_ones_as_dashes(cpu_results: Path) -> None:
     from harness.records.lines import Resources
     from harness.report.steps import counters_table

@@ -131,16 +131,18 @@ def test_a_faster_subject_is_fast_and_its_ratio_is_time_over_time():
     assert compare(samples(1.0, seed=2), samples(0.9, seed=1), MARGIN_SIMT).call is Call.SLOW
 
 
+def _half_width(e: Estimate) -> float:
+    """Half the interval's width relative to the ratio: 0.01 is +-1%."""
+    return (e.hi - e.lo) / 2 / e.ratio
+
+
 def test_rounds_taken_side_by_side_cancel_a_drift_that_independent_sets_do_not():
     rng = random.Random(4)
     drift = [1 + 0.2 * rng.random() for _ in range(10)]
     a, b = samples(0.97, drift=drift, seed=1), samples(1.0, drift=drift, seed=2)
-    def half_width(e: Estimate) -> float:   # relative to the ratio: 0.01 is +-1%
-        return (e.hi - e.lo) / 2 / e.ratio
-
-    assert half_width(compare(a, b, MARGIN_SIMT).time) < 0.01
+    assert _half_width(compare(a, b, MARGIN_SIMT).time) < 0.01
     unpaired = samples(1.0, drift=drift[::-1], batch="other", seed=2)
-    assert half_width(compare(a, unpaired, MARGIN_SIMT).time) > 0.02
+    assert _half_width(compare(a, unpaired, MARGIN_SIMT).time) > 0.02
 
 
 def test_time_and_cycles_differ_when_only_the_clock_differs():
